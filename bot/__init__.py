@@ -1,0 +1,1 @@
+"""The Telegram bot: handlers, keyboards, texts, storage and the game service."""

@@ -1,0 +1,90 @@
+"""The terminal game: Hyperskill "Tic-Tac-Toe with AI", stages 3 to 5, to the letter.
+
+    Input command: start hard user
+    ---------
+    ...
+    Making move level "hard"
+
+Input is read line by line; end of input ends the program quietly.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import TextIO
+
+from core.ai import LEVELS, choose_move
+from core.board import Board, CellOccupiedError, MoveError, parse_row_col
+from core.render import render_hyperskill
+from core.rules import NOT_FINISHED, outcome, play, turn
+
+PLAYER_KINDS = ("user", *LEVELS)
+
+
+class _EndOfInput(Exception):
+    """stdin is exhausted: the program ends quietly."""
+
+
+def _ask(prompt: str, stdin: TextIO, stdout: TextIO) -> str:
+    stdout.write(prompt)
+    stdout.flush()
+    line = stdin.readline()
+    if not line:
+        raise _EndOfInput
+    return line
+
+
+def parse_start(words: list[str]) -> tuple[str, str] | None:
+    """`start X O` with two player kinds, or None for anything else."""
+    if len(words) == 3 and words[0] == "start" and all(w in PLAYER_KINDS for w in words[1:]):
+        return words[1], words[2]
+    return None
+
+
+def play_console_game(
+    players: dict[str, str], rng: random.Random, stdin: TextIO, stdout: TextIO
+) -> None:
+    """One game from the empty board to its result line."""
+    board = Board.empty()
+    stdout.write(render_hyperskill(board) + "\n")
+    while outcome(board) == NOT_FINISHED:
+        kind = players[turn(board)]
+        if kind == "user":
+            board = play(board, _read_user_move(board, stdin, stdout))
+        else:
+            stdout.write(f'Making move level "{kind}"\n')
+            board = play(board, choose_move(kind, board, rng))
+        stdout.write(render_hyperskill(board) + "\n")
+    stdout.write(outcome(board) + "\n\n")
+
+
+def _read_user_move(board: Board, stdin: TextIO, stdout: TextIO) -> int:
+    while True:
+        text = _ask("Enter the coordinates: ", stdin, stdout)
+        try:
+            cell = board.cell_from_row_col(*parse_row_col(text, board.size))
+            if board[cell] != " ":
+                raise CellOccupiedError()
+            return cell
+        except MoveError as error:
+            stdout.write(f"{error}\n")
+
+
+def run_console(
+    stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, rng: random.Random | None = None
+) -> None:
+    """The menu loop: `start X O` plays a game, `exit` (or end of input) quits."""
+    rng = rng or random.Random()
+    try:
+        while True:
+            words = _ask("Input command: ", stdin, stdout).split()
+            if words == ["exit"]:
+                return
+            players = parse_start(words)
+            if players is None:
+                stdout.write("Bad parameters!\n")
+                continue
+            play_console_game({"X": players[0], "O": players[1]}, rng, stdin, stdout)
+    except _EndOfInput:
+        return

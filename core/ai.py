@@ -1,0 +1,77 @@
+"""AI levels: each is a function of (board, random.Random) -> cell.
+
+easy   a uniformly random free cell
+medium win in one move if possible, else block the opponent's one-move win, else random
+hard   perfect play from the solved table
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from core.board import Board, GameOverError, other
+from core.rules import is_over, lines_through, turn
+from core.solver import best_moves
+
+Strategy = Callable[[Board, random.Random], int]
+
+LEVELS = ("easy", "medium", "hard")
+
+
+def _free_cells(board: Board) -> list[int]:
+    if is_over(board):
+        raise GameOverError()
+    return board.free_cells()
+
+
+def completing_cells(board: Board, mark: str) -> list[int]:
+    """Free cells where `mark` would complete a line of k at once."""
+    cells = board.cells
+    found = []
+    for cell in board.free_cells():
+        for line in lines_through(board.size, board.k)[cell]:
+            if all(cells[i] == mark or i == cell for i in line):
+                found.append(cell)
+                break
+    return found
+
+
+def easy_move(board: Board, rng: random.Random) -> int:
+    """A uniformly random free cell."""
+    return rng.choice(_free_cells(board))
+
+
+def medium_move(board: Board, rng: random.Random) -> int:
+    """Win if possible, else block the opponent's win, else a random free cell."""
+    free = _free_cells(board)
+    me = turn(board)
+    wins = completing_cells(board, me)
+    if wins:
+        return rng.choice(wins)
+    blocks = completing_cells(board, other(me))
+    if blocks:
+        return rng.choice(blocks)
+    return rng.choice(free)
+
+
+def hard_move(board: Board, rng: random.Random) -> int:
+    """Perfect play: a random choice among the solved best moves."""
+    _free_cells(board)
+    return rng.choice(best_moves(board))
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "easy": easy_move,
+    "medium": medium_move,
+    "hard": hard_move,
+}
+
+
+def choose_move(level: str, board: Board, rng: random.Random) -> int:
+    """The move of the AI at `level` (one of LEVELS)."""
+    try:
+        strategy = STRATEGIES[level]
+    except KeyError:
+        raise ValueError(f"unknown AI level {level!r}") from None
+    return strategy(board, rng)
