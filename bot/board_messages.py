@@ -1,0 +1,51 @@
+"""Sending and editing board messages."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from telegram import Bot
+from telegram.error import BadRequest
+
+from bot.render import render_game
+from bot.service import GameService, GameView
+
+log = logging.getLogger(__name__)
+
+
+async def send_board(bot: Bot, service: GameService, chat_id: int, game: GameView) -> GameView:
+    """Post a new board message for the game and remember its id."""
+    board = render_game(game)
+    message = await bot.send_message(chat_id, board.text, reply_markup=board.keyboard)
+    await service.attach_message(game.id, message.message_id)
+    return replace(game, message_id=message.message_id)
+
+
+async def edit_board(bot: Bot, service: GameService, game: GameView) -> None:
+    """Show the game's current state on its board message.
+
+    If the message is gone (deleted by the user), a running game continues on a fresh one.
+    """
+    if game.chat_id is None:
+        return
+    if game.message_id is None:
+        await send_board(bot, service, game.chat_id, game)
+        return
+    board = render_game(game)
+    try:
+        await bot.edit_message_text(
+            board.text,
+            chat_id=game.chat_id,
+            message_id=game.message_id,
+            reply_markup=board.keyboard,
+        )
+    except BadRequest as error:
+        text = str(error).lower()
+        if "not modified" in text:
+            return  # Already showing this state (e.g. a retried update): nothing to do.
+        if "not found" in text and game.is_active:
+            log.info("board message of game %s is gone; posting a fresh one", game.id)
+            await send_board(bot, service, game.chat_id, game)
+            return
+        raise

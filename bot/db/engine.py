@@ -1,0 +1,30 @@
+"""The async engine and session factory, tuned per database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+
+def create_engine(database_url: str) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, a busy timeout and enforced foreign keys."""
+    if database_url.startswith("sqlite"):
+        engine = create_async_engine(database_url, connect_args={"timeout": 30})
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_async_engine(database_url, pool_pre_ping=True)
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:
+    """Sessions that keep loaded values after commit, so views can be built after a transaction."""
+    return async_sessionmaker(engine, expire_on_commit=False)

@@ -1,0 +1,83 @@
+"""SQLAlchemy models. The schema itself is owned by the Alembic migrations in `migrations/`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Player(Base):
+    """A Telegram user who has played."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(128))
+    language_code: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+
+class Game(Base):
+    """One game on one board message.
+
+    `version` is SQLAlchemy's version counter: every UPDATE says `WHERE id = ? AND version = ?`,
+    so of two concurrent writers exactly one wins.
+    """
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_chat_status", "chat_id", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Hyperskill cells, `_` for empty: `X_O______`.
+    board: Mapped[str] = mapped_column(String(64))
+    x_kind: Mapped[str] = mapped_column(String(8))
+    o_kind: Mapped[str] = mapped_column(String(8))
+    x_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    o_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    # active | finished | abandoned
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    # X | O | draw, once finished
+    result: Mapped[str | None] = mapped_column(String(8))
+    # line | full | resigned | abandoned
+    end_reason: Mapped[str | None] = mapped_column(String(16))
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+    )
+
+    x_player: Mapped[Player | None] = relationship(foreign_keys=[x_player_id], lazy="joined")
+    o_player: Mapped[Player | None] = relationship(foreign_keys=[o_player_id], lazy="joined")
+
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class Move(Base):
+    """One ply of a game, for history, stats and review."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    ply: Mapped[int] = mapped_column(Integer)
+    cell: Mapped[int] = mapped_column(Integer)
+    mark: Mapped[str] = mapped_column(String(1))
+    # None when the AI made the move.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

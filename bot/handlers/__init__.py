@@ -1,0 +1,1 @@
+"""Update handlers: parse, call one use-case, render, send."""

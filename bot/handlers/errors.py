@@ -1,0 +1,29 @@
+"""The error handler: log with the update id, tell the user something useful."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.error import TelegramError
+
+from bot import texts
+from bot.context import BotContext
+
+log = logging.getLogger(__name__)
+
+
+async def on_error(update: object, context: BotContext) -> None:
+    """Log the failure; answer a pending tap or message so the user is never left hanging."""
+    update_id = update.update_id if isinstance(update, Update) else None
+    log.error("update %s failed", update_id, exc_info=context.error)
+    if not isinstance(update, Update):
+        return
+    try:
+        if update.callback_query is not None:
+            await update.callback_query.answer(texts.POPUP_ERROR)
+        elif update.effective_message is not None:
+            await update.effective_message.reply_text(texts.SORRY_ERROR)
+    except TelegramError:
+        # Already answered, or Telegram itself is failing: nothing more to do here.
+        log.debug("could not tell the user about the failure of update %s", update_id)
