@@ -20,7 +20,7 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
         return self.bot_data["service"]
 
     @property
-    def matches(self) -> AiMatchRunner:
+    def ai_matches(self) -> AiMatchRunner:
         return self.bot_data["matches"]
 
     @property

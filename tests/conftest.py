@@ -12,6 +12,8 @@ import pytest
 from bot.db.engine import create_engine, create_session_factory
 from bot.db.migrate import upgrade_database
 from bot.service import GameService
+from tests.bot_runner import BotRunner
+from tests.fake_telegram import FakeTelegram
 
 
 @pytest.fixture
@@ -29,3 +31,21 @@ async def service(database_url: str) -> AsyncIterator[GameService]:
         yield GameService(create_session_factory(engine), random.Random(7))
     finally:
         await engine.dispose()
+
+
+@pytest.fixture
+async def telegram() -> AsyncIterator[FakeTelegram]:
+    """The fake Telegram Bot API server on 127.0.0.1."""
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
+    """The real bot, polling the fake server, on a fresh SQLite file."""
+    runner = BotRunner(telegram, database_url)
+    await runner.start()
+    try:
+        yield runner
+    finally:
+        await runner.stop()

@@ -50,7 +50,7 @@ async def stop(update: Update, context: BotContext) -> None:
     if result.status is not MoveStatus.PLAYED:
         await message.reply_text(texts.POPUP_NOT_A_PLAYER)
         return
-    context.matches.cancel(result.game.id)
+    context.ai_matches.cancel(result.game.id)
     await edit_board(context.bot, context.service, result.game)
     reply = texts.STOPPED_AI_MATCH if result.game.is_ai_match else texts.STOPPED
     await message.reply_text(reply)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from telegram import Chat, User
 
 from bot import texts
-from bot.board_messages import send_board
+from bot.board_messages import edit_board, send_board
 from bot.context import BotContext
 from bot.service import MoveStatus, PlayerInfo
 
@@ -34,7 +34,8 @@ async def start_and_send(
         chat.id, player_from(user), x_kind, o_kind, replace_current=chat.type == Chat.PRIVATE
     )
     for closed in started.closed:
-        context.matches.cancel(closed.id)
+        context.ai_matches.cancel(closed.id)
+        await edit_board(context.bot, context.service, closed)
     game = await send_board(context.bot, context.service, chat.id, started.game)
     if game.is_ai_match:
-        context.matches.start(game.id)
+        context.ai_matches.start(game.id)

@@ -1,0 +1,1254 @@
+"""A fake Telegram Bot API server for offline end-to-end tests.
+
+The real python-telegram-bot ``Bot``/``Application`` talks plain HTTP to it::
+
+    async with FakeTelegram() as tg:
+        app = ApplicationBuilder().token(tg.token).base_url(tg.base_url).build()
+        ...
+        alice = tg.user(1001, "Alice")
+        tg.send_text(alice, "/start")
+        call = await tg.wait_for("sendMessage")  # a Call: .method, .params, .ok, .result
+        query_id = tg.tap_button(alice, tg.last_bot_message(alice["id"]), "Play")
+        answer = await tg.answer_to(query_id)  # the answerCallbackQuery params
+        await tg.wait_idle()  # nothing else happens
+
+It speaks the Bot API envelope (``{"ok": true, "result": ...}`` and
+``{"ok": false, "error_code": ..., "description": ...}``), keeps the state of every message the
+bot sent (text, inline keyboard, edits, deletions), validates what Telegram validates for the
+methods a game bot uses (unknown or unmodified messages, stale callback queries, broken HTML,
+inline keyboards), records every call, and serves ``getUpdates`` with real long polling.
+
+Helpers are synchronous where they only queue updates; they must be called from the event loop
+that runs the server (the test's loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import html
+import inspect
+import itertools
+import json
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+JSONDict = dict[str, Any]
+Handler = Callable[[JSONDict], Any]
+
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup are "
+    "exactly the same as a current content and reply markup of the message"
+)
+QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+EDIT_NOT_FOUND = "Bad Request: message to edit not found"
+DELETE_NOT_FOUND = "Bad Request: message to delete not found"
+REPLY_NOT_FOUND = "Bad Request: message to be replied not found"
+CHAT_NOT_FOUND = "Bad Request: chat not found"
+TEXT_EMPTY = "Bad Request: message text is empty"
+POLL_CONFLICT = (
+    "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
+    "running"
+)
+WEBHOOK_CONFLICT = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+    "the webhook first"
+)
+
+#: Parameters whose string values must never be JSON-decoded (``"123"`` stays a string).
+_STRING_PARAMS = frozenset(
+    {
+        "text",
+        "caption",
+        "parse_mode",
+        "callback_query_id",
+        "inline_query_id",
+        "inline_message_id",
+        "url",
+        "action",
+        "description",
+        "short_description",
+        "name",
+        "title",
+        "next_offset",
+        "switch_pm_text",
+        "switch_pm_parameter",
+        "query",
+        "language_code",
+        "message_effect_id",
+        "business_connection_id",
+        "emoji",
+        "secret_token",
+        "ip_address",
+        "first_name",
+        "last_name",
+    }
+)
+_BUTTON_KINDS = (
+    "url",
+    "callback_data",
+    "web_app",
+    "login_url",
+    "switch_inline_query",
+    "switch_inline_query_current_chat",
+    "switch_inline_query_chosen_chat",
+    "copy_text",
+    "callback_game",
+    "pay",
+)
+_CHAT_ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
+_HTML_TAGS = frozenset(
+    {
+        "b",
+        "strong",
+        "i",
+        "em",
+        "u",
+        "ins",
+        "s",
+        "strike",
+        "del",
+        "a",
+        "code",
+        "pre",
+        "span",
+        "tg-spoiler",
+        "tg-emoji",
+        "blockquote",
+    }
+)
+#: Update types Telegram does not deliver unless explicitly listed in ``allowed_updates``.
+_OPT_IN_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)>")
+_COMMAND_RE = re.compile(r"/[A-Za-z0-9_]{1,32}(?:@[A-Za-z][A-Za-z0-9_]{2,31})?")
+_BOT_COMMAND_NAME_RE = re.compile(r"[a-z0-9_]{1,32}")
+_TOKEN_PATH_RE = re.compile(r"/bot([^/]+)/([^/]*)/?")
+
+
+class FakeApiError(Exception):
+    """Raise from a method handler to answer with a Telegram error envelope."""
+
+    def __init__(
+        self, error_code: int, description: str, parameters: JSONDict | None = None
+    ) -> None:
+        super().__init__(description)
+        self.error_code = error_code
+        self.description = description
+        self.parameters = parameters
+
+    def envelope(self) -> JSONDict:
+        """The JSON body Telegram would send for this error."""
+        body: JSONDict = {"ok": False, "error_code": self.error_code}
+        body["description"] = self.description
+        if self.parameters:
+            body["parameters"] = self.parameters
+        return body
+
+
+def _bad(description: str) -> FakeApiError:
+    return FakeApiError(400, f"Bad Request: {description}")
+
+
+@dataclass
+class Call:
+    """One recorded Bot API request and what the fake answered."""
+
+    index: int
+    method: str
+    params: JSONDict
+    ok: bool
+    result: Any = None
+    error_code: int | None = None
+    description: str | None = None
+    started: float = 0.0
+    finished: float = 0.0
+
+    def __repr__(self) -> str:
+        outcome = "ok" if self.ok else f"{self.error_code} {self.description!r}"
+        params = json.dumps(self.params, ensure_ascii=False, default=str)
+        if len(params) > 160:
+            params = params[:157] + "..."
+        return f"<Call #{self.index} {self.method} {params} -> {outcome}>"
+
+
+@dataclass
+class StoredMessage:
+    """Current state of a message the bot sent (or of an inline message)."""
+
+    chat: JSONDict | None
+    message_id: int | None
+    text: str
+    parse_mode: str | None
+    reply_markup: JSONDict | None
+    sender: JSONDict
+    date: int
+    plain_text: str = ""
+    reply_to_message: JSONDict | None = None
+    inline_message_id: str | None = None
+    edit_count: int = 0
+    edit_date: int | None = None
+    deleted: bool = False
+    history: list[tuple[str, JSONDict | None]] = field(default_factory=list)
+
+    @property
+    def chat_id(self) -> int | None:
+        """Id of the chat the message is in (None for inline messages)."""
+        return None if self.chat is None else self.chat["id"]
+
+    @property
+    def key(self) -> tuple[int, int] | None:
+        """``(chat_id, message_id)``, the key in :attr:`FakeTelegram.messages`."""
+        if self.chat is None or self.message_id is None:
+            return None
+        return (self.chat["id"], self.message_id)
+
+    def to_dict(self) -> JSONDict:
+        """The Telegram ``Message`` object for the current state."""
+        msg: JSONDict = {
+            "message_id": self.message_id,
+            "from": dict(self.sender),
+            "chat": dict(self.chat or {}),
+            "date": self.date,
+            "text": self.plain_text,
+        }
+        if self.edit_date is not None:
+            msg["edit_date"] = self.edit_date
+        if self.reply_to_message is not None:
+            msg["reply_to_message"] = copy.deepcopy(self.reply_to_message)
+        if self.reply_markup is not None:
+            msg["reply_markup"] = copy.deepcopy(self.reply_markup)
+        return msg
+
+
+MessageRef = StoredMessage | Mapping[str, Any] | tuple[int, int] | Any
+Predicate = Callable[[Call], bool] | str
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _decode_value(name: str, value: Any) -> Any:
+    """Decode a form/JSON parameter value the way the Bot API does for its declared type."""
+    if not isinstance(value, str) or name in _STRING_PARAMS:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _html_to_plain(text: str) -> str:
+    """Validate Telegram-HTML and return the plain text; raise 400 on broken markup."""
+    out: list[str] = []
+    stack: list[str] = []
+    pos = 0
+
+    def fail(detail: str) -> FakeApiError:
+        return _bad(f"can't parse entities: {detail}")
+
+    while True:
+        lt = text.find("<", pos)
+        if lt == -1:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:lt])
+        offset = len(text[:lt].encode())
+        match = _TAG_RE.match(text, lt)
+        if match is None:
+            word = re.match(r"</?([^\s<>]*)", text[lt:])
+            name = word.group(1) if word else ""
+            raise fail(f'Unsupported start tag "{name}" at byte offset {offset}')
+        closing, name, attrs = match.group(1), match.group(2).lower(), match.group(3)
+        if not closing:
+            if name not in _HTML_TAGS:
+                raise fail(f'Unsupported start tag "{name}" at byte offset {offset}')
+            if name == "span" and "tg-spoiler" not in attrs:
+                raise fail('Tag "span" must have class "tg-spoiler"')
+            stack.append(name)
+        else:
+            if not stack:
+                raise fail(f"Unexpected end tag at byte offset {offset}")
+            expected = stack.pop()
+            if expected != name:
+                raise fail(
+                    f'Unmatched end tag at byte offset {offset}, expected "</{expected}>", '
+                    f'found "</{name}>"'
+                )
+        pos = match.end()
+    if stack:
+        raise fail(f'Can\'t find end tag corresponding to start tag "{stack[-1]}"')
+    return html.unescape("".join(out))
+
+
+def _int_param(params: Mapping[str, Any], name: str, default: int) -> int:
+    value = params.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise _bad(f"wrong parameter {name} in request") from None
+
+
+class FakeTelegram:
+    """An aiohttp server on 127.0.0.1 that imitates the Telegram Bot API for tests."""
+
+    def __init__(
+        self,
+        token: str = "123456:TEST-token",
+        bot_username: str = "tictactoe_test_bot",
+        *,
+        bot_first_name: str = "TicTacToe Test Bot",
+        max_poll_timeout: float = 50.0,
+    ) -> None:
+        self.token = token
+        self.bot_username = bot_username
+        self.bot_first_name = bot_first_name
+        self.max_poll_timeout = max_poll_timeout
+        prefix = token.split(":", 1)[0]
+        self.bot_id = int(prefix) if prefix.isdigit() else 123456
+
+        #: Every request, in order of completion.
+        self.calls: list[Call] = []
+        #: Every message the bot sent, keyed by ``(chat_id, message_id)``.
+        self.messages: dict[tuple[int, int], StoredMessage] = {}
+        #: Inline messages (sent via inline mode), keyed by ``inline_message_id``.
+        self.inline_messages: dict[str, StoredMessage] = {}
+        #: Chats the bot knows about (a user wrote from them, or added with :meth:`add_chat`).
+        self.chats: dict[int, JSONDict] = {}
+        #: Every update ever queued, in order.
+        self.updates: list[JSONDict] = []
+        #: answerCallbackQuery params by query id.
+        self.callback_answers: dict[str, JSONDict] = {}
+        #: answerInlineQuery params by query id.
+        self.inline_answers: dict[str, JSONDict] = {}
+        #: Callback queries issued by :meth:`tap`, by id.
+        self.callback_queries: dict[str, JSONDict] = {}
+        #: Inline queries issued by :meth:`inline_query`, by id.
+        self.inline_queries: dict[str, JSONDict] = {}
+        #: Commands set with setMyCommands, by ``(scope JSON, language_code)``.
+        self.commands: dict[tuple[str, str], list[JSONDict]] = {}
+        #: Texts set with setMyDescription / setMyShortDescription / setMyName.
+        self.descriptions: dict[tuple[str, str], str] = {}
+        self.webhook_url = ""
+
+        self._pending: deque[JSONDict] = deque()
+        self._user_messages: dict[tuple[int, int], JSONDict] = {}
+        self._deleted_user_messages: set[tuple[int, int]] = set()
+        self._message_counters: dict[int, int] = {}
+        self._update_ids = itertools.count(100_000_001)
+        self._last_update_id = 100_000_000
+        self._delivered_update_id = 100_000_000
+        self._query_ids = itertools.count(4_200_000_000_000_000_001)
+        self._inline_ids = itertools.count(1)
+        self._allowed_updates: list[str] | None = None
+        self._failures: dict[str, deque[FakeApiError]] = {}
+        self._poll_generation = 0
+        self._polls_waiting = 0
+        self._inflight = 0
+        self._last_activity = time.monotonic()
+        self._changed = asyncio.Event()
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+
+        self._methods: dict[str, tuple[str, Handler]] = {}
+        builtin: dict[str, Handler] = {
+            "getMe": self._get_me,
+            "logOut": lambda _p: True,
+            "close": lambda _p: True,
+            "setWebhook": self._set_webhook,
+            "deleteWebhook": self._delete_webhook,
+            "getWebhookInfo": self._get_webhook_info,
+            "getUpdates": self._get_updates,
+            "setMyCommands": self._set_my_commands,
+            "getMyCommands": self._get_my_commands,
+            "deleteMyCommands": self._delete_my_commands,
+            "setMyDescription": lambda p: self._set_text("description", p),
+            "getMyDescription": lambda p: self._get_text("description", p),
+            "setMyShortDescription": lambda p: self._set_text("short_description", p),
+            "getMyShortDescription": lambda p: self._get_text("short_description", p),
+            "setMyName": lambda p: self._set_text("name", p),
+            "getMyName": lambda p: self._get_text("name", p),
+            "sendMessage": self._send_message,
+            "editMessageText": self._edit_message_text,
+            "editMessageReplyMarkup": self._edit_message_reply_markup,
+            "deleteMessage": self._delete_message,
+            "sendChatAction": self._send_chat_action,
+            "answerCallbackQuery": self._answer_callback_query,
+            "answerInlineQuery": self._answer_inline_query,
+        }
+        for name, handler in builtin.items():
+            self.register_method(name, handler)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Start listening on an ephemeral port of 127.0.0.1."""
+        if self._runner is not None:
+            return
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        self._runner = runner
+        self._port = runner.addresses[0][1]
+        self._closing = False
+
+    async def stop(self) -> None:
+        """Release pending long polls and shut the server down."""
+        if self._runner is None:
+            return
+        self._closing = True
+        self._notify()
+        runner, self._runner = self._runner, None
+        await runner.cleanup()
+
+    async def __aenter__(self) -> FakeTelegram:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        """The TCP port the server listens on."""
+        if self._port is None:
+            raise RuntimeError("FakeTelegram is not started")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """URL to give PTB as ``base_url``; PTB appends ``<token>/<method>``."""
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    @property
+    def bot_user(self) -> JSONDict:
+        """The bot as a ``User`` object (as it appears in ``message.from``)."""
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": self.bot_first_name,
+            "username": self.bot_username,
+        }
+
+    def register_method(self, name: str, handler: Handler) -> None:
+        """Add or replace a Bot API method: ``handler(params)`` returns the result.
+
+        The handler may be async and may raise :class:`FakeApiError`.
+        """
+        self._methods[name.lower()] = (name, handler)
+
+    # ------------------------------------------------------------------ HTTP plumbing
+
+    async def _read_params(self, request: web.Request) -> JSONDict:
+        raw: dict[str, Any] = dict(request.query)
+        if request.body_exists:
+            if request.content_type == "application/json":
+                body = await request.json()
+                if not isinstance(body, dict):
+                    raise _bad("parameters must be a JSON object")
+                raw.update(body)
+            else:
+                form = await request.post()
+                for key, value in form.items():
+                    if isinstance(value, web.FileField):
+                        data = value.file.read()
+                        raw[key] = {
+                            "filename": value.filename,
+                            "content_type": value.content_type,
+                            "size": len(data),
+                        }
+                    else:
+                        raw[key] = value
+        return {key: _decode_value(key, value) for key, value in raw.items()}
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        started = time.monotonic()
+        match = _TOKEN_PATH_RE.fullmatch(request.path)
+        token, method = match.groups() if match else ("", request.path)
+        canonical, handler = self._methods.get(method.lower(), (method, None))
+        polling = canonical == "getUpdates"
+        if not polling:
+            self._inflight += 1
+            self._touch()
+        result: Any = None
+        error: FakeApiError | None = None
+        params: JSONDict = {}
+        try:
+            params = await self._read_params(request)
+            if match is None or not method:
+                raise FakeApiError(404, "Not Found")
+            if token != self.token:
+                raise FakeApiError(401, "Unauthorized")
+            failures = self._failures.get(canonical.lower())
+            if failures:
+                raise failures.popleft()
+            if handler is None:
+                raise FakeApiError(404, "Not Found")
+            result = handler(params)
+            if inspect.isawaitable(result):
+                result = await result
+        except FakeApiError as exc:
+            error = exc
+        except (ValueError, UnicodeDecodeError) as exc:
+            error = _bad(f"can't parse request: {exc}")
+        except Exception as exc:  # a bug in the fake or in a registered handler
+            error = FakeApiError(500, f"Internal Server Error: fake crashed: {exc!r}")
+        finally:
+            if not polling:
+                self._inflight -= 1
+        self._record(canonical, params, result, error, started)
+        if error is not None:
+            return web.json_response(error.envelope(), status=error.error_code)
+        return web.json_response({"ok": True, "result": result})
+
+    def _record(
+        self,
+        method: str,
+        params: JSONDict,
+        result: Any,
+        error: FakeApiError | None,
+        started: float,
+    ) -> None:
+        call = Call(
+            index=len(self.calls),
+            method=method,
+            params=params,
+            ok=error is None,
+            result=result,
+            error_code=None if error is None else error.error_code,
+            description=None if error is None else error.description,
+            started=started,
+            finished=time.monotonic(),
+        )
+        self.calls.append(call)
+        if method != "getUpdates":
+            self._touch()
+        self._notify()
+
+    def _touch(self) -> None:
+        self._last_activity = time.monotonic()
+
+    def _notify(self) -> None:
+        """Wake everything waiting for a state change (polls, wait_for, wait_idle)."""
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _wait_change(self, deadline: float) -> bool:
+        """Wait for the next state change or the deadline (monotonic); False on timeout."""
+        event = self._changed
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        try:
+            async with asyncio.timeout(remaining):
+                await event.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ lookups
+
+    def _chat_for(self, params: Mapping[str, Any]) -> JSONDict:
+        chat_id = params.get("chat_id")
+        if chat_id is None or chat_id == "":
+            raise _bad("chat_id is empty")
+        if isinstance(chat_id, str):
+            if chat_id.lstrip("-").isdigit():
+                chat_id = int(chat_id)
+            else:
+                name = chat_id.removeprefix("@").lower()
+                for chat in self.chats.values():
+                    if str(chat.get("username", "")).lower() == name:
+                        return chat
+                raise FakeApiError(400, CHAT_NOT_FOUND)
+        if not isinstance(chat_id, int) or chat_id not in self.chats:
+            raise FakeApiError(400, CHAT_NOT_FOUND)
+        return self.chats[chat_id]
+
+    def _message_key(self, params: Mapping[str, Any]) -> tuple[int, int]:
+        chat = self._chat_for(params)
+        message_id = params.get("message_id")
+        if message_id is None or message_id == "":
+            raise _bad("message identifier is not specified")
+        return (chat["id"], _int_param(params, "message_id", 0))
+
+    def _edit_target(self, params: Mapping[str, Any]) -> StoredMessage:
+        inline_id = params.get("inline_message_id")
+        if inline_id:
+            msg = self.inline_messages.get(str(inline_id))
+        else:
+            key = self._message_key(params)
+            if key in self._user_messages and key not in self._deleted_user_messages:
+                raise _bad("message can't be edited")
+            msg = self.messages.get(key)
+        if msg is None or msg.deleted:
+            raise FakeApiError(400, EDIT_NOT_FOUND)
+        return msg
+
+    def _check_text(self, text: Any, parse_mode: Any) -> str:
+        """Validate message text; return the plain text Telegram would show."""
+        if text is None:
+            raise FakeApiError(400, TEXT_EMPTY)
+        text = str(text)
+        mode = str(parse_mode).lower() if parse_mode else None
+        if mode not in (None, "html", "markdown", "markdownv2"):
+            raise _bad("unsupported parse_mode")
+        plain = _html_to_plain(text) if mode == "html" else text
+        if not plain.strip():
+            raise FakeApiError(400, TEXT_EMPTY)
+        if _utf16_len(plain) > 4096:
+            raise _bad("message is too long")
+        return plain
+
+    def _check_markup(self, value: Any, *, inline_only: bool) -> JSONDict | None:
+        """Validate reply_markup; return the inline keyboard to attach (or None)."""
+        if value is None or value == "":
+            return None
+        if not isinstance(value, dict):
+            raise _bad("can't parse reply keyboard markup JSON object")
+        if "inline_keyboard" not in value:
+            if inline_only:
+                raise _bad("inline keyboard expected")
+            return None
+        rows = value["inline_keyboard"]
+        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+            raise _bad("can't parse reply keyboard markup JSON object")
+        for row in rows:
+            for button in row:
+                if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+                    raise _bad(
+                        'can\'t parse inline keyboard button: Field "text" must be of type String'
+                    )
+                if not any(kind in button for kind in _BUTTON_KINDS):
+                    raise _bad(
+                        "can't parse inline keyboard button: Text buttons are unallowed in the "
+                        "inline keyboard"
+                    )
+                if "callback_data" in button:
+                    data = button["callback_data"]
+                    if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
+                        raise _bad("BUTTON_DATA_INVALID")
+        if not any(rows):
+            return None
+        return copy.deepcopy(value)
+
+    def _reply_target(self, chat_id: int, params: Mapping[str, Any]) -> JSONDict | None:
+        reply = params.get("reply_parameters")
+        allow_missing = bool(params.get("allow_sending_without_reply"))
+        if isinstance(reply, dict):
+            message_id = reply.get("message_id")
+            allow_missing = bool(reply.get("allow_sending_without_reply", allow_missing))
+        else:
+            message_id = params.get("reply_to_message_id")
+        if message_id is None:
+            return None
+        found = self._lookup_any(chat_id, int(message_id))
+        if found is None and not allow_missing:
+            raise FakeApiError(400, REPLY_NOT_FOUND)
+        return found
+
+    def _lookup_any(self, chat_id: int, message_id: int) -> JSONDict | None:
+        key = (chat_id, message_id)
+        bot_msg = self.messages.get(key)
+        if bot_msg is not None and not bot_msg.deleted:
+            found = bot_msg.to_dict()
+        elif key in self._user_messages and key not in self._deleted_user_messages:
+            found = copy.deepcopy(self._user_messages[key])
+        else:
+            return None
+        found.pop("reply_to_message", None)
+        return found
+
+    def _next_message_id(self, chat_id: int) -> int:
+        self._message_counters[chat_id] = self._message_counters.get(chat_id, 0) + 1
+        return self._message_counters[chat_id]
+
+    # ------------------------------------------------------------------ Bot API methods
+
+    def _get_me(self, _params: JSONDict) -> JSONDict:
+        return {
+            **self.bot_user,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": True,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    def _set_webhook(self, params: JSONDict) -> bool:
+        self.webhook_url = str(params.get("url") or "")
+        if params.get("drop_pending_updates"):
+            self._drop_pending()
+        return True
+
+    def _delete_webhook(self, params: JSONDict) -> bool:
+        self.webhook_url = ""
+        if params.get("drop_pending_updates"):
+            self._drop_pending()
+        return True
+
+    def _drop_pending(self) -> None:
+        self._pending.clear()
+        self._delivered_update_id = self._last_update_id
+
+    def _get_webhook_info(self, _params: JSONDict) -> JSONDict:
+        return {
+            "url": self.webhook_url,
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._pending),
+        }
+
+    async def _get_updates(self, params: JSONDict) -> list[JSONDict]:
+        if self.webhook_url:
+            raise FakeApiError(409, WEBHOOK_CONFLICT)
+        offset = _int_param(params, "offset", 0)
+        limit = min(max(_int_param(params, "limit", 100), 1), 100)
+        try:
+            timeout = float(params.get("timeout") or 0)
+        except (TypeError, ValueError):
+            raise _bad("wrong parameter timeout in request") from None
+        timeout = min(max(timeout, 0.0), self.max_poll_timeout)
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = [str(kind) for kind in allowed] or None
+
+        if offset > 0:
+            while self._pending and self._pending[0]["update_id"] < offset:
+                self._pending.popleft()
+        elif offset < 0:
+            while len(self._pending) > -offset:
+                self._pending.popleft()
+
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()  # an older poll still waiting now gets a 409, like Telegram
+        deadline = time.monotonic() + timeout
+        self._polls_waiting += 1
+        try:
+            while True:
+                if generation != self._poll_generation:
+                    raise FakeApiError(409, POLL_CONFLICT)
+                batch = self._select_updates(limit)
+                if batch or self._closing or not await self._wait_change(deadline):
+                    break
+        finally:
+            self._polls_waiting -= 1
+            self._notify()
+        if batch:
+            self._touch()
+        return batch
+
+    def _select_updates(self, limit: int) -> list[JSONDict]:
+        batch: list[JSONDict] = []
+        for update in self._pending:
+            kind = next(key for key in update if key != "update_id")
+            allowed = (
+                kind in self._allowed_updates
+                if self._allowed_updates is not None
+                else kind not in _OPT_IN_UPDATES
+            )
+            self._delivered_update_id = max(self._delivered_update_id, update["update_id"])
+            if allowed:
+                batch.append(copy.deepcopy(update))
+                if len(batch) >= limit:
+                    break
+        return batch
+
+    @staticmethod
+    def _scope_key(params: Mapping[str, Any]) -> tuple[str, str]:
+        scope = params.get("scope") or {"type": "default"}
+        return (json.dumps(scope, sort_keys=True), str(params.get("language_code") or ""))
+
+    def _set_my_commands(self, params: JSONDict) -> bool:
+        commands = params.get("commands")
+        if not isinstance(commands, list):
+            raise _bad("can't parse commands JSON object")
+        for command in commands:
+            if not isinstance(command, dict) or not _BOT_COMMAND_NAME_RE.fullmatch(
+                str(command.get("command", ""))
+            ):
+                raise _bad("BOT_COMMAND_INVALID")
+            if not str(command.get("description", "")).strip():
+                raise _bad("command description is empty")
+        self.commands[self._scope_key(params)] = copy.deepcopy(commands)
+        return True
+
+    def _get_my_commands(self, params: JSONDict) -> list[JSONDict]:
+        return copy.deepcopy(self.commands.get(self._scope_key(params), []))
+
+    def _delete_my_commands(self, params: JSONDict) -> bool:
+        self.commands.pop(self._scope_key(params), None)
+        return True
+
+    def _set_text(self, kind: str, params: JSONDict) -> bool:
+        self.descriptions[(kind, str(params.get("language_code") or ""))] = str(
+            params.get(kind) or ""
+        )
+        return True
+
+    def _get_text(self, kind: str, params: JSONDict) -> JSONDict:
+        return {kind: self.descriptions.get((kind, str(params.get("language_code") or "")), "")}
+
+    def _send_message(self, params: JSONDict) -> JSONDict:
+        chat = self._chat_for(params)
+        text = params.get("text")
+        parse_mode = params.get("parse_mode") or None
+        plain = self._check_text(text, parse_mode)
+        markup = self._check_markup(params.get("reply_markup"), inline_only=False)
+        reply_to = self._reply_target(chat["id"], params)
+        message_id = self._next_message_id(chat["id"])
+        msg = StoredMessage(
+            chat=dict(chat),
+            message_id=message_id,
+            text=str(text),
+            parse_mode=parse_mode,
+            reply_markup=markup,
+            sender=self.bot_user,
+            date=int(time.time()),
+            plain_text=plain,
+            reply_to_message=reply_to,
+        )
+        msg.history.append((msg.text, copy.deepcopy(markup)))
+        self.messages[(chat["id"], message_id)] = msg
+        return msg.to_dict()
+
+    def _apply_edit(
+        self, msg: StoredMessage, text: str, parse_mode: str | None, plain: str, markup: Any
+    ) -> JSONDict | bool:
+        same_text = (
+            msg.text == text and (msg.parse_mode or "").lower() == (parse_mode or "").lower()
+        )
+        if same_text and msg.reply_markup == markup:
+            raise FakeApiError(400, NOT_MODIFIED)
+        msg.text, msg.parse_mode, msg.plain_text = text, parse_mode, plain
+        msg.reply_markup = markup
+        msg.edit_count += 1
+        msg.edit_date = int(time.time())
+        msg.history.append((text, copy.deepcopy(markup)))
+        return True if msg.inline_message_id else msg.to_dict()
+
+    def _edit_message_text(self, params: JSONDict) -> JSONDict | bool:
+        text = params.get("text")
+        parse_mode = params.get("parse_mode") or None
+        plain = self._check_text(text, parse_mode)
+        markup = self._check_markup(params.get("reply_markup"), inline_only=True)
+        msg = self._edit_target(params)
+        return self._apply_edit(msg, str(text), parse_mode, plain, markup)
+
+    def _edit_message_reply_markup(self, params: JSONDict) -> JSONDict | bool:
+        markup = self._check_markup(params.get("reply_markup"), inline_only=True)
+        msg = self._edit_target(params)
+        return self._apply_edit(msg, msg.text, msg.parse_mode, msg.plain_text, markup)
+
+    def _delete_message(self, params: JSONDict) -> bool:
+        key = self._message_key(params)
+        msg = self.messages.get(key)
+        if msg is not None and not msg.deleted:
+            msg.deleted = True
+            return True
+        if key in self._user_messages and key not in self._deleted_user_messages:
+            self._deleted_user_messages.add(key)
+            return True
+        raise FakeApiError(400, DELETE_NOT_FOUND)
+
+    def _send_chat_action(self, params: JSONDict) -> bool:
+        self._chat_for(params)
+        if params.get("action") not in _CHAT_ACTIONS:
+            raise _bad("wrong parameter action in request")
+        return True
+
+    def _answer_callback_query(self, params: JSONDict) -> bool:
+        query_id = str(params.get("callback_query_id") or "")
+        if query_id not in self.callback_queries or query_id in self.callback_answers:
+            raise FakeApiError(400, QUERY_INVALID)
+        self.callback_answers[query_id] = dict(params)
+        return True
+
+    def _answer_inline_query(self, params: JSONDict) -> bool:
+        query_id = str(params.get("inline_query_id") or "")
+        if query_id not in self.inline_queries or query_id in self.inline_answers:
+            raise FakeApiError(400, QUERY_INVALID)
+        results = params.get("results")
+        if not isinstance(results, list):
+            raise _bad("can't parse inline query results JSON object")
+        ids = [str(result.get("id")) for result in results if isinstance(result, dict)]
+        if len(ids) != len(set(ids)):
+            raise _bad("RESULT_ID_DUPLICATE")
+        self.inline_answers[query_id] = dict(params)
+        return True
+
+    # ------------------------------------------------------------------ test side: users
+
+    @staticmethod
+    def user(
+        id: int,
+        first_name: str,
+        language_code: str | None = "en",
+        username: str | None = None,
+        last_name: str | None = None,
+    ) -> JSONDict:
+        """A Telegram ``User`` object for a human."""
+        user: JSONDict = {"id": id, "is_bot": False, "first_name": first_name}
+        if last_name:
+            user["last_name"] = last_name
+        if username:
+            user["username"] = username
+        if language_code:
+            user["language_code"] = language_code
+        return user
+
+    @staticmethod
+    def private_chat(user: Mapping[str, Any]) -> JSONDict:
+        """The private ``Chat`` between the bot and ``user`` (chat id == user id)."""
+        chat: JSONDict = {"id": user["id"], "type": "private", "first_name": user["first_name"]}
+        for key in ("last_name", "username"):
+            if user.get(key):
+                chat[key] = user[key]
+        return chat
+
+    @staticmethod
+    def group_chat(id: int, title: str, *, supergroup: bool = False) -> JSONDict:
+        """A group (or supergroup) ``Chat``; Telegram group ids are negative."""
+        return {"id": id, "type": "supergroup" if supergroup else "group", "title": title}
+
+    def add_chat(self, chat: Mapping[str, Any]) -> JSONDict:
+        """Make a chat known to the fake (sendMessage to unknown chats -> chat not found)."""
+        stored = dict(chat)
+        self.chats[stored["id"]] = stored
+        return stored
+
+    def queue_update(self, payload: Mapping[str, Any]) -> JSONDict:
+        """Queue a raw update (one key such as ``"my_chat_member"``); assigns ``update_id``."""
+        update_id = next(self._update_ids)
+        self._last_update_id = update_id
+        update = {"update_id": update_id, **copy.deepcopy(dict(payload))}
+        self.updates.append(update)
+        self._pending.append(update)
+        self._touch()
+        self._notify()
+        return copy.deepcopy(update)
+
+    def send_text(
+        self,
+        user: Mapping[str, Any],
+        text: str,
+        chat: Mapping[str, Any] | None = None,
+        reply_to: MessageRef | int | None = None,
+    ) -> JSONDict:
+        """Queue a text message from ``user`` (default: in their private chat); return it."""
+        chat_dict = self.add_chat(chat if chat is not None else self.private_chat(user))
+        message_id = self._next_message_id(chat_dict["id"])
+        message: JSONDict = {
+            "message_id": message_id,
+            "from": dict(user),
+            "chat": dict(chat_dict),
+            "date": int(time.time()),
+            "text": text,
+        }
+        command = _COMMAND_RE.match(text)
+        if command:
+            message["entities"] = [
+                {"offset": 0, "length": _utf16_len(command.group(0)), "type": "bot_command"}
+            ]
+        if reply_to is not None:
+            reply_id = reply_to if isinstance(reply_to, int) else self._resolve_key(reply_to)[1]
+            replied = self._lookup_any(chat_dict["id"], reply_id)
+            if replied is None:
+                raise AssertionError(f"no message {reply_id} in chat {chat_dict['id']}")
+            message["reply_to_message"] = replied
+        self._user_messages[(chat_dict["id"], message_id)] = message
+        self.queue_update({"message": message})
+        return copy.deepcopy(message)
+
+    def _resolve_key(self, ref: MessageRef) -> tuple[int, int]:
+        if isinstance(ref, StoredMessage):
+            if ref.key is None:
+                raise AssertionError("inline messages have no (chat_id, message_id)")
+            return ref.key
+        if isinstance(ref, tuple):
+            return (int(ref[0]), int(ref[1]))
+        if isinstance(ref, Mapping):
+            return (int(ref["chat"]["id"]), int(ref["message_id"]))
+        return (int(ref.chat_id), int(ref.message_id))  # e.g. a telegram.Message
+
+    def _resolve(self, ref: MessageRef) -> StoredMessage:
+        """Find the current stored bot message for a reference."""
+        if isinstance(ref, StoredMessage) and ref.inline_message_id:
+            return ref
+        if isinstance(ref, Mapping) and ref.get("inline_message_id"):
+            return self.inline_messages[str(ref["inline_message_id"])]
+        key = self._resolve_key(ref)
+        msg = self.messages.get(key)
+        if msg is None:
+            raise AssertionError(f"the bot sent no message {key} (chat_id, message_id)")
+        return msg
+
+    def tap(self, user: Mapping[str, Any], message: MessageRef, data: str) -> str:
+        """Queue a callback query from ``user`` on a bot message; return the query id.
+
+        ``data`` is sent as is (it need not be on the keyboard: stale or forged clients).
+        """
+        msg = self._resolve(message)
+        if msg.deleted:
+            raise AssertionError(f"cannot tap message {msg.key}: it was deleted")
+        query_id = str(next(self._query_ids))
+        query: JSONDict = {"id": query_id, "from": dict(user)}
+        if msg.inline_message_id:
+            query["inline_message_id"] = msg.inline_message_id
+            query["chat_instance"] = str(-7_000_000_000_000 - int(user["id"]))
+        else:
+            query["message"] = msg.to_dict()
+            query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
+        query["data"] = data
+        self.callback_queries[query_id] = query
+        self.queue_update({"callback_query": query})
+        return query_id
+
+    def tap_button(self, user: Mapping[str, Any], message: MessageRef, text: str) -> str:
+        """Tap the inline button labelled ``text`` on the message's current keyboard."""
+        rows = self.keyboard(message)
+        for row in rows:
+            for label, data in row:
+                if label == text:
+                    if data is None:
+                        raise AssertionError(f"button {text!r} has no callback_data")
+                    return self.tap(user, message, data)
+        raise AssertionError(f"no button {text!r} on the keyboard {rows!r}")
+
+    def inline_query(self, user: Mapping[str, Any], query: str, offset: str = "") -> str:
+        """Queue an inline query from ``user``; return its id."""
+        query_id = str(next(self._query_ids))
+        payload = {"id": query_id, "from": dict(user), "query": query, "offset": offset}
+        payload["chat_type"] = "sender"
+        self.inline_queries[query_id] = payload
+        self.queue_update({"inline_query": payload})
+        return query_id
+
+    def add_inline_message(
+        self, text: str, reply_markup: Mapping[str, Any] | None = None
+    ) -> StoredMessage:
+        """Create an inline message (as if a user sent a result of the bot's inline mode)."""
+        inline_id = f"AgAAAInline{next(self._inline_ids):06d}"
+        markup = copy.deepcopy(dict(reply_markup)) if reply_markup else None
+        msg = StoredMessage(
+            chat=None,
+            message_id=None,
+            text=text,
+            parse_mode=None,
+            reply_markup=markup,
+            sender=self.bot_user,
+            date=int(time.time()),
+            plain_text=text,
+            inline_message_id=inline_id,
+        )
+        msg.history.append((text, copy.deepcopy(markup)))
+        self.inline_messages[inline_id] = msg
+        return msg
+
+    # ------------------------------------------------------------------ test side: state
+
+    def bot_messages(self, chat_id: int, *, include_deleted: bool = False) -> list[StoredMessage]:
+        """The bot's messages in a chat, oldest first."""
+        found = [
+            msg
+            for (chat, _), msg in self.messages.items()
+            if chat == chat_id and (include_deleted or not msg.deleted)
+        ]
+        return sorted(found, key=lambda msg: msg.message_id or 0)
+
+    def last_bot_message(self, chat_id: int) -> StoredMessage:
+        """The newest not-deleted message the bot sent in ``chat_id``."""
+        found = self.bot_messages(chat_id)
+        if not found:
+            raise AssertionError(f"the bot has no (undeleted) message in chat {chat_id}")
+        return found[-1]
+
+    def keyboard(self, message: MessageRef) -> list[list[tuple[str, str | None]]]:
+        """The current inline keyboard as rows of ``(text, callback_data)``."""
+        markup = self._resolve(message).reply_markup or {}
+        return [
+            [(button["text"], button.get("callback_data")) for button in row]
+            for row in markup.get("inline_keyboard", [])
+        ]
+
+    def calls_of(self, method: str) -> list[Call]:
+        """Recorded calls of one method (case-insensitive)."""
+        return [call for call in self.calls if call.method.lower() == method.lower()]
+
+    def mark(self) -> int:
+        """Current number of recorded calls, to pass as ``since`` to :meth:`wait_for`."""
+        return len(self.calls)
+
+    @property
+    def pending_updates(self) -> list[JSONDict]:
+        """Updates not yet confirmed by a getUpdates offset."""
+        return copy.deepcopy(list(self._pending))
+
+    @property
+    def polls_waiting(self) -> int:
+        """Number of getUpdates requests currently long polling."""
+        return self._polls_waiting
+
+    # ------------------------------------------------------------------ test side: faults
+
+    def fail_next(
+        self,
+        method: str,
+        error_code: int,
+        description: str | None = None,
+        retry_after: int | None = None,
+        count: int = 1,
+    ) -> None:
+        """Make the next ``count`` calls of ``method`` fail with this Telegram error."""
+        parameters: JSONDict | None = None
+        if error_code == 429:
+            retry_after = 1 if retry_after is None else retry_after
+        if retry_after is not None:
+            parameters = {"retry_after": retry_after}
+        if description is None:
+            description = {
+                400: "Bad Request: injected failure",
+                401: "Unauthorized",
+                403: "Forbidden: bot was blocked by the user",
+                404: "Not Found",
+                409: POLL_CONFLICT,
+                429: f"Too Many Requests: retry after {retry_after}",
+                502: "Bad Gateway",
+            }.get(error_code, "Internal Server Error")
+        queue = self._failures.setdefault(method.lower(), deque())
+        for _ in range(count):
+            queue.append(FakeApiError(error_code, description, parameters))
+
+    def clear_failures(self) -> None:
+        """Drop all pending injected failures."""
+        self._failures.clear()
+
+    # ------------------------------------------------------------------ test side: waiting
+
+    @staticmethod
+    def _as_predicate(predicate: Predicate) -> Callable[[Call], bool]:
+        if isinstance(predicate, str):
+            method = predicate.lower()
+            return lambda call: call.method.lower() == method
+        return predicate
+
+    def _recent_calls(self, count: int = 8) -> str:
+        recent = [call for call in self.calls if call.method != "getUpdates"][-count:]
+        polls = len(self.calls_of("getUpdates"))
+        lines = [f"  {call!r}" for call in recent] or ["  (none)"]
+        return "\n".join([*lines, f"  (+ {polls} getUpdates calls)"])
+
+    async def wait_for(
+        self,
+        predicate: Predicate,
+        timeout: float = 5.0,  # noqa: ASYNC109
+        *,
+        since: int = 0,
+    ) -> Call:
+        """Return the first call (index >= ``since``) matching ``predicate``, waiting if needed.
+
+        ``predicate`` is ``f(call) -> bool`` or a method name. Raises AssertionError on timeout.
+        """
+        match = self._as_predicate(predicate)
+        deadline = time.monotonic() + timeout
+        index = since
+        while True:
+            while index < len(self.calls):
+                call = self.calls[index]
+                index += 1
+                if match(call):
+                    return call
+            if not await self._wait_change(deadline):
+                break
+        raise AssertionError(
+            f"timed out after {timeout}s waiting for a call matching {predicate!r}; "
+            f"last calls:\n{self._recent_calls()}"
+        )
+
+    async def wait_until(
+        self,
+        condition: Callable[[], bool],
+        timeout: float = 5.0,  # noqa: ASYNC109
+        what: str = "condition",
+    ) -> None:
+        """Wait until ``condition()`` is true (re-checked on every state change)."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if not await self._wait_change(deadline):
+                raise AssertionError(
+                    f"timed out after {timeout}s waiting for {what}; "
+                    f"last calls:\n{self._recent_calls()}"
+                )
+
+    async def wait_for_poll(self, timeout: float = 5.0) -> None:  # noqa: ASYNC109
+        """Wait until a getUpdates request is long polling."""
+        await self.wait_until(lambda: self._polls_waiting > 0, timeout, "a waiting getUpdates")
+
+    async def answer_to(self, query_id: str, timeout: float = 5.0) -> JSONDict:  # noqa: ASYNC109
+        """Wait for the bot's answerCallbackQuery for ``query_id``; return its params."""
+        call = await self.wait_for(
+            lambda call: (
+                call.method == "answerCallbackQuery"
+                and str(call.params.get("callback_query_id")) == query_id
+            ),
+            timeout,
+        )
+        return call.params
+
+    async def wait_idle(self, quiet: float = 0.3, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+        """Wait until every update was fetched and no call (but getUpdates) came for ``quiet`` s."""
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            busy = self._inflight > 0 or self._delivered_update_id < self._last_update_id
+            left = quiet - (now - self._last_activity)
+            if not busy and left <= 0:
+                return
+            if now >= deadline:
+                raise AssertionError(
+                    f"not idle after {timeout}s (in flight: {self._inflight}, undelivered "
+                    f"updates: {self._last_update_id - self._delivered_update_id}); "
+                    f"last calls:\n{self._recent_calls()}"
+                )
+            wait = left if not busy and left > 0 else quiet
+            await self._wait_change(min(now + wait, deadline))
+
+    # ------------------------------------------------------------------ misc
+
+    def __repr__(self) -> str:
+        where = f"port {self._port}" if self._port else "not started"
+        return f"<FakeTelegram @{self.bot_username} {where}, {len(self.calls)} calls>"
+
+
+__all__ = [
+    "Call",
+    "FakeApiError",
+    "FakeTelegram",
+    "StoredMessage",
+]

@@ -1,0 +1,372 @@
+"""End to end in a private chat: the real bot, over HTTP, against the fake Bot API server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.board import Board
+from core.rules import outcome
+from tests.bot_runner import BotRunner
+from tests.fake_telegram import FakeTelegram, StoredMessage
+
+ALICE = FakeTelegram.user(1001, "Alice")
+SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
+
+
+def board_cells(tg: FakeTelegram, message: StoredMessage) -> str:
+    """The board a message shows, as Hyperskill cells (`X_O______`)."""
+    rows = tg.keyboard(message)[:3]
+    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
+
+
+def highlighted(tg: FakeTelegram, message: StoredMessage) -> set[int]:
+    rows = tg.keyboard(message)[:3]
+    return {i for i, (text, _) in enumerate(b for row in rows for b in row) if text in "❎🅾️"}
+
+
+def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
+    return [text for row in tg.keyboard(message) for text, _ in row]
+
+
+async def send(tg: FakeTelegram, user: dict[str, Any], text: str) -> None:
+    tg.send_text(user, text)
+    await tg.wait_idle(quiet=0.1)
+
+
+async def tap_cell(
+    tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, cell: int
+) -> dict[str, Any]:
+    """Tap a board cell; returns the answerCallbackQuery params once the bot is done."""
+    data = tg.keyboard(message)[cell // 3][cell % 3][1]
+    assert data is not None
+    query_id = tg.tap(user, message, data)
+    answer = await tg.answer_to(query_id)
+    await tg.wait_idle(quiet=0.1)
+    return answer
+
+
+async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
+    query_id = tg.tap(user, message, data)
+    answer = await tg.answer_to(query_id)
+    await tg.wait_idle(quiet=0.1)
+    return answer
+
+
+async def new_board(tg: FakeTelegram, user: dict[str, Any], command: str) -> StoredMessage:
+    await send(tg, user, command)
+    return tg.last_bot_message(user["id"])
+
+
+def assert_every_query_answered(tg: FakeTelegram) -> None:
+    asked = set(tg.callback_queries)
+    answered = {call.params["callback_query_id"] for call in tg.calls_of("answerCallbackQuery")}
+    assert asked == answered
+
+
+async def play_to_the_end(
+    tg: FakeTelegram, message: StoredMessage, pick: str = "first"
+) -> StoredMessage:
+    """Tap free cells (the first, or the last one) until the game is over."""
+    for _ in range(9):
+        cells = board_cells(tg, message)
+        if outcome(Board.from_cells(cells)) != "Game not finished":
+            break
+        free = [i for i, c in enumerate(cells) if c == "_"]
+        answer = await tap_cell(tg, ALICE, message, free[0] if pick == "first" else free[-1])
+        assert "text" not in answer or not answer["text"], answer
+    return tg.messages[message.key]  # type: ignore[index]
+
+
+async def test_start_registers_commands_and_shows_the_menu(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    commands = telegram.calls_of("setMyCommands")
+    assert [c["command"] for c in commands[-1].params["commands"]] == [
+        "start",
+        "stop",
+        "stats",
+        "help",
+    ]
+    menu = await new_board(telegram, ALICE, "/start")
+    assert "Welcome to Tic-Tac-Toe" in menu.text
+    assert button_texts(telegram, menu) == [
+        "❌ Easy",
+        "❌ Medium",
+        "❌ Hard",
+        "⭕ Easy",
+        "⭕ Medium",
+        "⭕ Hard",
+        "👥 Two players",
+        "🤖 AI vs AI",
+        "❓ Help",
+    ]
+
+
+async def test_full_games_against_every_level_by_taps(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    for level in ("easy", "medium", "hard"):
+        board = await new_board(telegram, ALICE, f"/start {level}")
+        assert f"❌ Alice vs ⭕ {level.capitalize()} AI" in board.text
+        assert "Your move ❌" in board.text
+        assert board_cells(telegram, board) == "_________"
+        final = await play_to_the_end(telegram, board)
+        words = outcome(Board.from_cells(board_cells(telegram, final)))
+        assert words in ("X wins", "O wins", "Draw")
+        assert words in final.text.splitlines()
+        if words != "Draw":
+            assert len(highlighted(telegram, final)) == 3
+        if level == "hard":
+            assert words != "X wins"
+        assert button_texts(telegram, final)[9:] == [
+            "🔁 Play again",
+            "🔄 Swap sides",
+            "🎚 Another level",
+        ]
+    assert_every_query_answered(telegram)
+
+
+async def test_playing_as_o_from_the_menu_lets_the_ai_start(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    menu = await new_board(telegram, ALICE, "/start")
+    answer = await tap_data(telegram, ALICE, menu, "n:hard:user")
+    assert not answer.get("text")
+    board = telegram.last_bot_message(ALICE["id"])
+    assert board.key != menu.key
+    cells = board_cells(telegram, board)
+    assert cells.count("X") == 1 and cells.count("O") == 0
+    assert "❌ Hard AI vs ⭕ Alice" in board.text and "Your move ⭕" in board.text
+    final = await play_to_the_end(telegram, board, pick="last")
+    assert "X wins" in final.text or "Draw" in final.text
+
+
+async def test_two_players_on_one_phone_by_typed_moves(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start user user")
+    assert "Two players" in board.text and "❌ to move" in board.text
+    for move in ["1 1", "2 1", "1  2", "5"]:
+        await send(telegram, ALICE, move)
+    assert board_cells(telegram, telegram.messages[board.key]) == "XX_OO____"
+    assert "❌ to move" in telegram.messages[board.key].text
+    await send(telegram, ALICE, "3")
+    final = telegram.messages[board.key]
+    assert board_cells(telegram, final) == "XXXOO____"
+    assert "X wins" in final.text.splitlines()
+    assert highlighted(telegram, final) == {0, 1, 2}
+    # No new messages: every move edited the one board in place.
+    assert telegram.last_bot_message(ALICE["id"]).key == board.key
+
+
+async def test_typed_mistakes_answer_with_hyperskill_texts_and_change_nothing(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start user user")
+    await send(telegram, ALICE, "2 2")
+    edits = telegram.messages[board.key].edit_count
+    for text, reply in [
+        ("one", "You should enter numbers!"),
+        ("one three", "You should enter numbers!"),
+        ("4 1", "Coordinates should be from 1 to 3!"),
+        ("0", "Coordinates should be from 1 to 3!"),
+        ("2 2", "This cell is occupied! Choose another one!"),
+        ("5", "This cell is occupied! Choose another one!"),
+    ]:
+        await send(telegram, ALICE, text)
+        assert telegram.last_bot_message(ALICE["id"]).text == reply, text
+    assert telegram.messages[board.key].edit_count == edits
+    assert board_cells(telegram, telegram.messages[board.key]) == "____X____"
+
+
+async def test_typed_move_without_a_game_says_how_to_start(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ALICE, "2 2")
+    assert "/start" in telegram.last_bot_message(ALICE["id"]).text
+
+
+async def test_bad_parameters(telegram: FakeTelegram, bot: BotRunner) -> None:
+    for command in ["/start foo", "/start user", "/start easy hard medium", "/start easy_nobody"]:
+        await send(telegram, ALICE, command)
+        reply = telegram.last_bot_message(ALICE["id"]).text
+        assert reply.startswith("Bad parameters!\nUsage: /start"), command
+    await send(telegram, ALICE, "1 1")
+    assert "no game in progress" in telegram.last_bot_message(ALICE["id"]).text
+
+
+async def test_deep_link_hard_user_starts_with_the_ai(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start hard_user")
+    assert board_cells(telegram, board).count("X") == 1
+    assert "❌ Hard AI vs ⭕ Alice" in board.text
+
+
+async def test_stale_repeated_and_forged_taps_get_a_popup_and_change_nothing(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start user user")
+    old_data = telegram.keyboard(board)[0][0][1]
+    await tap_cell(telegram, ALICE, board, 4)
+    board = telegram.messages[board.key]
+    state = (board.text, board.reply_markup, board.edit_count)
+    since = telegram.mark()
+
+    assert "occupied" in (await tap_cell(telegram, ALICE, board, 4))["text"]
+    assert "out of date" in (await tap_data(telegram, ALICE, board, old_data))["text"]
+    game_id = old_data.split(":")[1]
+    for forged in [
+        f"m:{int(game_id) + 50}:1:0",
+        f"m:{game_id}:1:9",
+        "m:x:1:0",
+        "zzz",
+        "n:god:user",
+    ]:
+        answer = await tap_data(telegram, ALICE, board, forged)
+        assert answer.get("text"), forged
+    # Another user tapping this board (e.g. a forwarded message) is refused too.
+    mallory = FakeTelegram.user(666, "Mallory")
+    assert "not your game" in (await tap_data(telegram, mallory, board, f"m:{game_id}:1:0"))["text"]
+
+    board = telegram.messages[board.key]
+    assert (board.text, board.reply_markup, board.edit_count) == state
+    assert not [c for c in telegram.calls[since:] if c.method.startswith("edit")]
+    assert_every_query_answered(telegram)
+
+
+async def test_a_finished_game_refuses_taps(telegram: FakeTelegram, bot: BotRunner) -> None:
+    board = await new_board(telegram, ALICE, "/start user user")
+    for move in ["1 1", "2 1", "1 2", "2 2", "1 3"]:
+        await send(telegram, ALICE, move)
+    board = telegram.messages[board.key]
+    edits = board.edit_count
+    assert "over" in (await tap_cell(telegram, ALICE, board, 8))["text"]
+    assert telegram.messages[board.key].edit_count == edits
+
+
+async def test_resign_button_and_stop_command(telegram: FakeTelegram, bot: BotRunner) -> None:
+    board = await new_board(telegram, ALICE, "/start medium")
+    await tap_cell(telegram, ALICE, board, 4)
+    board = telegram.messages[board.key]
+    resign = button_texts(telegram, board).index("🏳 Resign")
+    await tap_data(telegram, ALICE, board, telegram.keyboard(board)[3][0][1] or "")
+    assert resign == 9
+    final = telegram.messages[board.key]
+    assert "O wins" in final.text and "You resigned" in final.text
+
+    board = await new_board(telegram, ALICE, "/start easy")
+    await send(telegram, ALICE, "/stop")
+    assert "resigned" in telegram.last_bot_message(ALICE["id"]).text
+    assert "O wins" in telegram.messages[board.key].text
+    await send(telegram, ALICE, "/exit")
+    assert "no game in progress" in telegram.last_bot_message(ALICE["id"]).text
+
+
+async def test_a_new_game_closes_the_previous_board(telegram: FakeTelegram, bot: BotRunner) -> None:
+    first = await new_board(telegram, ALICE, "/start easy")
+    second = await new_board(telegram, ALICE, "/start hard")
+    assert first.key != second.key
+    assert "closed" in telegram.messages[first.key].text
+    assert "over" in (await tap_cell(telegram, ALICE, telegram.messages[first.key], 0))["text"]
+    await send(telegram, ALICE, "2 2")
+    assert board_cells(telegram, telegram.messages[second.key])[4] == "X"
+
+
+async def test_ai_vs_ai_plays_to_the_end_one_edit_per_move(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start easy hard")
+    assert "❌ Easy AI vs ⭕ Hard AI" in board.text
+    first_shown = telegram.calls_of("sendMessage")[-1].params["reply_markup"]["inline_keyboard"]
+    assert {button["text"] for row in first_shown[:3] for button in row} == {"·"}
+
+    def finished() -> bool:
+        text = telegram.messages[board.key].text
+        return any(w in text.splitlines() for w in ("X wins", "O wins", "Draw"))
+
+    await telegram.wait_until(finished, timeout=10, what="the AI match to finish")
+    final = telegram.messages[board.key]
+    cells = board_cells(telegram, final)
+    assert outcome(Board.from_cells(cells)) in final.text
+    assert final.edit_count == 9 - cells.count("_")
+    assert outcome(Board.from_cells(cells)) != "X wins"  # hard never loses
+    await telegram.wait_idle(quiet=0.2)
+    assert telegram.messages[board.key].edit_count == final.edit_count
+
+
+async def test_a_restart_in_the_middle_of_a_game_loses_nothing(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    runner = BotRunner(telegram, database_url)
+    await runner.start()
+    try:
+        board = await new_board(telegram, ALICE, "/start user user")
+        await tap_cell(telegram, ALICE, board, 0)
+        await tap_cell(telegram, ALICE, telegram.messages[board.key], 3)
+    finally:
+        await runner.stop()
+
+    restarted = BotRunner(telegram, database_url)
+    await restarted.start()
+    try:
+        board = telegram.messages[board.key]
+        assert board_cells(telegram, board) == "X__O_____"
+        await tap_cell(telegram, ALICE, board, 1)
+        await send(telegram, ALICE, "3 1")
+        await tap_cell(telegram, ALICE, telegram.messages[board.key], 2)
+        final = telegram.messages[board.key]
+        assert board_cells(telegram, final) == "XXXO__O__"
+        assert "X wins" in final.text
+    finally:
+        await restarted.stop()
+
+
+async def test_an_ai_match_resumes_after_a_restart(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    runner = BotRunner(telegram, database_url, ai_pause=0.3)
+    await runner.start()
+    try:
+        board = await new_board(telegram, ALICE, "/start hard hard")
+        await telegram.wait_until(lambda: telegram.messages[board.key].edit_count >= 1)
+    finally:
+        await runner.stop()
+    stopped_at = telegram.messages[board.key].edit_count
+    assert stopped_at < 9
+
+    restarted = BotRunner(telegram, database_url, ai_pause=0.01)
+    await restarted.start()
+    try:
+        await telegram.wait_until(
+            lambda: "Draw" in telegram.messages[board.key].text, timeout=10, what="a draw"
+        )
+        assert board_cells(telegram, telegram.messages[board.key]).count("_") == 0
+    finally:
+        await restarted.stop()
+
+
+async def test_stats_after_several_games(telegram: FakeTelegram, bot: BotRunner) -> None:
+    await send(telegram, ALICE, "/stats")
+    assert "No finished games" in telegram.last_bot_message(ALICE["id"]).text
+    for _ in range(2):
+        await play_to_the_end(telegram, await new_board(telegram, ALICE, "/start hard"))
+    await new_board(telegram, ALICE, "/start easy")
+    await send(telegram, ALICE, "/stop")
+    await send(telegram, ALICE, "/start user user")  # two players on one phone: not counted
+    await send(telegram, ALICE, "/stop")
+    await send(telegram, ALICE, "/stats")
+    lines = telegram.last_bot_message(ALICE["id"]).text.splitlines()
+    assert lines[1] == "Easy: 0 / 1 / 0"
+    hard = lines[2]
+    wins, losses, draws = (int(n) for n in hard.removeprefix("Hard: ").split(" / "))
+    assert wins == 0 and losses + draws == 2
+    assert lines[3] == f"Total: 0 / {losses + 1} / {draws} in 3 games"
+
+
+async def test_help(telegram: FakeTelegram, bot: BotRunner) -> None:
+    await send(telegram, ALICE, "/help")
+    assert "How to play" in telegram.last_bot_message(ALICE["id"]).text
+    menu = await new_board(telegram, ALICE, "/start")
+    await tap_data(telegram, ALICE, menu, "help")
+    assert "How to play" in telegram.last_bot_message(ALICE["id"]).text
