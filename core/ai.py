@@ -57,8 +57,10 @@ def medium_move(board: Board, rng: random.Random) -> int:
 
 def hard_move(board: Board, rng: random.Random) -> int:
     """Perfect play: a random choice among the solved best moves."""
-    _free_cells(board)
-    return rng.choice(best_moves(board))
+    moves = best_moves(board)
+    if not moves:  # the table has no moves exactly for finished games
+        raise GameOverError()
+    return rng.choice(moves)
 
 
 STRATEGIES: dict[str, Strategy] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from core.board import EMPTY, Board
+from core.board import EMPTY, Board, InvalidBoardError
 from core.rules import is_over, play, winner
 
 
@@ -48,4 +48,7 @@ def best_moves(board: Board) -> tuple[int, ...]:
     """All equally best moves of a 3×3 position; empty once the game is over."""
     if board.size != 3 or board.k != 3:
         raise ValueError("the solved table covers the 3x3 game only")
-    return solved_table()[board.cells][1]
+    entry = solved_table().get(board.cells)
+    if entry is None:
+        raise InvalidBoardError("this position cannot arise in play")
+    return entry[1]

@@ -1,0 +1,203 @@
+"""Benchmark: the solved table behind `hard` against the naive full-tree minimax of seed 003.
+
+Run from the repository root:
+
+    .venv/bin/python bench/ai.py
+
+It prints the time to solve the table from scratch, the time of one `hard` move over every
+reachable position in play, and the time of the naive minimax (no memo, every free cell scored
+by searching the whole tree below it) on the empty board and on 50 mid-game positions (2 to 5
+marks, a fixed random sample), with the ratio naive/hard. Timings use time.perf_counter_ns.
+The whole run takes a few seconds (well under two minutes).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.ai import hard_move
+from core.board import Board
+from core.rules import is_over, play
+from core.solver import position_score, solved_table
+
+SOLVE_RUNS = 5  # fresh solves of the table
+HARD_REPEATS = 9  # timings of each position's hard move; the median is kept
+NAIVE_EMPTY_RUNS = 3  # naive searches of the whole tree from the empty board
+NAIVE_SAMPLE = 50  # mid-game positions for the naive minimax
+MID_GAME_MARKS = (2, 3, 4, 5)  # marks on the board of a mid-game position
+NAIVE_SAMPLE_REPEATS = 3  # timings of each; the best is kept
+SEED = 3
+
+
+# --- the naive minimax of seed 003 ---------------------------------------------------------------
+# A 9-element list of 'x', 'o' and ' '; X maximises, O minimises; +1 X wins, -1 O wins, 0 draw.
+
+WINS = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def didwin(board: list[str]) -> int | None:
+    for a, b, c in WINS:
+        if board[a] == board[b] == board[c] == "x":
+            return 1
+    for a, b, c in WINS:
+        if board[a] == board[b] == board[c] == "o":
+            return -1
+    if " " not in board:
+        return 0
+    return None
+
+
+def minimax(board: list[str], letter_x: bool) -> int:
+    """The value of `board` with X (letter_x) or O to move, searching every continuation."""
+    state = didwin(board)
+    if state is not None:
+        return state
+    if letter_x:
+        best_val = -100
+        for n in range(9):
+            if board[n] == " ":
+                board[n] = "x"
+                best_val = max(best_val, minimax(board, False))
+                board[n] = " "
+        return best_val
+    best_val = 100
+    for n in range(9):
+        if board[n] == " ":
+            board[n] = "o"
+            best_val = min(best_val, minimax(board, True))
+            board[n] = " "
+    return best_val
+
+
+def naive_move(board: list[str]) -> int:
+    """Score every free cell with a full minimax below it; the first best cell, as in seed 003."""
+    letter_x = board.count("x") == board.count("o")
+    mark = "x" if letter_x else "o"
+    score_dict = {}
+    for n in range(9):
+        if board[n] == " ":
+            board[n] = mark
+            score_dict[n] = minimax(board, not letter_x)
+            board[n] = " "
+    pick = max if letter_x else min
+    return pick(score_dict, key=score_dict.__getitem__)
+
+
+def to_naive(board: Board) -> list[str]:
+    return [c.lower() for c in board.cells]
+
+
+# --- timing helpers -------------------------------------------------------------------------------
+
+
+def elapsed_ns(call: Callable[[], object]) -> int:
+    start = time.perf_counter_ns()
+    call()
+    return time.perf_counter_ns() - start
+
+
+def sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
+def fmt(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def main() -> None:
+    print(f"Python {sys.version.split()[0]}")
+
+    # 1. Solving the table from scratch.
+    solve_times = []
+    for _ in range(SOLVE_RUNS):
+        solved_table.cache_clear()
+        solve_times.append(elapsed_ns(solved_table))
+    table = solved_table()
+    print(
+        f"solve table ({len(table)} positions, fresh): "
+        f"best {fmt(min(solve_times))}, median {fmt(statistics.median(solve_times))} "
+        f"over {SOLVE_RUNS} runs"
+    )
+
+    # 2. One hard move on every reachable position in play (the table is warm).
+    in_play = [Board(cells) for cells in sorted(table) if not is_over(Board(cells))]
+    rng = random.Random(SEED)
+    hard_ns: dict[tuple[str, ...], float] = {}
+    for board in in_play:
+        runs = [elapsed_ns(lambda b=board: hard_move(b, rng)) for _ in range(HARD_REPEATS)]
+        hard_ns[board.cells] = statistics.median(runs)
+    per_position = list(hard_ns.values())
+    worst_cells = max(hard_ns, key=hard_ns.__getitem__)
+    print(
+        f"hard move, {len(in_play)} positions (median of {HARD_REPEATS} each): "
+        f"median {fmt(statistics.median(per_position))}, worst {fmt(max(per_position))} "
+        f"({Board(worst_cells).to_cells()})"
+    )
+
+    # 3. The naive minimax on the empty board.
+    empty = Board.empty()
+    naive_empty = []
+    for _ in range(NAIVE_EMPTY_RUNS):
+        cells = to_naive(empty)
+        naive_empty.append(elapsed_ns(lambda c=cells: naive_move(c)))
+    hard_empty = hard_ns[empty.cells]
+    print(
+        f"naive minimax, empty board: best {fmt(min(naive_empty))} of {NAIVE_EMPTY_RUNS} runs; "
+        f"hard {fmt(hard_empty)}; naive/hard {min(naive_empty) / hard_empty:,.0f}x"
+    )
+
+    # 4. The naive minimax on mid-game positions: an equal share with 2, 3, 4 and 5 marks.
+    sample_rng = random.Random(SEED)
+    by_marks: dict[int, list[Board]] = {}
+    for marks in MID_GAME_MARKS:
+        share = NAIVE_SAMPLE // len(MID_GAME_MARKS) + (
+            marks - MID_GAME_MARKS[0] < NAIVE_SAMPLE % len(MID_GAME_MARKS)
+        )
+        pool = [b for b in in_play if 9 - len(b.free_cells()) == marks]
+        by_marks[marks] = sample_rng.sample(pool, share)
+    all_naive, all_ratios = [], []
+    print(
+        f"naive minimax, {NAIVE_SAMPLE} mid-game positions "
+        f"(best of {NAIVE_SAMPLE_REPEATS} each, fixed seed {SEED}):"
+    )
+    for marks, boards in by_marks.items():
+        naive_ns, ratios = [], []
+        for board in boards:
+            cells = to_naive(board)
+            move = naive_move(cells)
+            # Sanity check on both sides: the naive move keeps the game's value (win/draw/loss).
+            assert sign(-position_score(play(board, move))) == sign(position_score(board))
+            best = min(
+                elapsed_ns(lambda c=cells: naive_move(c)) for _ in range(NAIVE_SAMPLE_REPEATS)
+            )
+            naive_ns.append(best)
+            ratios.append(best / hard_ns[board.cells])
+        all_naive += naive_ns
+        all_ratios += ratios
+        print(
+            f"  {marks} marks, {len(boards):2} positions: "
+            f"naive median {fmt(statistics.median(naive_ns))}, worst {fmt(max(naive_ns))}; "
+            f"naive/hard median {statistics.median(ratios):,.0f}x"
+        )
+    print(
+        f"  all {len(all_naive)} positions: naive median {fmt(statistics.median(all_naive))}, "
+        f"worst {fmt(max(all_naive))}"
+    )
+    print(
+        f"ratio naive/hard, mid-game: median {statistics.median(all_ratios):,.0f}x, "
+        f"min {min(all_ratios):,.0f}x, max {max(all_ratios):,.0f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()
