@@ -5,36 +5,75 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 
-from telegram import BotCommand
+from telegram import BotCommand, Update
 from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
 
-from bot import texts
 from bot.config import Settings
 from bot.context import BotContext
 from bot.db.engine import create_engine, create_session_factory
 from bot.db.migrate import upgrade_database
-from bot.handlers import buttons, commands, errors, moves
+from bot.handlers import buttons, chat_events, commands, errors, inline, moves
+from bot.locales import en
 from bot.matches import AiMatchRunner
 from bot.service import GameService
+from bot.telegram_request import RetryingRequest
+from bot.texts import available_languages, texts_for
+from bot.turn_clock import TurnClock
 
 log = logging.getLogger(__name__)
 
+#: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
+CONCURRENT_UPDATES = 64
+
+
+class LoggedApplication(Application):
+    """PTB's Application that logs one line per update: id, kind, chat and handling time."""
+
+    async def process_update(self, update: object) -> None:
+        started = time.perf_counter()
+        try:
+            await super().process_update(update)
+        finally:
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            if isinstance(update, Update):
+                kinds = (k for k in Update.ALL_TYPES if getattr(update, k, None) is not None)
+                kind = next(kinds, "other")
+                chat = update.effective_chat.id if update.effective_chat else None
+                log.info(
+                    "update %s %s chat %s handled in %.1f ms",
+                    update.update_id,
+                    kind,
+                    chat,
+                    elapsed_ms,
+                )
+
 
 def build_application(settings: Settings) -> Application:
-    """The bot, ready for `run_polling` (which calls `post_init` and `post_shutdown`)."""
+    """The bot, ready for `run_polling` or `run_webhook` (both call `post_init` and
+    `post_shutdown`)."""
+    backoff = settings.retry_backoff_seconds
     builder = (
         ApplicationBuilder()
+        .application_class(LoggedApplication)
         .token(settings.token)
         .context_types(ContextTypes(context=BotContext))
+        .concurrent_updates(CONCURRENT_UPDATES)
+        .request(RetryingRequest(connection_pool_size=256, backoff_base=backoff))
+        # One long poll at a time; a broken poll is retried by PTB's polling loop too.
+        .get_updates_request(
+            RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
+        )
         .post_init(open_resources)
         .post_shutdown(close_resources)
     )
@@ -51,9 +90,16 @@ def register_handlers(application: Application) -> None:
     application.add_handler(CommandHandler(["stop", "exit"], commands.stop))
     application.add_handler(CommandHandler("help", commands.help_command))
     application.add_handler(CommandHandler("stats", commands.stats))
+    application.add_handler(CommandHandler("top", commands.top))
+    application.add_handler(CommandHandler("challenge", commands.challenge))
     application.add_handler(CallbackQueryHandler(buttons.button))
+    application.add_handler(InlineQueryHandler(inline.inline_query))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat_events.chat_migrated))
     application.add_handler(
-        MessageHandler(filters.ChatType.PRIVATE & filters.TEXT & ~filters.COMMAND, moves.typed_move)
+        MessageHandler(
+            filters.TEXT & ~filters.COMMAND & (filters.ChatType.PRIVATE | filters.REPLY),
+            moves.typed_move,
+        )
     )
     application.add_error_handler(errors.on_error)
 
@@ -66,15 +112,26 @@ async def open_resources(application: Application) -> None:
     engine = create_engine(settings.database_url)
     service = GameService(create_session_factory(engine), random.Random())
     matches = AiMatchRunner(service, application.bot, settings.ai_pause_seconds)
-    application.bot_data.update(engine=engine, service=service, matches=matches)
-    await application.bot.set_my_commands([BotCommand(name, text) for name, text in texts.COMMANDS])
+    turn_clock = TurnClock(service, application.bot, settings.turn_timeout_seconds)
+    application.bot_data.update(
+        engine=engine, service=service, matches=matches, turn_clock=turn_clock
+    )
+    await application.bot.set_my_commands([BotCommand(name, text) for name, text in en.COMMANDS])
+    for code in available_languages():
+        if code != "en":
+            commands = [BotCommand(name, text) for name, text in texts_for(code).COMMANDS]
+            await application.bot.set_my_commands(commands, language_code=code)
     for game in await service.running_ai_matches():
         matches.start(game.id)
+    turn_clock.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
 async def close_resources(application: Application) -> None:
-    """Stop match tasks and close the database."""
+    """Stop background tasks and close the database."""
+    turn_clock: TurnClock | None = application.bot_data.get("turn_clock")
+    if turn_clock is not None:
+        await turn_clock.stop()
     matches: AiMatchRunner | None = application.bot_data.get("matches")
     if matches is not None:
         await matches.stop_all()

@@ -1,19 +1,23 @@
 """Callback data: short text formats for every button, and a parser that trusts nothing.
 
-m:<game>:<ply>:<cell>   tap on a board cell (ply = moves played when the board was drawn)
-r:<game>:<ply>          resign
-n:<x>:<o>               start a new game with these player kinds
-menu                    show the menu
-help                    show the help
+    m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
+    r:<game>:<ply>              resign
+    j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
+    rm:<game> rv:<game>         rematch, review a finished game
+    n:<x>:<o>                   start a new game with these player kinds
+    ij:<user>:<mark>            inline challenge: join the game of <user>, who plays <mark>
+    ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
+    menu, help                  show the menu, the help
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.service import PLAYER_KINDS
+from bot.service import MARKS, PLAYER_KINDS
+from core.ai import LEVELS
 
-MAX_GAME_ID = 2**63 - 1
+MAX_ID = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -30,9 +34,30 @@ class ResignTap:
 
 
 @dataclass(frozen=True)
+class GameTap:
+    """A button acting on one game as a whole: join, decline, cancel, rematch, review."""
+
+    action: str
+    game_id: int
+
+
+@dataclass(frozen=True)
 class NewGameTap:
     x_kind: str
     o_kind: str
+
+
+@dataclass(frozen=True)
+class InlineJoinTap:
+    creator_id: int
+    creator_mark: str
+
+
+@dataclass(frozen=True)
+class InlineAiTap:
+    creator_id: int
+    level: str
+    cell: int
 
 
 @dataclass(frozen=True)
@@ -45,7 +70,12 @@ class HelpTap:
     pass
 
 
-Tap = CellTap | ResignTap | NewGameTap | MenuTap | HelpTap
+Tap = CellTap | ResignTap | GameTap | NewGameTap | InlineJoinTap | InlineAiTap | MenuTap | HelpTap
+
+JOIN, DECLINE, CANCEL, REMATCH, REVIEW = "j", "d", "c", "rm", "rv"
+GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW)
+MENU_DATA = "menu"
+HELP_DATA = "help"
 
 
 def cell_data(game_id: int, ply: int, cell: int) -> str:
@@ -56,17 +86,25 @@ def resign_data(game_id: int, ply: int) -> str:
     return f"r:{game_id}:{ply}"
 
 
+def game_data(action: str, game_id: int) -> str:
+    return f"{action}:{game_id}"
+
+
 def new_game_data(x_kind: str, o_kind: str) -> str:
     return f"n:{x_kind}:{o_kind}"
 
 
-MENU_DATA = "menu"
-HELP_DATA = "help"
+def inline_join_data(creator_id: int, creator_mark: str) -> str:
+    return f"ij:{creator_id}:{creator_mark}"
+
+
+def inline_ai_data(creator_id: int, level: str, cell: int) -> str:
+    return f"ia:{creator_id}:{level}:{cell}"
 
 
 def parse_callback_data(data: str | None) -> Tap | None:
     """The tap a button carries, or None for anything malformed or forged."""
-    if not data or len(data) > 64:
+    if not data or len(data.encode("utf-8", "replace")) > 64:
         return None
     if data == MENU_DATA:
         return MenuTap()
@@ -75,19 +113,27 @@ def parse_callback_data(data: str | None) -> Tap | None:
     kind, *fields = data.split(":")
     if kind == "n" and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
         return NewGameTap(fields[0], fields[1])
-    numbers = [_small_int(f) for f in fields]
-    if any(n is None for n in numbers):
+    if kind == "ij" and len(fields) == 2 and fields[1] in MARKS:
+        creator = _id(fields[0])
+        return None if creator is None else InlineJoinTap(creator, fields[1])
+    if kind == "ia" and len(fields) == 3 and fields[1] in LEVELS:
+        creator, cell = _id(fields[0]), _id(fields[2])
+        return None if creator is None or cell is None else InlineAiTap(creator, fields[1], cell)
+    numbers = [_id(f) for f in fields]
+    if not numbers or any(n is None for n in numbers):
         return None
     if kind == "m" and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]
     if kind == "r" and len(numbers) == 2:
         return ResignTap(*numbers)  # type: ignore[arg-type]
+    if kind in GAME_ACTIONS and len(numbers) == 1:
+        return GameTap(kind, numbers[0])  # type: ignore[arg-type]
     return None
 
 
-def _small_int(text: str) -> int | None:
+def _id(text: str) -> int | None:
     # Plain ASCII digits only: int() would also take "+1", " 1", "1_0" and other scripts' digits.
     if not (0 < len(text) <= 19 and text.isascii() and text.isdigit()):
         return None
     value = int(text)
-    return value if value <= MAX_GAME_ID else None
+    return value if value <= MAX_ID else None

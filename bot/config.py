@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
+DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
+DEFAULT_WEBHOOK_PORT = 8443
+#: What Telegram accepts as a webhook's secret_token (it comes back in a request header).
+WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class ConfigError(Exception):
@@ -21,13 +26,30 @@ class Settings:
     api_base_url: str | None = None
     log_level: str = "INFO"
     ai_pause_seconds: float = 1.0
+    # Games between people: the player to move is nudged after this long, and loses after
+    # twice this long; a challenge nobody joins expires after twice this long.
+    turn_timeout_seconds: float = 600.0
+    # Webhook mode when `webhook_url` is set (long polling otherwise).
+    webhook_url: str | None = None
+    webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
+    webhook_port: int = DEFAULT_WEBHOOK_PORT
+    webhook_secret: str | None = None
+    # Not settable from the environment: the first wait before retrying a failed Bot API call
+    # (doubled on every retry); tests make it short.
+    retry_backoff_seconds: float = 0.5
+
+    @property
+    def uses_webhook(self) -> bool:
+        return self.webhook_url is not None
 
     def __repr__(self) -> str:
-        # The token must never reach a log line, even through a repr.
+        # The token and the webhook secret must never reach a log line, even through a repr.
         return (
             f"Settings(token='***', database_url={self.database_url!r}, "
             f"api_base_url={self.api_base_url!r}, log_level={self.log_level!r}, "
-            f"ai_pause_seconds={self.ai_pause_seconds!r})"
+            f"ai_pause_seconds={self.ai_pause_seconds!r}, webhook_url={self.webhook_url!r}, "
+            f"webhook_listen={self.webhook_listen!r}, webhook_port={self.webhook_port!r}, "
+            f"webhook_secret={'***' if self.webhook_secret else None!r})"
         )
 
 
@@ -74,10 +96,63 @@ def load_settings(
         raise ConfigError(
             f"AI_PAUSE_SECONDS must be a number of seconds from 0 to 60, not {pause_text!r}."
         )
+    turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
+    webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
     return Settings(
         token=token,
         database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
         api_base_url=values.get("TELEGRAM_API_BASE_URL", "").strip() or None,
         log_level=log_level,
         ai_pause_seconds=pause,
+        turn_timeout_seconds=turn_timeout,
+        webhook_url=webhook_url,
+        webhook_listen=webhook_listen,
+        webhook_port=webhook_port,
+        webhook_secret=webhook_secret,
     )
+
+
+def _number(values: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
+    """A number of seconds from the settings, checked against its range."""
+    text = values.get(name, "").strip() or str(default)
+    try:
+        number = float(text)
+    except ValueError:
+        number = low - 1
+    if not low <= number <= high:
+        raise ConfigError(
+            f"{name} must be a number of seconds from {low:g} to {high:g}, not {text!r}."
+        )
+    return number
+
+
+def _webhook_settings(values: Mapping[str, str]) -> tuple[str | None, str, int, str | None]:
+    """WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT and WEBHOOK_SECRET, checked."""
+    url = values.get("WEBHOOK_URL", "").strip() or None
+    listen = values.get("WEBHOOK_LISTEN", "").strip() or DEFAULT_WEBHOOK_LISTEN
+    port_text = values.get("WEBHOOK_PORT", "").strip() or str(DEFAULT_WEBHOOK_PORT)
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"WEBHOOK_PORT must be a TCP port from 1 to 65535, not {port_text!r}.")
+    secret = values.get("WEBHOOK_SECRET", "").strip() or None
+    if url is None:
+        return None, listen, port, secret
+    if not url.startswith(("https://", "http://")):
+        raise ConfigError(
+            "WEBHOOK_URL must be the public https:// address Telegram posts updates to."
+        )
+    if secret is None:
+        raise ConfigError(
+            "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 characters of A-Z, a-z, 0-9, "
+            "_ and -, e.g. from `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+        )
+    if not WEBHOOK_SECRET_RE.fullmatch(secret):
+        # The value itself is a secret: never repeat it.
+        problem = f"it has {len(secret)}" if len(secret) > 256 else "it has other characters"
+        raise ConfigError(
+            f"WEBHOOK_SECRET must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - ({problem})."
+        )
+    return url, listen, port, secret

@@ -1,20 +1,30 @@
-"""Inline keyboards: the menu and the board."""
+"""Inline keyboards: the menu, the board in every state, inline-mode invitations."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot import texts
 from bot.callback_data import (
+    CANCEL,
+    DECLINE,
     HELP_DATA,
+    JOIN,
     MENU_DATA,
+    REMATCH,
+    REVIEW,
     cell_data,
+    game_data,
+    inline_ai_data,
+    inline_join_data,
     new_game_data,
     resign_data,
 )
 from bot.service import USER, GameView
 from core.ai import LEVELS
-from core.board import EMPTY, X
+from core.board import EMPTY, Board, X
 from core.rules import winning_cells
 
 
@@ -22,81 +32,97 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
 
 
-def menu_keyboard() -> InlineKeyboardMarkup:
-    """Levels as X, levels as O, two players, AI vs AI, help."""
+def menu_keyboard(tr: ModuleType, *, group: bool = False) -> InlineKeyboardMarkup:
+    """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, help."""
     as_x = [
-        InlineKeyboardButton(
-            texts.MENU_PLAY_X.format(level=texts.LEVEL_NAMES[level]),
-            callback_data=new_game_data(USER, level),
-        )
-        for level in LEVELS
+        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new_game_data(USER, lv))
+        for lv in LEVELS
     ]
     as_o = [
-        InlineKeyboardButton(
-            texts.MENU_PLAY_O.format(level=texts.LEVEL_NAMES[level]),
-            callback_data=new_game_data(level, USER),
-        )
-        for level in LEVELS
+        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new_game_data(lv, USER))
+        for lv in LEVELS
     ]
+    people = tr.MENU_CHALLENGE if group else tr.MENU_TWO_PLAYERS
     return InlineKeyboardMarkup(
         [
             as_x,
             as_o,
             [
-                InlineKeyboardButton(
-                    texts.MENU_TWO_PLAYERS, callback_data=new_game_data(USER, USER)
-                ),
-                InlineKeyboardButton(
-                    texts.MENU_AI_MATCH, callback_data=new_game_data("medium", "hard")
-                ),
+                _button(people, new_game_data(USER, USER)),
+                _button(tr.MENU_AI_MATCH, new_game_data("medium", "hard")),
             ],
-            [InlineKeyboardButton(texts.MENU_HELP, callback_data=HELP_DATA)],
+            [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
 
 
-def _cell_label(mark: str, highlighted: bool) -> str:
+def _cell_label(tr: ModuleType, mark: str, highlighted: bool) -> str:
     if mark == EMPTY:
-        return texts.EMPTY_SYMBOL
+        return tr.EMPTY_SYMBOL
     if mark == X:
-        return texts.X_WIN_SYMBOL if highlighted else texts.X_SYMBOL
-    return texts.O_WIN_SYMBOL if highlighted else texts.O_SYMBOL
+        return tr.X_WIN_SYMBOL if highlighted else tr.X_SYMBOL
+    return tr.O_WIN_SYMBOL if highlighted else tr.O_SYMBOL
 
 
-def board_keyboard(game: GameView) -> InlineKeyboardMarkup:
-    """The board, row by row, then the controls that fit the game's state."""
-    board = game.board
+def _cell_rows(
+    tr: ModuleType, board: Board, data: Callable[[int], str]
+) -> list[list[InlineKeyboardButton]]:
     line = winning_cells(board)
-    rows = [
+    return [
         [
-            InlineKeyboardButton(
-                _cell_label(board[cell], cell in line),
-                callback_data=cell_data(game.id, game.ply, cell),
-            )
+            _button(_cell_label(tr, board[cell], cell in line), data(cell))
             for cell in range(row * board.size, (row + 1) * board.size)
         ]
         for row in range(board.size)
     ]
-    if game.is_active and not game.is_ai_match:
-        rows.append(
+
+
+def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | None:
+    """The board, row by row, then the controls that fit the game's state."""
+    if game.is_open:
+        first = (
             [
-                InlineKeyboardButton(
-                    texts.BUTTON_RESIGN, callback_data=resign_data(game.id, game.ply)
-                )
+                _button(tr.BUTTON_ACCEPT, game_data(JOIN, game.id)),
+                _button(tr.BUTTON_DECLINE, game_data(DECLINE, game.id)),
             ]
+            if game.invited_player_id or game.invited_username
+            else [_button(tr.BUTTON_JOIN, game_data(JOIN, game.id))]
         )
-    elif game.status == "finished":
-        rows.extend(_after_game_rows(game))
+        return InlineKeyboardMarkup(
+            [first, [_button(tr.BUTTON_CANCEL, game_data(CANCEL, game.id))]]
+        )
+    if game.status in ("cancelled", "declined"):
+        return None
+    rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell))
+    if game.is_active and not game.is_ai_match:
+        rows.append([_button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))])
+    elif game.is_finished:
+        rows.extend(_after_game_rows(game, tr))
     return InlineKeyboardMarkup(rows)
 
 
-def _after_game_rows(game: GameView) -> list[list[InlineKeyboardButton]]:
-    again = texts.BUTTON_WATCH_AGAIN if game.is_ai_match else texts.BUTTON_PLAY_AGAIN
-    first = [InlineKeyboardButton(again, callback_data=new_game_data(game.x_kind, game.o_kind))]
-    if game.x_kind != game.o_kind and not game.is_ai_match:
-        first.append(
-            InlineKeyboardButton(
-                texts.BUTTON_SWAP_SIDES, callback_data=new_game_data(game.o_kind, game.x_kind)
-            )
-        )
-    return [first, [InlineKeyboardButton(texts.BUTTON_OTHER_LEVEL, callback_data=MENU_DATA)]]
+def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboardButton]]:
+    review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
+    if game.is_between_people:
+        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), review]]
+    if game.inline_message_id is not None:
+        return [[review]]  # no chat to post a new game in: only what fits on this message
+    if game.is_ai_match:
+        again = _button(tr.BUTTON_WATCH_AGAIN, new_game_data(game.x_kind, game.o_kind))
+        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, MENU_DATA)]]
+    first = [_button(tr.BUTTON_PLAY_AGAIN, new_game_data(game.x_kind, game.o_kind))]
+    if game.x_kind != game.o_kind:
+        first.append(_button(tr.BUTTON_SWAP_SIDES, new_game_data(game.o_kind, game.x_kind)))
+    return [first, [_button(tr.BUTTON_OTHER_LEVEL, MENU_DATA), review]]
+
+
+def inline_challenge_keyboard(tr: ModuleType, creator_id: int, mark: str) -> InlineKeyboardMarkup:
+    """The invitation posted through inline mode: one Join button."""
+    return InlineKeyboardMarkup([[_button(tr.BUTTON_JOIN, inline_join_data(creator_id, mark))]])
+
+
+def inline_ai_keyboard(tr: ModuleType, creator_id: int, level: str) -> InlineKeyboardMarkup:
+    """An empty board posted through inline mode; the game starts with the first tap."""
+    return InlineKeyboardMarkup(
+        _cell_rows(tr, Board.empty(), lambda cell: inline_ai_data(creator_id, level, cell))
+    )

@@ -1,107 +1,209 @@
-"""What a game looks like in chat: a pure function of the game."""
+"""What users see, as pure functions: the board message, stats, leaderboard, review."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 from telegram import InlineKeyboardMarkup
 
-from bot import texts
 from bot.keyboards import board_keyboard
-from bot.service import ABANDONED, DRAW, USER, GameView, Stats
+from bot.service import (
+    ABANDONED,
+    CANCELLED,
+    DECLINED,
+    DRAW,
+    HUMAN,
+    USER,
+    GameView,
+    LeaderRow,
+    Review,
+    ReviewStatus,
+    Stats,
+    other_mark,
+)
+from bot.texts import texts_for
 from core.ai import LEVELS
+from core.board import Board
 from core.rules import O_WINS, X_WINS
-
-SYMBOLS = {"X": texts.X_SYMBOL, "O": texts.O_SYMBOL}
 
 
 @dataclass(frozen=True)
 class BoardMessage:
     text: str
-    keyboard: InlineKeyboardMarkup
+    keyboard: InlineKeyboardMarkup | None
 
 
 def render_game(game: GameView) -> BoardMessage:
-    """The board message: who plays whom, whose turn or the result, and the keyboard."""
-    lines = [_title(game), ""]
-    if game.is_active:
-        lines.append(_turn_line(game))
+    """The board message, in the language of the game's creator: who plays whom, whose turn
+    or the result, and the keyboard."""
+    tr = texts_for(game.language)
+    lines = [_title(game, tr), ""]
+    if game.is_open:
+        lines.append(_invitation(game, tr))
+    elif game.is_active:
+        lines.extend(_turn_lines(game, tr))
     elif game.status == ABANDONED:
-        lines.append(texts.GAME_CLOSED)
+        lines.append(tr.GAME_CLOSED)
+    elif game.status == CANCELLED:
+        creator = player_name(game, "X", tr)
+        lines.append(
+            tr.CHALLENGE_EXPIRED
+            if game.end_reason == "expired"
+            else tr.CHALLENGE_CANCELLED.format(name=creator)
+        )
+    elif game.status == DECLINED:
+        lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
-        lines.extend(_result_lines(game))
-    return BoardMessage("\n".join(lines), board_keyboard(game))
+        lines.extend(_result_lines(game, tr))
+    return BoardMessage("\n".join(lines), board_keyboard(game, tr))
 
 
-def player_name(game: GameView, mark: str) -> str:
+def symbol(mark: str, tr: ModuleType) -> str:
+    return tr.X_SYMBOL if mark == "X" else tr.O_SYMBOL
+
+
+def player_name(game: GameView, mark: str, tr: ModuleType) -> str:
     kind = game.kind_of(mark)
     if kind == USER:
-        return game.name_of(mark) or "?"
-    return texts.AI_NAME.format(level=texts.LEVEL_NAMES[kind])
+        return game.name_of(mark) or tr.NOBODY_YET
+    return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
 
 
-def _one_phone(game: GameView) -> bool:
-    return game.x_kind == USER and game.o_kind == USER and game.x_player_id == game.o_player_id
+def _is_private(game: GameView) -> bool:
+    # Telegram gives private chats the user's (positive) id and groups negative ids.
+    return game.chat_id is not None and game.chat_id > 0
 
 
-def _title(game: GameView) -> str:
-    if _one_phone(game):
-        return texts.TWO_PLAYERS_TITLE
-    return texts.VERSUS.format(
-        x=texts.X_SYMBOL,
-        x_name=player_name(game, "X"),
-        o=texts.O_SYMBOL,
-        o_name=player_name(game, "O"),
+def _invited(game: GameView, tr: ModuleType) -> str:
+    if game.invited_name:
+        return game.invited_name
+    return f"@{game.invited_username}" if game.invited_username else tr.NOBODY_YET
+
+
+def _title(game: GameView, tr: ModuleType) -> str:
+    if game.is_one_phone:
+        return tr.TWO_PLAYERS_TITLE
+    return tr.VERSUS.format(
+        x=tr.X_SYMBOL,
+        x_name=player_name(game, "X", tr),
+        o=tr.O_SYMBOL,
+        o_name=player_name(game, "O", tr),
     )
 
 
-def _turn_line(game: GameView) -> str:
+def _invitation(game: GameView, tr: ModuleType) -> str:
+    name = player_name(game, "X", tr)
+    if game.invited_player_id or game.invited_username:
+        return tr.INVITATION.format(name=name, invited=_invited(game, tr))
+    return tr.OPEN_CHALLENGE.format(name=name, o=tr.O_SYMBOL)
+
+
+def _turn_lines(game: GameView, tr: ModuleType) -> list[str]:
     mark = game.to_move
+    name = player_name(game, mark, tr)
     if game.kind_of(mark) != USER:
-        return texts.AI_THINKING.format(name=player_name(game, mark), mark=SYMBOLS[mark])
-    if _one_phone(game) or game.x_kind == game.o_kind:
-        return texts.MARK_TO_MOVE.format(mark=SYMBOLS[mark])
-    return texts.YOUR_MOVE.format(mark=SYMBOLS[mark])
+        return [tr.AI_THINKING.format(name=name, mark=symbol(mark, tr))]
+    if game.is_one_phone:
+        return [tr.MARK_TO_MOVE.format(mark=symbol(mark, tr))]
+    if _is_private(game) and not game.is_between_people:
+        return [tr.YOUR_MOVE.format(mark=symbol(mark, tr))]
+    lines = [tr.NAME_TO_MOVE.format(name=name, mark=symbol(mark, tr))]
+    if game.nudges:
+        lines.append(tr.NUDGE_LINE.format(name=name))
+    return lines
 
 
-def _result_lines(game: GameView) -> list[str]:
+def _result_lines(game: GameView, tr: ModuleType) -> list[str]:
     if game.result == DRAW:
-        return ["Draw", texts.RESULT_DRAW]
+        return ["Draw", tr.RESULT_DRAW]
     winner = game.result or "X"
-    loser = "O" if winner == "X" else "X"
+    loser = other_mark(winner)
     words = X_WINS if winner == "X" else O_WINS
-    resigned = game.end_reason == "resigned"
     if game.is_ai_match:
-        return [words, texts.RESULT_AI_WON.format(name=player_name(game, winner))]
-    if _one_phone(game) or game.x_kind == game.o_kind:
-        if resigned:
-            return [words, texts.RESULT_MARK_RESIGNED.format(mark=SYMBOLS[loser])]
-        return [words, texts.RESULT_MARK_WON.format(mark=SYMBOLS[winner])]
-    if game.kind_of(winner) == USER:
-        return [words, texts.RESULT_YOU_WON]
-    return [words, texts.RESULT_YOU_RESIGNED if resigned else texts.RESULT_YOU_LOST]
+        return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
+    if game.is_one_phone:
+        if game.end_reason == "resigned":
+            return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
+        return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
+    if _is_private(game):
+        if game.kind_of(winner) == USER:
+            return [words, tr.RESULT_YOU_WON]
+        if game.end_reason == "resigned":
+            return [words, tr.RESULT_YOU_RESIGNED]
+        return [words, tr.RESULT_YOU_LOST]
+    loser_name = player_name(game, loser, tr)
+    if game.end_reason == "resigned":
+        return [words, tr.RESULT_NAME_RESIGNED.format(name=loser_name)]
+    if game.end_reason == "timeout":
+        return [words, tr.RESULT_NAME_TIMED_OUT.format(name=loser_name)]
+    return [words, tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))]
 
 
-def render_stats(stats: Stats) -> str:
-    """The /stats reply: one line per AI level played, then the total."""
+def render_stats(stats: Stats, tr: ModuleType) -> str:
+    """The /stats reply: one line per opponent kind played, the total and the streaks."""
     if not stats.by_opponent:
-        return texts.STATS_EMPTY
-    lines = [texts.STATS_HEADER]
-    for level in LEVELS:
-        record = stats.by_opponent.get(level)
+        return tr.STATS_EMPTY
+    lines = [tr.STATS_HEADER]
+    for opponent in (*LEVELS, HUMAN):
+        record = stats.by_opponent.get(opponent)
         if record is not None:
+            label = tr.STATS_HUMANS if opponent == HUMAN else tr.LEVEL_NAMES[opponent]
             lines.append(
-                texts.STATS_LINE.format(
-                    level=texts.LEVEL_NAMES[level],
-                    wins=record.wins,
-                    losses=record.losses,
-                    draws=record.draws,
+                tr.STATS_LINE.format(
+                    opponent=label, wins=record.wins, losses=record.losses, draws=record.draws
                 )
             )
     total = stats.total
     lines.append(
-        texts.STATS_TOTAL.format(
+        tr.STATS_TOTAL.format(
             wins=total.wins, losses=total.losses, draws=total.draws, played=total.played
         )
     )
+    lines.append(tr.STATS_STREAK.format(current=stats.current_streak, best=stats.best_streak))
     return "\n".join(lines)
+
+
+def render_top(rows: list[LeaderRow], tr: ModuleType) -> str:
+    """The /top reply: the group's leaderboard."""
+    if not rows:
+        return tr.TOP_EMPTY
+    lines = [tr.TOP_HEADER]
+    for rank, row in enumerate(rows, start=1):
+        record = row.record
+        lines.append(
+            tr.TOP_LINE.format(
+                rank=rank,
+                name=row.name,
+                wins=record.wins,
+                losses=record.losses,
+                draws=record.draws,
+            )
+        )
+    return "\n".join(lines)
+
+
+def render_review(review: Review, tr: ModuleType) -> str | None:
+    """One short line about the first move that could have been better; None when there is
+    nothing to review for this person."""
+    if review.status is ReviewStatus.WON:
+        return tr.REVIEW_WON
+    if review.status is ReviewStatus.PERFECT:
+        return tr.REVIEW_PERFECT
+    if review.status is not ReviewStatus.MISTAKE:
+        return None
+    assert review.played_cell is not None and review.better_cell is not None
+    assert review.better_score is not None and review.played_score is not None
+    board = Board.empty()
+    if review.better_score > 0:
+        would = tr.REVIEW_WOULD_WIN if review.played_score <= 0 else tr.REVIEW_WOULD_WIN_SOONER
+    elif review.better_score == 0:
+        would = tr.REVIEW_WOULD_DRAW
+    else:
+        would = tr.REVIEW_WOULD_LOSE_LATER
+    return tr.REVIEW_MISTAKE.format(
+        move=review.move_number,
+        played="{} {}".format(*board.row_col(review.played_cell)),
+        better="{} {}".format(*board.row_col(review.better_cell)),
+        would=would,
+    )

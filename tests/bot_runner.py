@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import Any
+
 from telegram.ext import Application
 
 from bot.app import build_application
@@ -11,19 +15,41 @@ from tests.fake_telegram import FakeTelegram
 
 class BotRunner:
     """The bot's Application started and stopped in the same order as `run_polling`:
-    initialize, post_init, start polling … stop, shutdown, post_shutdown."""
+    initialize, post_init, start polling … stop, shutdown, post_shutdown.
 
-    def __init__(self, telegram: FakeTelegram, database_url: str, ai_pause: float = 0.05) -> None:
+    It also counts the updates the bot has finished handling, so tests can wait for exactly
+    that (`settle`) instead of guessing with pauses."""
+
+    def __init__(
+        self, telegram: FakeTelegram, database_url: str, ai_pause: float = 0.05, **settings: Any
+    ) -> None:
+        self.telegram = telegram
         self.settings = Settings(
             token=telegram.token,
             database_url=database_url,
             api_base_url=telegram.base_url,
             ai_pause_seconds=ai_pause,
+            **settings,
         )
         self.application: Application | None = None
+        # Shared by every runner on this fake server, so a restarted bot continues the count.
+        if not hasattr(telegram, "handled_update_ids"):
+            telegram.handled_update_ids = set()  # type: ignore[attr-defined]
+        self.handled: set[int] = telegram.handled_update_ids  # type: ignore[attr-defined]
 
     async def start(self) -> Application:
         application = build_application(self.settings)
+        handle = application.process_update
+
+        async def process_and_count(update: object) -> None:
+            try:
+                await handle(update)
+            finally:
+                update_id = getattr(update, "update_id", None)
+                if update_id is not None:
+                    self.handled.add(update_id)
+
+        application.process_update = process_and_count  # type: ignore[method-assign]
         await application.initialize()
         if application.post_init is not None:
             await application.post_init(application)
@@ -31,7 +57,19 @@ class BotRunner:
         assert application.updater is not None
         await application.updater.start_polling(poll_interval=0, timeout=1)
         self.application = application
+        self.telegram.bot_runner = self  # type: ignore[attr-defined]
         return application
+
+    async def settle(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+        """Wait until every update queued so far has been handled to its end."""
+        deadline = time.monotonic() + timeout
+        while True:
+            queued = {update["update_id"] for update in self.telegram.updates}
+            if queued <= self.handled:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"updates not handled: {sorted(queued - self.handled)}")
+            await asyncio.sleep(0.005)
 
     async def stop(self) -> None:
         application, self.application = self.application, None
@@ -43,3 +81,14 @@ class BotRunner:
         await application.shutdown()
         if application.post_shutdown is not None:
             await application.post_shutdown(application)
+        if getattr(self.telegram, "bot_runner", None) is self:
+            del self.telegram.bot_runner  # type: ignore[attr-defined]
+
+
+async def settle(telegram: FakeTelegram) -> None:
+    """Wait until the bot running against `telegram` has handled everything sent to it."""
+    runner: BotRunner | None = getattr(telegram, "bot_runner", None)
+    if runner is None:
+        await telegram.wait_idle(quiet=0.1)
+    else:
+        await runner.settle()

@@ -1,13 +1,19 @@
-"""Shared fixtures: a migrated SQLite file per test, and the game service on it."""
+"""Shared fixtures: a migrated database per test (SQLite, or PostgreSQL with TEST_DATABASE_URL),
+the game service on it, the fake Bot API server and the real bot."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import os
 import random
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
+from sqlalchemy.engine import URL, make_url
 
 from bot.db.engine import create_engine, create_session_factory
 from bot.db.migrate import upgrade_database
@@ -17,9 +23,42 @@ from tests.fake_telegram import FakeTelegram
 
 
 @pytest.fixture
-def database_url(tmp_path: Path) -> str:
-    """A fresh, empty SQLite file (migrations not applied)."""
-    return f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+def database_url(tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database (migrations not applied): a SQLite file, or, when
+    TEST_DATABASE_URL names a PostgreSQL server (`postgresql+asyncpg://…`), a database of its
+    own there, dropped after the test."""
+    admin_url = os.environ.get("TEST_DATABASE_URL", "").strip()
+    if not admin_url:
+        yield f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+        return
+    admin = make_url(admin_url)
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    _run_admin(admin, f'CREATE DATABASE "{name}"')
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        _run_admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _run_admin(admin: URL, sql: str) -> None:
+    """One statement on the PostgreSQL server, outside any transaction (CREATE DATABASE needs
+    that), in a thread with its own event loop: this fixture may run inside the test's loop."""
+
+    async def run() -> None:
+        connection = await asyncpg.connect(
+            host=admin.host,
+            port=admin.port,
+            user=admin.username,
+            password=admin.password,
+            database=admin.database or "postgres",
+        )
+        try:
+            await connection.execute(sql)
+        finally:
+            await connection.close()
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run()).result()
 
 
 @pytest.fixture

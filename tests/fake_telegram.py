@@ -364,6 +364,8 @@ class FakeTelegram:
         self._inline_ids = itertools.count(1)
         self._allowed_updates: list[str] | None = None
         self._failures: dict[str, deque[FakeApiError]] = {}
+        #: Calls still to be dropped without an answer, by lower-case method name.
+        self._drops: dict[str, int] = {}
         self._poll_generation = 0
         self._polls_waiting = 0
         self._inflight = 0
@@ -493,6 +495,8 @@ class FakeTelegram:
         token, method = match.groups() if match else ("", request.path)
         canonical, handler = self._methods.get(method.lower(), (method, None))
         polling = canonical == "getUpdates"
+        if self._drops.get(canonical.lower()):
+            return await self._drop(request, canonical, started)
         if not polling:
             self._inflight += 1
             self._touch()
@@ -1148,6 +1152,26 @@ class FakeTelegram:
     def clear_failures(self) -> None:
         """Drop all pending injected failures."""
         self._failures.clear()
+        self._drops.clear()
+
+    def drop_next(self, method: str, count: int = 1) -> None:
+        """Make the next ``count`` calls of ``method`` fail at the network level: the request is
+        read, then the connection is closed without any HTTP answer (the client sees "server
+        disconnected"). Such calls are recorded with ``ok=False`` and ``error_code=0``."""
+        key = method.lower()
+        self._drops[key] = self._drops.get(key, 0) + count
+
+    async def _drop(self, request: web.Request, method: str, started: float) -> web.StreamResponse:
+        self._drops[method.lower()] -= 1
+        try:
+            params = await self._read_params(request)
+        except (FakeApiError, ValueError, UnicodeDecodeError):
+            params = {}
+        self._record(method, params, None, FakeApiError(0, "connection dropped"), started)
+        if request.transport is not None:
+            request.transport.close()
+        # Nothing reaches the client: its connection is already closed.
+        return web.Response(status=204)
 
     # ------------------------------------------------------------------ test side: waiting
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from core.board import Board
 from core.rules import outcome
-from tests.bot_runner import BotRunner
+from tests.bot_runner import BotRunner, settle
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
@@ -30,7 +30,7 @@ def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
 
 async def send(tg: FakeTelegram, user: dict[str, Any], text: str) -> None:
     tg.send_text(user, text)
-    await tg.wait_idle(quiet=0.1)
+    await settle(tg)
 
 
 async def tap_cell(
@@ -41,14 +41,14 @@ async def tap_cell(
     assert data is not None
     query_id = tg.tap(user, message, data)
     answer = await tg.answer_to(query_id)
-    await tg.wait_idle(quiet=0.1)
+    await settle(tg)
     return answer
 
 
 async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
     query_id = tg.tap(user, message, data)
     answer = await tg.answer_to(query_id)
-    await tg.wait_idle(quiet=0.1)
+    await settle(tg)
     return answer
 
 
@@ -80,13 +80,12 @@ async def play_to_the_end(
 async def test_start_registers_commands_and_shows_the_menu(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
-    commands = telegram.calls_of("setMyCommands")
-    assert [c["command"] for c in commands[-1].params["commands"]] == [
-        "start",
-        "stop",
-        "stats",
-        "help",
-    ]
+    by_language = {
+        call.params.get("language_code"): [c["command"] for c in call.params["commands"]]
+        for call in telegram.calls_of("setMyCommands")
+    }
+    expected = ["start", "challenge", "stop", "stats", "top", "help"]
+    assert by_language == {None: expected, "ru": expected}
     menu = await new_board(telegram, ALICE, "/start")
     assert "Welcome to Tic-Tac-Toe" in menu.text
     assert button_texts(telegram, menu) == [
@@ -122,6 +121,7 @@ async def test_full_games_against_every_level_by_taps(
             "🔁 Play again",
             "🔄 Swap sides",
             "🎚 Another level",
+            "🔍 Review",
         ]
     assert_every_query_answered(telegram)
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.service import ABANDONED, FINISHED, GameService, MoveStatus, PlayerInfo
+from bot.service import ABANDONED, FINISHED, BoardRef, GameService, MoveStatus, PlayerInfo
 from core.board import CellOccupiedError, NotNumbersError, OutOfRangeError
 from core.rules import outcome
 
 ALICE = PlayerInfo(101, "Alice", "en")
 BOB = PlayerInfo(202, "Bob", "en")
 CHAT = 101
+HERE = BoardRef(chat_id=CHAT)
 
 
 async def test_start_against_ai_as_x_leaves_an_empty_board_for_the_user(
@@ -31,7 +32,7 @@ async def test_a_tap_plays_the_cell_and_the_ai_answers_in_the_same_transaction(
     service: GameService,
 ) -> None:
     game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    result = await service.play_tap(game.id, CHAT, ALICE, 0, 4)
+    result = await service.play_tap(game.id, HERE, ALICE, 0, 4)
     assert result.status is MoveStatus.PLAYED
     assert result.game is not None
     assert result.game.board[4] == "X" and result.game.ply == 2
@@ -43,20 +44,21 @@ async def test_a_tap_plays_the_cell_and_the_ai_answers_in_the_same_transaction(
 
 async def test_refused_taps_change_nothing(service: GameService) -> None:
     game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    played = (await service.play_tap(game.id, CHAT, ALICE, 0, 4)).game
+    played = (await service.play_tap(game.id, HERE, ALICE, 0, 4)).game
     assert played is not None
     o_cell = played.board.cells.index("O")
     cases = [
-        (game.id, CHAT, ALICE, 0, 0, MoveStatus.STALE),  # an old board: ply 0 is gone
-        (game.id, CHAT, ALICE, 2, 4, MoveStatus.OCCUPIED),
-        (game.id, CHAT, ALICE, 2, o_cell, MoveStatus.OCCUPIED),
-        (game.id, CHAT, BOB, 2, 0, MoveStatus.NOT_A_PLAYER),
-        (game.id, 999, ALICE, 2, 0, MoveStatus.NO_GAME),  # the game lives in another chat
-        (game.id + 1000, CHAT, ALICE, 2, 0, MoveStatus.NO_GAME),
-        (game.id, CHAT, ALICE, 2, 9, MoveStatus.INVALID),
+        (game.id, HERE, ALICE, 0, 0, MoveStatus.STALE),  # an old board: ply 0 is gone
+        (game.id, HERE, ALICE, 2, 4, MoveStatus.OCCUPIED),
+        (game.id, HERE, ALICE, 2, o_cell, MoveStatus.OCCUPIED),
+        (game.id, HERE, BOB, 2, 0, MoveStatus.NOT_A_PLAYER),
+        (game.id, BoardRef(chat_id=999), ALICE, 2, 0, MoveStatus.NO_GAME),  # another chat
+        (game.id, BoardRef(inline_message_id="abc"), ALICE, 2, 0, MoveStatus.NO_GAME),
+        (game.id + 1000, HERE, ALICE, 2, 0, MoveStatus.NO_GAME),
+        (game.id, HERE, ALICE, 2, 9, MoveStatus.INVALID),
     ]
-    for game_id, chat, user, ply, cell, expected in cases:
-        result = await service.play_tap(game_id, chat, user, ply, cell)
+    for game_id, ref, user, ply, cell, expected in cases:
+        result = await service.play_tap(game_id, ref, user, ply, cell)
         assert result.status is expected, (ply, cell, user)
     assert await service.get_game(game.id) == played
 
@@ -64,7 +66,7 @@ async def test_refused_taps_change_nothing(service: GameService) -> None:
 async def test_a_double_tap_applies_one_move(service: GameService) -> None:
     game = (await service.start_game(CHAT, ALICE, "user", "user")).game
     first, second = await asyncio.gather(
-        service.play_tap(game.id, CHAT, ALICE, 0, 0), service.play_tap(game.id, CHAT, ALICE, 0, 1)
+        service.play_tap(game.id, HERE, ALICE, 0, 0), service.play_tap(game.id, HERE, ALICE, 0, 1)
     )
     statuses = sorted([first.status, second.status])
     assert statuses.count(MoveStatus.PLAYED) == 1
@@ -108,7 +110,7 @@ async def test_a_new_game_in_a_private_chat_closes_the_old_one(service: GameServ
     started = await service.start_game(CHAT, ALICE, "user", "hard")
     assert [g.id for g in started.closed] == [old.id]
     assert (await service.get_game(old.id)).status == ABANDONED  # type: ignore[union-attr]
-    result = await service.play_tap(old.id, CHAT, ALICE, 0, 0)
+    result = await service.play_tap(old.id, HERE, ALICE, 0, 0)
     assert result.status is MoveStatus.GAME_OVER
 
 
@@ -149,7 +151,7 @@ async def test_stats_count_wins_losses_and_draws_per_level(service: GameService)
         game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
         while game.is_active:
             cell = game.board.free_cells()[0]
-            result = await service.play_tap(game.id, CHAT, ALICE, game.ply, cell)
+            result = await service.play_tap(game.id, HERE, ALICE, game.ply, cell)
             assert result.game is not None
             game = result.game
         assert game.result == "O"

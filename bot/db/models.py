@@ -38,23 +38,43 @@ class Game(Base):
     """
 
     __tablename__ = "games"
-    __table_args__ = (Index("ix_games_chat_status", "chat_id", "status"),)
+    __table_args__ = (
+        Index("ix_games_chat_status", "chat_id", "status"),
+        # One game per inline message, and at most one rematch per game: races end in the
+        # database, not in two games.
+        UniqueConstraint("inline_message_id", name="uq_games_inline_message_id"),
+        UniqueConstraint("rematch_of_id", name="uq_games_rematch_of_id"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
     message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Games posted through inline mode live on an inline message instead of a chat message.
+    inline_message_id: Mapped[str | None] = mapped_column(String(128))
     # Hyperskill cells, `_` for empty: `X_O______`.
     board: Mapped[str] = mapped_column(String(64))
     x_kind: Mapped[str] = mapped_column(String(8))
     o_kind: Mapped[str] = mapped_column(String(8))
     x_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     o_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
-    # active | finished | abandoned
+    # The challenger, and whom they invited (by id from a reply, or by @username).
+    created_by_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    invited_player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL")
+    )
+    invited_username: Mapped[str | None] = mapped_column(String(64))
+    # The language the board message is written in (the creator's).
+    language: Mapped[str | None] = mapped_column(String(16))
+    rematch_of_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    # open (waiting for an opponent) | active | finished | abandoned | cancelled | declined
     status: Mapped[str] = mapped_column(String(16), default="active")
     # X | O | draw, once finished
     result: Mapped[str | None] = mapped_column(String(8))
-    # line | full | resigned | abandoned
+    # line | full | resigned | timeout | abandoned | cancelled | declined | expired
     end_reason: Mapped[str | None] = mapped_column(String(16))
+    # When the player to move got the turn, and how often they were nudged since.
+    turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
@@ -63,6 +83,9 @@ class Game(Base):
 
     x_player: Mapped[Player | None] = relationship(foreign_keys=[x_player_id], lazy="joined")
     o_player: Mapped[Player | None] = relationship(foreign_keys=[o_player_id], lazy="joined")
+    invited_player: Mapped[Player | None] = relationship(
+        foreign_keys=[invited_player_id], lazy="joined"
+    )
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
 

@@ -1,23 +1,31 @@
-"""Button taps: board cells, resign, new game, menu, help."""
+"""Button taps on chat and inline messages: cells, resign, challenges, rematch, review, menu."""
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 
-from bot import texts
-from bot.board_messages import edit_board
+from bot.board_messages import edit_board, send_board
 from bot.callback_data import (
+    CANCEL,
+    DECLINE,
+    JOIN,
+    REMATCH,
+    REVIEW,
     CellTap,
+    GameTap,
     HelpTap,
+    InlineAiTap,
+    InlineJoinTap,
     MenuTap,
     NewGameTap,
     ResignTap,
     parse_callback_data,
 )
 from bot.context import BotContext
-from bot.handlers.common import POPUPS, player_from, start_and_send
+from bot.handlers.common import is_group, player_from, popup, start_and_send, texts_of
 from bot.keyboards import menu_keyboard
-from bot.service import MoveResult
+from bot.render import render_review, symbol
+from bot.service import BoardRef, MoveResult, PlayerInfo
 
 
 async def button(update: Update, context: BotContext) -> None:
@@ -26,35 +34,83 @@ async def button(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is None:
         return
+    tr = texts_of(query.from_user)
     user = player_from(query.from_user)
-    message = query.message
-    chat = message.chat if message is not None else None
+    chat = query.message.chat if query.message is not None else None
+    ref = BoardRef(chat_id=chat.id if chat else None, inline_message_id=query.inline_message_id)
+    if chat is None and query.inline_message_id is None:
+        await query.answer(tr.POPUP_UNKNOWN_BUTTON)
+        return
     tap = parse_callback_data(query.data)
+    service = context.service
 
-    if isinstance(tap, CellTap | ResignTap):
-        if isinstance(tap, CellTap):
-            result = await context.service.play_tap(
-                tap.game_id, chat.id if chat else None, user, tap.ply, tap.cell
-            )
-        else:
-            result = await context.service.resign(tap.game_id, chat.id if chat else None, user)
-        await query.answer(_popup(result))
-        if result.played and result.game is not None:
-            await edit_board(context.bot, context.service, result.game)
+    if isinstance(tap, CellTap):
+        result = await service.play_tap(tap.game_id, ref, user, tap.ply, tap.cell)
+        await _answer_and_show(query, context, result)
+    elif isinstance(tap, ResignTap):
+        await _answer_and_show(query, context, await service.resign(tap.game_id, ref, user))
+    elif isinstance(tap, GameTap) and tap.action == REVIEW:
+        text = render_review(await service.review(tap.game_id, ref, user), tr)
+        await query.answer(text or tr.POPUP_NO_REVIEW, show_alert=text is not None)
+    elif isinstance(tap, GameTap) and tap.action == REMATCH:
+        await _rematch(query, context, tap.game_id, ref, user)
+    elif isinstance(tap, GameTap):
+        action = {JOIN: service.join, DECLINE: service.decline, CANCEL: service.cancel}
+        result = await action[tap.action](tap.game_id, ref, user)
+        await _answer_and_show(query, context, result, joined=tap.action == JOIN)
+    elif isinstance(tap, InlineJoinTap) and query.inline_message_id is not None:
+        result = await service.join_inline_challenge(
+            query.inline_message_id, user, tap.creator_id, tap.creator_mark
+        )
+        await _answer_and_show(query, context, result, joined=True)
+    elif isinstance(tap, InlineAiTap) and query.inline_message_id is not None:
+        result = await service.start_inline_ai_game(
+            query.inline_message_id, user, tap.creator_id, tap.level, tap.cell
+        )
+        await _answer_and_show(query, context, result)
     elif isinstance(tap, NewGameTap) and chat is not None:
         await query.answer()
         await start_and_send(context, chat, query.from_user, tap.x_kind, tap.o_kind)
     elif isinstance(tap, MenuTap) and chat is not None:
         await query.answer()
-        await context.bot.send_message(chat.id, texts.WELCOME, reply_markup=menu_keyboard())
+        await context.bot.send_message(
+            chat.id, tr.WELCOME, reply_markup=menu_keyboard(tr, group=is_group(chat))
+        )
     elif isinstance(tap, HelpTap) and chat is not None:
         await query.answer()
-        await context.bot.send_message(chat.id, texts.HELP)
+        await context.bot.send_message(chat.id, tr.HELP.format(bot=context.bot.username))
     else:
-        await query.answer(texts.POPUP_UNKNOWN_BUTTON)
+        await query.answer(tr.POPUP_UNKNOWN_BUTTON)
 
 
-def _popup(result: MoveResult) -> str | None:
-    if result.played:
-        return None
-    return POPUPS.get(result.status, texts.POPUP_ERROR)
+async def _answer_and_show(
+    query: CallbackQuery, context: BotContext, result: MoveResult, *, joined: bool = False
+) -> None:
+    """Answer the tap (a pop-up when refused), then show the game's new state."""
+    tr = texts_of(query.from_user)
+    if not result.played or result.game is None:
+        await query.answer(popup(tr, result.status))
+        return
+    game = result.game
+    mark = game.mark_of(query.from_user.id)
+    if joined and mark is not None:
+        await query.answer(tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
+    else:
+        await query.answer()
+    await edit_board(context.bot, context.service, game)
+
+
+async def _rematch(
+    query: CallbackQuery, context: BotContext, game_id: int, ref: BoardRef, user: PlayerInfo
+) -> None:
+    tr = texts_of(query.from_user)
+    result = await context.service.rematch(game_id, ref, user)
+    if not result.played or result.game is None:
+        await query.answer(popup(tr, result.status))
+        return
+    await query.answer()
+    game = result.game
+    if game.inline_message_id is not None:
+        await edit_board(context.bot, context.service, game)  # the invitation becomes the game
+    elif game.chat_id is not None:
+        await send_board(context.bot, context.service, game.chat_id, game)

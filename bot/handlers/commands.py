@@ -1,15 +1,14 @@
-"""Commands: /start, /stop (/exit), /help, /stats."""
+"""Commands: /start, /challenge, /stop (/exit), /help, /stats, /top."""
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import Chat, Update
 
-from bot import texts
-from bot.board_messages import edit_board
+from bot.board_messages import edit_board, send_board
 from bot.context import BotContext
-from bot.handlers.common import player_from, start_and_send
+from bot.handlers.common import is_group, player_from, start_and_send, texts_of
 from bot.keyboards import menu_keyboard
-from bot.render import render_stats
+from bot.render import render_stats, render_top
 from bot.service import PLAYER_KINDS, USER, MoveStatus
 
 
@@ -28,43 +27,99 @@ async def start(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
+    tr = texts_of(user)
     if not context.args:
-        await message.reply_text(texts.WELCOME, reply_markup=menu_keyboard())
+        welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+        await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
         return
     kinds = parse_start_args(context.args)
     if kinds is None:
-        await message.reply_text(texts.BAD_PARAMETERS)
+        await message.reply_text(tr.BAD_PARAMETERS)
         return
     await start_and_send(context, chat, user, *kinds)
 
 
-async def stop(update: Update, context: BotContext) -> None:
-    """End the chat's current game; a running game counts as resigned."""
+async def challenge(update: Update, context: BotContext) -> None:
+    """Challenge anyone in the group, `@name`, or the author of the replied-to message."""
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
+    tr = texts_of(user)
+    if not is_group(chat):
+        await message.reply_text(tr.GROUP_ONLY.format(bot=context.bot.username))
+        return
+    args = context.args or []
+    invited = message.reply_to_message.from_user if message.reply_to_message else None
+    username = None
+    if args:
+        if len(args) != 1 or not args[0].startswith("@") or len(args[0]) < 2:
+            await message.reply_text(tr.BAD_CHALLENGE)
+            return
+        username, invited = args[0][1:], None
+    if invited is not None and invited.is_bot:
+        await message.reply_text(tr.CHALLENGE_BOT)
+        return
+    if (invited is not None and invited.id == user.id) or (
+        username and user.username and username.lower() == user.username.lower()
+    ):
+        await message.reply_text(tr.CHALLENGE_YOURSELF)
+        return
+    game = await context.service.create_challenge(
+        chat.id,
+        player_from(user),
+        invited=player_from(invited) if invited else None,
+        invited_username=username,
+    )
+    await send_board(context.bot, context.service, chat.id, game)
+
+
+async def stop(update: Update, context: BotContext) -> None:
+    """End the sender's current game here; a running game counts as resigned."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user)
     result = await context.service.stop_current(chat.id, player_from(user))
     if result.status is MoveStatus.NO_GAME or result.game is None:
-        await message.reply_text(texts.NO_GAME)
+        await message.reply_text(tr.NO_GAME)
         return
-    if result.status is not MoveStatus.PLAYED:
-        await message.reply_text(texts.POPUP_NOT_A_PLAYER)
+    if not result.played:
+        await message.reply_text(tr.POPUP_CONFLICT)
         return
-    context.ai_matches.cancel(result.game.id)
-    await edit_board(context.bot, context.service, result.game)
-    reply = texts.STOPPED_AI_MATCH if result.game.is_ai_match else texts.STOPPED
-    await message.reply_text(reply)
+    game = result.game
+    context.ai_matches.cancel(game.id)
+    await edit_board(context.bot, context.service, game)
+    if game.is_ai_match:
+        await message.reply_text(tr.STOPPED_AI_MATCH)
+    elif game.status == "cancelled":
+        await message.reply_text(tr.STOPPED_CHALLENGE)
+    else:
+        await message.reply_text(tr.STOPPED)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
     """How to play, in a few lines."""
     if update.effective_message is not None:
-        await update.effective_message.reply_text(texts.HELP)
+        tr = texts_of(update.effective_user)
+        await update.effective_message.reply_text(tr.HELP.format(bot=context.bot.username))
 
 
 async def stats(update: Update, context: BotContext) -> None:
-    """The sender's wins, losses and draws per AI level."""
+    """The sender's record per opponent kind and their winning streak."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    await message.reply_text(render_stats(await context.service.stats(user.id)))
+    record = await context.service.stats(user.id)
+    await message.reply_text(render_stats(record, texts_of(user)))
+
+
+async def top(update: Update, context: BotContext) -> None:
+    """The group's leaderboard of games between people played there."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    tr = texts_of(update.effective_user)
+    if chat.type == Chat.PRIVATE:
+        await message.reply_text(tr.TOP_PRIVATE)
+        return
+    await message.reply_text(render_top(await context.service.top(chat.id), tr))

@@ -7,8 +7,8 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot import texts
 from bot.context import BotContext
+from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
 
@@ -19,11 +19,13 @@ async def on_error(update: object, context: BotContext) -> None:
     log.error("update %s failed", update_id, exc_info=context.error)
     if not isinstance(update, Update):
         return
+    user = update.effective_user
+    tr = texts_for(user.language_code if user else None)
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(texts.POPUP_ERROR)
-        elif update.effective_message is not None:
-            await update.effective_message.reply_text(texts.SORRY_ERROR)
+            await update.callback_query.answer(tr.POPUP_ERROR)
+        elif update.effective_message is not None and update.effective_chat is not None:
+            await update.effective_message.reply_text(tr.SORRY_ERROR)
     except TelegramError:
         # Already answered, or Telegram itself is failing: nothing more to do here.
         log.debug("could not tell the user about the failure of update %s", update_id)

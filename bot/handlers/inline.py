@@ -1,0 +1,54 @@
+"""Inline mode: `@bot` in any chat offers challenges and games against the AI."""
+
+from __future__ import annotations
+
+from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
+
+from bot.context import BotContext
+from bot.handlers.common import player_from, texts_of
+from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
+from bot.render import symbol
+from core.ai import LEVELS
+
+
+async def inline_query(update: Update, context: BotContext) -> None:
+    """Offer: challenge as X, challenge as O, play each AI level in this chat."""
+    query = update.inline_query
+    if query is None:
+        return
+    tr = texts_of(query.from_user)
+    user = player_from(query.from_user)
+    # The game itself is created on the first tap; remember the challenger's name for it.
+    await context.service.register_player(user)
+    results = []
+    for mark, other, title in (
+        ("X", "O", tr.INLINE_CHALLENGE_X_TITLE),
+        ("O", "X", tr.INLINE_CHALLENGE_O_TITLE),
+    ):
+        text = tr.INLINE_CHALLENGE_TEXT.format(
+            name=user.name, mark=symbol(mark, tr), other=symbol(other, tr)
+        )
+        results.append(
+            InlineQueryResultArticle(
+                id=f"challenge-{mark}",
+                title=title,
+                description=tr.INLINE_CHALLENGE_DESCRIPTION,
+                input_message_content=InputTextMessageContent(text),
+                reply_markup=inline_challenge_keyboard(tr, user.id, mark),
+            )
+        )
+    for level in LEVELS:
+        name = tr.LEVEL_NAMES[level]
+        results.append(
+            InlineQueryResultArticle(
+                id=f"ai-{level}",
+                title=tr.INLINE_AI_TITLE.format(level=name),
+                description=tr.INLINE_AI_DESCRIPTION,
+                input_message_content=InputTextMessageContent(
+                    tr.INLINE_AI_TEXT.format(name=user.name, level=name)
+                ),
+                reply_markup=inline_ai_keyboard(tr, user.id, level),
+            )
+        )
+    # Results carry the sender's id: personal, and cached only briefly.
+    await query.answer(results, cache_time=10, is_personal=True)

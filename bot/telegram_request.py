@@ -1,0 +1,142 @@
+"""Bot API requests that survive flood limits, server errors and network blips.
+
+`RetryingRequest` is PTB's `HTTPXRequest` with a retry loop around each HTTP round trip:
+
+* 429 Too Many Requests with `parameters.retry_after` N: wait N seconds, then send again (so a
+  user's move is shown even when Telegram throttles the bot). N above `max_retry_after` is not
+  waited for: the error goes to the caller at once.
+* 5xx answers and network failures (connection refused or dropped, timeouts, garbage instead of
+  HTTP): send again after 0.5, 1, 2, 4 … seconds (`backoff_base` doubled each time).
+* Anything else (200s, 400 Bad Request, 401, 403 Forbidden, 404, 409) is final at once.
+
+After `max_attempts` sends in all, the last answer or error goes to the caller, exactly as PTB
+would have reported it without retries. Retries are logged at WARNING with the method name only:
+request URLs contain the bot token and are never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from telegram._utils.defaultvalue import DEFAULT_NONE
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError
+from telegram.request import HTTPXRequest, RequestData
+
+log = logging.getLogger(__name__)
+
+#: Waits for a retry; tests may pass a recording stand-in.
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+class RetryingRequest(HTTPXRequest):
+    """`HTTPXRequest` that retries 429 (after `retry_after`), 5xx and network errors."""
+
+    def __init__(
+        self,
+        *args: Any,
+        max_attempts: int = 5,
+        backoff_base: float = 0.5,
+        max_backoff: float = 30.0,
+        max_retry_after: float = 60.0,
+        sleep: Sleep = asyncio.sleep,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.max_attempts = max_attempts
+        self.backoff_base = backoff_base
+        self.max_backoff = max_backoff
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
+
+    def backoff(self, attempt: int) -> float:
+        """The wait after failed attempt number `attempt` (1-based): base, 2·base, 4·base …"""
+        return min(self.max_backoff, self.backoff_base * 2 ** (attempt - 1))
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = DEFAULT_NONE,
+        write_timeout: ODVInput[float] = DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        endpoint = _endpoint(url)
+        attempt = 1
+        while True:
+            try:
+                code, payload = await super().do_request(
+                    url,
+                    method,
+                    request_data=request_data,
+                    read_timeout=read_timeout,
+                    write_timeout=write_timeout,
+                    connect_timeout=connect_timeout,
+                    pool_timeout=pool_timeout,
+                )
+            except NetworkError as error:  # TimedOut too; httpx errors arrive as these
+                if attempt >= self.max_attempts:
+                    raise
+                delay = self.backoff(attempt)
+                reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
+            else:
+                if code == 429:
+                    retry_after = _retry_after(payload)
+                    if (
+                        retry_after is None
+                        or retry_after > self.max_retry_after
+                        or attempt >= self.max_attempts
+                    ):
+                        return code, payload
+                    delay = retry_after
+                    reason = f"429 Too Many Requests, retry after {retry_after:g}s"
+                elif 500 <= code <= 599 and attempt < self.max_attempts:
+                    delay = self.backoff(attempt)
+                    reason = f"HTTP {code}"
+                else:
+                    return code, payload
+            log.warning(
+                "Bot API %s failed (%s); attempt %d of %d, retrying in %.2gs",
+                endpoint,
+                reason,
+                attempt,
+                self.max_attempts,
+                delay,
+            )
+            await self._sleep(delay)
+            attempt += 1
+
+
+def _endpoint(url: str) -> str:
+    """The Bot API method of a request URL (`…/bot<token>/sendMessage` → `sendMessage`)."""
+    return url.rstrip("/").rsplit("/", 1)[-1] or "?"
+
+
+def _scrub(text: str, url: str) -> str:
+    """An error text without the URL or its path (one of the path's segments is the token)."""
+    text = text.replace(url, "<url>")
+    # scheme, "", host, path segments …, method
+    for segment in url.split("/")[3:-1]:
+        if segment:
+            text = text.replace(segment, "<redacted>")
+    return text
+
+
+def _retry_after(payload: bytes) -> float | None:
+    """`parameters.retry_after` of a Bot API error answer, in seconds."""
+    try:
+        body = json.loads(payload.decode("utf-8", "replace"))
+        value = body["parameters"]["retry_after"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        return None
+    return float(value)

@@ -1,0 +1,75 @@
+"""Turn timeouts for games between people: nudge, then a loss by timeout."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+
+from telegram import Bot
+from telegram.error import TelegramError
+
+from bot.board_messages import edit_board
+from bot.db.models import utcnow
+from bot.render import player_name
+from bot.service import GameService, TurnEvent
+from bot.texts import texts_for
+from core.board import EMPTY
+from core.rules import turn
+
+log = logging.getLogger(__name__)
+
+
+class TurnClock:
+    """Checks overdue turns every `interval` seconds. The state lives in the database, so
+    several bot instances may run clocks side by side: each change is one versioned write."""
+
+    def __init__(self, service: GameService, bot: Bot, timeout_seconds: float) -> None:
+        self._service = service
+        self._bot = bot
+        self._timeout = timedelta(seconds=timeout_seconds)
+        # Check often enough that a nudge is never much later than the timeout.
+        self._interval = max(0.05, min(30.0, timeout_seconds / 10))
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="turn-clock")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def tick(self, now: datetime) -> list[tuple[TurnEvent, int]]:
+        """Apply every timeout due at `now`; returns what happened to which game."""
+        happened = []
+        for game_id in await self._service.overdue_turns(now, self._timeout):
+            outcome = await self._service.enforce_turn_timeout(game_id, now, self._timeout)
+            if outcome is None:
+                continue
+            event, game = outcome
+            happened.append((event, game.id))
+            try:
+                await edit_board(self._bot, self._service, game)
+                if event is TurnEvent.NUDGE and game.chat_id is not None:
+                    mark = turn(game.board) if EMPTY in game.board.cells else "X"
+                    tr = texts_for(game.language)
+                    await self._bot.send_message(
+                        game.chat_id,
+                        tr.NUDGE_MESSAGE.format(name=player_name(game, mark, tr)),
+                        reply_to_message_id=game.message_id,
+                    )
+            except TelegramError:
+                log.warning("could not show the %s of game %s", event, game.id, exc_info=True)
+        return happened
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._interval)
+            try:
+                await self.tick(utcnow())
+            except Exception:
+                # One bad sweep (e.g. the database restarting) must not stop the clock.
+                log.exception("turn clock sweep failed")

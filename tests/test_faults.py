@@ -1,0 +1,342 @@
+"""Telegram failing under the bot: flood limits, server errors, dropped connections, blocked users
+and deleted boards. The fake Bot API server injects each fault; every assertion is on the calls
+it recorded (what was sent, how often, what it answered), never on timings."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from telegram import Bot
+from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter
+
+from bot.telegram_request import RetryingRequest
+from tests.bot_runner import BotRunner
+from tests.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
+
+ALICE = FakeTelegram.user(1001, "Alice")
+BLOCKED = "Forbidden: bot was blocked by the user"
+
+
+# --- the request class alone, on a Bot talking to the fake ----------------------------------
+
+
+class Sleeps(list[float]):
+    """Stands in for asyncio.sleep: records each wait and returns at once."""
+
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+async def api(telegram: FakeTelegram) -> AsyncIterator[tuple[Bot, Sleeps]]:
+    sleeps = Sleeps()
+    request = RetryingRequest(backoff_base=0.5, sleep=sleeps)
+    bot = Bot(telegram.token, base_url=telegram.base_url, request=request)
+    async with bot:
+        yield bot, sleeps
+
+
+def outcomes(calls: list[Call]) -> list[int | None]:
+    """The HTTP answer of each call: an error code, None for success, 0 for a dropped one."""
+    return [call.error_code for call in calls]
+
+
+async def test_server_errors_are_retried_with_exponential_backoff(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps]
+) -> None:
+    bot, sleeps = api
+    telegram.fail_next("getWebhookInfo", 502, count=2)
+    telegram.fail_next("getWebhookInfo", 500)
+    info = await bot.get_webhook_info()
+    assert info.url == ""
+    assert outcomes(telegram.calls_of("getWebhookInfo")) == [502, 502, 500, None]
+    assert sleeps == [0.5, 1.0, 2.0]
+
+
+async def test_after_five_attempts_the_original_error_is_raised(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps], caplog: pytest.LogCaptureFixture
+) -> None:
+    bot, sleeps = api
+    telegram.fail_next("getWebhookInfo", 502, count=6)
+    with caplog.at_level(logging.WARNING), pytest.raises(NetworkError, match="Bad Gateway"):
+        await bot.get_webhook_info()
+    assert outcomes(telegram.calls_of("getWebhookInfo")) == [502] * 5
+    assert sleeps == [0.5, 1.0, 2.0, 4.0]
+    retries = [r for r in caplog.records if r.name == "bot.telegram_request"]
+    assert len(retries) == 4
+    assert all(r.levelno == logging.WARNING and "getWebhookInfo" in r.getMessage() for r in retries)
+    # Request URLs carry the token: no log line may show it.
+    assert not [r for r in caplog.records if telegram.token in r.getMessage()]
+
+
+async def test_a_flood_limit_waits_retry_after_seconds_then_sends_again(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps]
+) -> None:
+    bot, sleeps = api
+    telegram.add_chat(FakeTelegram.private_chat(ALICE))
+    telegram.fail_next("sendMessage", 429, retry_after=3)
+    message = await bot.send_message(ALICE["id"], "hello")
+    assert outcomes(telegram.calls_of("sendMessage")) == [429, None]
+    assert sleeps == [3.0]
+    # Sent once: one message, the one the bot got back.
+    assert [m.message_id for m in telegram.bot_messages(ALICE["id"])] == [message.message_id]
+
+
+# PTB's own RetryAfter warns about its future type when it is made.
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_a_flood_limit_longer_than_a_minute_is_not_waited_for(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps]
+) -> None:
+    bot, sleeps = api
+    telegram.add_chat(FakeTelegram.private_chat(ALICE))
+    telegram.fail_next("sendMessage", 429, retry_after=3600)
+    with pytest.raises(RetryAfter):
+        await bot.send_message(ALICE["id"], "hello")
+    assert outcomes(telegram.calls_of("sendMessage")) == [429]
+    assert sleeps == []
+
+
+async def test_a_dropped_connection_is_retried(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps]
+) -> None:
+    bot, sleeps = api
+    telegram.drop_next("getWebhookInfo", count=2)
+    await bot.get_webhook_info()
+    assert outcomes(telegram.calls_of("getWebhookInfo")) == [0, 0, None]
+    assert sleeps == [0.5, 1.0]
+
+
+async def test_a_refused_connection_is_retried_then_raised(telegram: FakeTelegram) -> None:
+    sleeps = Sleeps()
+    request = RetryingRequest(backoff_base=0.25, max_attempts=3, sleep=sleeps)
+    port = telegram.port
+    await telegram.stop()  # nothing listens on the port any more
+    bot = Bot(telegram.token, base_url=f"http://127.0.0.1:{port}/bot", request=request)
+    await request.initialize()
+    try:
+        with pytest.raises(NetworkError):
+            await bot.get_me()
+    finally:
+        await request.shutdown()
+    assert sleeps == [0.25, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [(400, BadRequest), (403, Forbidden), (404, InvalidToken)],
+)
+async def test_client_errors_are_never_retried(
+    telegram: FakeTelegram, api: tuple[Bot, Sleeps], code: int, error: type[Exception]
+) -> None:
+    bot, sleeps = api
+    telegram.add_chat(FakeTelegram.private_chat(ALICE))
+    telegram.fail_next("sendMessage", code)
+    with pytest.raises(error):
+        await bot.send_message(ALICE["id"], "hello")
+    assert outcomes(telegram.calls_of("sendMessage")) == [code]
+    assert sleeps == []
+    assert telegram.bot_messages(ALICE["id"]) == []
+
+
+# --- the whole bot ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def fast_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
+    """The real bot, with a 10 ms first backoff so retried server errors do not slow tests."""
+    runner = BotRunner(telegram, database_url)
+    runner.settings = replace(runner.settings, retry_backoff_seconds=0.01)
+    await runner.start()
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+
+
+def cell_data(tg: FakeTelegram, message: StoredMessage, cell: int) -> str:
+    data = tg.keyboard(message)[cell // 3][cell % 3][1]
+    assert data is not None and data.startswith("m:"), data
+    return data
+
+
+def game_id_of(tg: FakeTelegram, message: StoredMessage) -> int:
+    return int(cell_data(tg, message, 0).split(":")[1])
+
+
+def cell_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
+    return [text for row in tg.keyboard(message)[:3] for text, _ in row]
+
+
+async def stored_cells(runner: BotRunner, game_id: int) -> str:
+    assert runner.application is not None
+    game = await runner.application.bot_data["service"].get_game(game_id)
+    return game.board.to_cells()
+
+
+async def settle(tg: FakeTelegram, mark: int, method: str | None) -> None:
+    """Wait for the first successful call of `method` since `mark` (a retry waiting out a flood
+    limit makes no calls meanwhile), then until the bot is idle."""
+    if method is not None:
+        await tg.wait_for(lambda call: call.method == method and call.ok, since=mark)
+    await tg.wait_idle(quiet=0.1)
+
+
+async def new_board(
+    tg: FakeTelegram, command: str, until: str | None = "sendMessage"
+) -> StoredMessage:
+    mark = tg.mark()
+    tg.send_text(ALICE, command)
+    await settle(tg, mark, until)
+    return tg.last_bot_message(ALICE["id"])
+
+
+async def tap(
+    tg: FakeTelegram, message: StoredMessage, cell: int, until: str | None = "editMessageText"
+) -> dict[str, Any]:
+    """Tap a cell, wait until the bot is done; the answerCallbackQuery that succeeded."""
+    mark = tg.mark()
+    query_id = tg.tap(ALICE, message, cell_data(tg, message, cell))
+    await settle(tg, mark, until)
+    assert query_id in tg.callback_answers, f"query {query_id} never answered"
+    return tg.callback_answers[query_id]
+
+
+def since(tg: FakeTelegram, mark: int, method: str) -> list[Call]:
+    return [call for call in tg.calls[mark:] if call.method == method]
+
+
+async def assert_move_shown(
+    tg: FakeTelegram, runner: BotRunner, board: StoredMessage, cell: int, before: list[str]
+) -> None:
+    """The tapped cell is stored as X and the board message shows it (it changed there)."""
+    game_id = game_id_of(tg, board)
+    assert (await stored_cells(runner, game_id))[cell] == "X"
+    after = cell_texts(tg, tg.messages[board.key])  # type: ignore[index]
+    assert after[cell] != before[cell]
+
+
+@pytest.mark.parametrize("method", ["editMessageText", "answerCallbackQuery"])
+async def test_flood_limit_during_a_move_is_waited_out_and_the_move_is_shown(
+    telegram: FakeTelegram, fast_bot: BotRunner, method: str
+) -> None:
+    board = await new_board(telegram, "/start user user")
+    before = cell_texts(telegram, board)
+    mark = telegram.mark()
+    telegram.fail_next(method, 429, retry_after=1)
+    answer = await tap(telegram, board, 4)
+    assert not answer.get("text"), answer  # no error pop-up: the move just happened
+    assert outcomes(since(telegram, mark, method)) == [429, None]
+    first, second = since(telegram, mark, method)
+    assert first.params == second.params  # the same request, sent again
+    await assert_move_shown(telegram, fast_bot, board, 4, before)
+    # One edit of the one board: nothing was posted instead.
+    assert outcomes(since(telegram, mark, "editMessageText")) in ([None], [429, None])
+    assert since(telegram, mark, "sendMessage") == []
+
+
+async def test_flood_limit_on_posting_a_board_posts_it_once(
+    telegram: FakeTelegram, fast_bot: BotRunner
+) -> None:
+    telegram.fail_next("sendMessage", 429, retry_after=1)
+    board = await new_board(telegram, "/start user user")
+    assert outcomes(telegram.calls_of("sendMessage")) == [429, None]
+    assert len(telegram.bot_messages(ALICE["id"])) == 1
+    before = cell_texts(telegram, board)
+    await tap(telegram, board, 0)
+    await assert_move_shown(telegram, fast_bot, board, 0, before)
+
+
+async def test_bad_gateway_twice_then_success(telegram: FakeTelegram, fast_bot: BotRunner) -> None:
+    board = await new_board(telegram, "/start user user")
+    before = cell_texts(telegram, board)
+    mark = telegram.mark()
+    telegram.fail_next("editMessageText", 502, count=2)
+    answer = await tap(telegram, board, 2)
+    assert not answer.get("text"), answer
+    assert outcomes(since(telegram, mark, "editMessageText")) == [502, 502, None]
+    await assert_move_shown(telegram, fast_bot, board, 2, before)
+
+
+@pytest.mark.parametrize("method", ["editMessageText", "answerCallbackQuery"])
+async def test_a_dropped_connection_during_a_move_is_retried(
+    telegram: FakeTelegram, fast_bot: BotRunner, method: str
+) -> None:
+    board = await new_board(telegram, "/start user user")
+    before = cell_texts(telegram, board)
+    mark = telegram.mark()
+    telegram.drop_next(method)
+    answer = await tap(telegram, board, 8)
+    assert not answer.get("text"), answer
+    assert outcomes(since(telegram, mark, method)) == [0, None]
+    await assert_move_shown(telegram, fast_bot, board, 8, before)
+
+
+async def test_a_dropped_connection_on_posting_a_board_posts_it_once(
+    telegram: FakeTelegram, fast_bot: BotRunner
+) -> None:
+    telegram.drop_next("sendMessage")
+    board = await new_board(telegram, "/start user user")
+    assert outcomes(telegram.calls_of("sendMessage")) == [0, None]
+    assert len(telegram.bot_messages(ALICE["id"])) == 1
+    before = cell_texts(telegram, board)
+    await tap(telegram, board, 6)
+    await assert_move_shown(telegram, fast_bot, board, 6, before)
+
+
+async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
+    telegram: FakeTelegram, fast_bot: BotRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Blocked: every message to Alice is refused, until she unblocks the bot.
+    telegram.fail_next("sendMessage", 403, BLOCKED, count=100)
+    with caplog.at_level(logging.INFO):
+        telegram.send_text(ALICE, "/help")
+        update_id = telegram.updates[-1]["update_id"]
+        await telegram.wait_idle(quiet=0.3)
+    sent = telegram.calls_of("sendMessage")
+    # The reply, and at most the error handler's one apology: both refused, neither retried.
+    assert 1 <= len(sent) <= 2
+    assert outcomes(sent) == [403] * len(sent)
+    assert all(call.params["chat_id"] == ALICE["id"] for call in sent)
+    assert not [r for r in caplog.records if r.name == "bot.telegram_request"]
+    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failures) == 1, [r.getMessage() for r in failures]
+    assert str(update_id) in failures[0].getMessage()
+    # The update is done: the next one is handled normally, with no trace of the old one.
+    telegram.clear_failures()
+    mark = telegram.mark()
+    await new_board(telegram, "/help")
+    assert outcomes(since(telegram, mark, "sendMessage")) == [None]
+
+
+async def test_a_deleted_board_continues_on_a_fresh_message(
+    telegram: FakeTelegram, fast_bot: BotRunner
+) -> None:
+    board = await new_board(telegram, "/start user user")
+    game_id = game_id_of(telegram, board)
+    await tap(telegram, board, 0)
+    mark = telegram.mark()
+    telegram.fail_next("editMessageText", 400, EDIT_NOT_FOUND)
+    current = telegram.messages[board.key]  # type: ignore[index]
+    answer = await tap(telegram, current, 4, until="sendMessage")
+    assert not answer.get("text"), answer
+    # The failed edit is not retried; the game goes on on a new board message.
+    assert outcomes(since(telegram, mark, "editMessageText")) == [400]
+    posted = since(telegram, mark, "sendMessage")
+    assert outcomes(posted) == [None]
+    fresh = telegram.messages[(ALICE["id"], posted[0].result["message_id"])]
+    assert fresh.key != board.key
+    assert game_id_of(telegram, fresh) == game_id
+    assert await stored_cells(fast_bot, game_id) == "X___O____"
+    # The next tap on the fresh board edits the fresh board.
+    before = cell_texts(telegram, fresh)
+    mark = telegram.mark()
+    await tap(telegram, fresh, 8)
+    edits = since(telegram, mark, "editMessageText")
+    assert outcomes(edits) == [None]
+    assert edits[0].params["message_id"] == fresh.message_id
+    assert await stored_cells(fast_bot, game_id) == "X___O___X"
+    assert cell_texts(telegram, telegram.messages[fresh.key])[8] != before[8]
