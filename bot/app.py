@@ -91,6 +91,7 @@ def register_handlers(application: Application) -> None:
     application.add_handler(CommandHandler("help", commands.help_command))
     application.add_handler(CommandHandler("stats", commands.stats))
     application.add_handler(CommandHandler("top", commands.top))
+    application.add_handler(CommandHandler("forget", commands.forget))
     application.add_handler(CommandHandler("challenge", commands.challenge))
     application.add_handler(CallbackQueryHandler(buttons.button))
     application.add_handler(InlineQueryHandler(inline.inline_query))

@@ -1,13 +1,14 @@
 """Callback data: short text formats for every button, and a parser that trusts nothing.
 
-    m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
-    r:<game>:<ply>              resign
-    j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
-    rm:<game> rv:<game>         rematch, review a finished game
-    n:<x>:<o>                   start a new game with these player kinds
-    ij:<user>:<mark>            inline challenge: join the game of <user>, who plays <mark>
-    ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
-    menu, help                  show the menu, the help
+m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
+r:<game>:<ply>              resign
+j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
+rm:<game> rv:<game>         rematch, review a finished game
+n:<x>:<o>                   start a new game with these player kinds
+ij:<user>:<mark>            inline challenge: join the game of <user>, who plays <mark>
+ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
+fy:<user> fn:<user>         /forget: yes, delete everything about <user> / keep it
+menu, help                  show the menu, the help
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ class InlineAiTap:
 
 
 @dataclass(frozen=True)
+class ForgetTap:
+    confirmed: bool
+    user_id: int
+
+
+@dataclass(frozen=True)
 class MenuTap:
     pass
 
@@ -70,7 +77,17 @@ class HelpTap:
     pass
 
 
-Tap = CellTap | ResignTap | GameTap | NewGameTap | InlineJoinTap | InlineAiTap | MenuTap | HelpTap
+Tap = (
+    CellTap
+    | ResignTap
+    | GameTap
+    | NewGameTap
+    | InlineJoinTap
+    | InlineAiTap
+    | ForgetTap
+    | MenuTap
+    | HelpTap
+)
 
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW = "j", "d", "c", "rm", "rv"
 GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW)
@@ -102,6 +119,10 @@ def inline_ai_data(creator_id: int, level: str, cell: int) -> str:
     return f"ia:{creator_id}:{level}:{cell}"
 
 
+def forget_data(confirmed: bool, user_id: int) -> str:
+    return f"{'fy' if confirmed else 'fn'}:{user_id}"
+
+
 def parse_callback_data(data: str | None) -> Tap | None:
     """The tap a button carries, or None for anything malformed or forged."""
     if not data or len(data.encode("utf-8", "replace")) > 64:
@@ -126,6 +147,8 @@ def parse_callback_data(data: str | None) -> Tap | None:
         return CellTap(*numbers)  # type: ignore[arg-type]
     if kind == "r" and len(numbers) == 2:
         return ResignTap(*numbers)  # type: ignore[arg-type]
+    if kind in ("fy", "fn") and len(numbers) == 1:
+        return ForgetTap(kind == "fy", numbers[0])  # type: ignore[arg-type]
     if kind in GAME_ACTIONS and len(numbers) == 1:
         return GameTap(kind, numbers[0])  # type: ignore[arg-type]
     return None

@@ -16,6 +16,7 @@ from bot.callback_data import (
     REMATCH,
     REVIEW,
     cell_data,
+    forget_data,
     game_data,
     inline_ai_data,
     inline_join_data,
@@ -114,6 +115,18 @@ def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboard
     if game.x_kind != game.o_kind:
         first.append(_button(tr.BUTTON_SWAP_SIDES, new_game_data(game.o_kind, game.x_kind)))
     return [first, [_button(tr.BUTTON_OTHER_LEVEL, MENU_DATA), review]]
+
+
+def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
+    """Confirm or refuse /forget."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                _button(tr.BUTTON_FORGET_YES, forget_data(True, user_id)),
+                _button(tr.BUTTON_FORGET_NO, forget_data(False, user_id)),
+            ]
+        ]
+    )
 
 
 def inline_challenge_keyboard(tr: ModuleType, creator_id: int, mark: str) -> InlineKeyboardMarkup:

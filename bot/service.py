@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -259,6 +259,17 @@ class Review:
     better_cell: int | None = None
     played_score: int | None = None
     better_score: int | None = None
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """What `/forget` deleted, and the boards of games it ended (to show them ended)."""
+
+    had_profile: bool
+    games_deleted: int
+    moves_deleted: int
+    games_anonymized: int
+    ended: tuple[GameView, ...] = ()
 
 
 class GameService:
@@ -718,6 +729,67 @@ class GameService:
                         )
                 board = play(board, move.cell)
             return Review(ReviewStatus.PERFECT)
+
+    async def forget(self, user: PlayerInfo) -> ForgetReport:
+        """Delete everything stored about a user. Games of theirs alone (against the AI, on one
+        phone) go entirely; games against people stay for the other person, without this
+        user's id. Running games end first: resigned, or a challenge withdrawn."""
+        uid = user.id
+        async with self._sessions.begin() as session:
+            player = await session.get(Player, uid)
+            games = (
+                (
+                    await session.scalars(
+                        select(Game).where(
+                            or_(
+                                Game.x_player_id == uid,
+                                Game.o_player_id == uid,
+                                Game.created_by_id == uid,
+                                Game.invited_player_id == uid,
+                            )
+                        )
+                    )
+                )
+                .unique()
+                .all()
+            )
+            deleted = moves = anonymized = 0
+            ended: list[GameView] = []
+            for game in games:
+                view = _view(game)
+                others = {view.x_player_id, view.o_player_id, view.invited_player_id} - {uid, None}
+                if not others and view.created_by_id in (uid, None):
+                    moves += (
+                        await session.scalar(
+                            select(func.count()).select_from(Move).where(Move.game_id == game.id)
+                        )
+                        or 0
+                    )
+                    if game.status in (OPEN, ACTIVE) and (
+                        game.message_id or game.inline_message_id
+                    ):
+                        if game.status == OPEN:
+                            _close(game, CANCELLED, CANCELLED)
+                        else:
+                            _close(game, ABANDONED, ABANDONED)
+                        ended.append(_view(game))
+                    await session.delete(game)
+                    deleted += 1
+                    continue
+                if game.status == ACTIVE and view.mark_of(uid) is not None:
+                    _resign(game, user)
+                    ended.append(_view(game))
+                elif game.status == OPEN:
+                    _close(game, CANCELLED, CANCELLED)
+                    ended.append(_view(game))
+                for column in ("x_player_id", "o_player_id", "created_by_id", "invited_player_id"):
+                    if getattr(game, column) == uid:
+                        setattr(game, column, None)
+                anonymized += 1
+            await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
+            if player is not None:
+                await session.delete(player)
+            return ForgetReport(player is not None, deleted, moves, anonymized, tuple(ended))
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""

@@ -84,7 +84,7 @@ async def test_start_registers_commands_and_shows_the_menu(
         call.params.get("language_code"): [c["command"] for c in call.params["commands"]]
         for call in telegram.calls_of("setMyCommands")
     }
-    expected = ["start", "challenge", "stop", "stats", "top", "help"]
+    expected = ["start", "challenge", "stop", "stats", "top", "help", "forget"]
     assert by_language == {None: expected, "ru": expected}
     menu = await new_board(telegram, ALICE, "/start")
     assert "Welcome to Tic-Tac-Toe" in menu.text

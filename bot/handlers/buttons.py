@@ -12,6 +12,7 @@ from bot.callback_data import (
     REMATCH,
     REVIEW,
     CellTap,
+    ForgetTap,
     GameTap,
     HelpTap,
     InlineAiTap,
@@ -68,6 +69,8 @@ async def button(update: Update, context: BotContext) -> None:
             query.inline_message_id, user, tap.creator_id, tap.level, tap.cell
         )
         await _answer_and_show(query, context, result)
+    elif isinstance(tap, ForgetTap):
+        await _forget(query, context, tap)
     elif isinstance(tap, NewGameTap) and chat is not None:
         await query.answer()
         await start_and_send(context, chat, query.from_user, tap.x_kind, tap.o_kind)
@@ -114,3 +117,28 @@ async def _rematch(
         await edit_board(context.bot, context.service, game)  # the invitation becomes the game
     elif game.chat_id is not None:
         await send_board(context.bot, context.service, game.chat_id, game)
+
+
+async def _forget(query: CallbackQuery, context: BotContext, tap: ForgetTap) -> None:
+    tr = texts_of(query.from_user)
+    if tap.user_id != query.from_user.id:
+        await query.answer(tr.POPUP_NOT_YOURS)
+        return
+    await query.answer()
+    if not tap.confirmed:
+        await query.edit_message_text(tr.FORGET_KEPT)
+        return
+    report = await context.service.forget(player_from(query.from_user))
+    for game in report.ended:
+        context.ai_matches.cancel(game.id)
+        await edit_board(context.bot, context.service, game)
+    if not (report.had_profile or report.games_deleted or report.games_anonymized):
+        await query.edit_message_text(tr.FORGET_NOTHING)
+        return
+    await query.edit_message_text(
+        tr.FORGET_DONE.format(
+            games=report.games_deleted,
+            moves=report.moves_deleted,
+            anonymized=report.games_anonymized,
+        )
+    )

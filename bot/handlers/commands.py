@@ -7,7 +7,7 @@ from telegram import Chat, Update
 from bot.board_messages import edit_board, send_board
 from bot.context import BotContext
 from bot.handlers.common import is_group, player_from, start_and_send, texts_of
-from bot.keyboards import menu_keyboard
+from bot.keyboards import forget_keyboard, menu_keyboard
 from bot.render import render_stats, render_top
 from bot.service import PLAYER_KINDS, USER, MoveStatus
 
@@ -95,6 +95,15 @@ async def stop(update: Update, context: BotContext) -> None:
         await message.reply_text(tr.STOPPED_CHALLENGE)
     else:
         await message.reply_text(tr.STOPPED)
+
+
+async def forget(update: Update, context: BotContext) -> None:
+    """Ask before deleting everything stored about the sender."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    tr = texts_of(user)
+    await message.reply_text(tr.FORGET_ASK, reply_markup=forget_keyboard(tr, user.id))
 
 
 async def help_command(update: Update, context: BotContext) -> None:

@@ -121,6 +121,21 @@ REVIEW_WOULD_WIN_SOONER = "would have won sooner"
 REVIEW_WOULD_DRAW = "would have held the draw"
 REVIEW_WOULD_LOSE_LATER = "would have held out longer"
 
+FORGET_ASK = (
+    "Delete everything this bot stores about you? Your name, language and your games against "
+    "the AI are deleted; games against people stay for them, without your name. Running games "
+    "of yours end. This cannot be undone."
+)
+FORGET_DONE = (
+    "Done. Deleted: your profile, {games} games and {moves} moves. {anonymized} games against "
+    "people no longer name you."
+)
+FORGET_NOTHING = "There was nothing stored about you."
+FORGET_KEPT = "Nothing was deleted."
+BUTTON_FORGET_YES = "🗑 Yes, delete"
+BUTTON_FORGET_NO = "Keep my data"
+POPUP_NOT_YOURS = "Only the person who asked can answer this."
+
 NO_GAME = "There is no game in progress. Send /start to play."
 STOPPED = "Game over: you resigned. Send /start to play again."
 STOPPED_AI_MATCH = "The AI match was stopped."
@@ -155,4 +170,5 @@ COMMANDS = (
     ("stats", "Your wins, losses and draws"),
     ("top", "The group's leaderboard"),
     ("help", "How to play"),
+    ("forget", "Delete everything stored about you"),
 )
