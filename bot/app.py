@@ -122,7 +122,7 @@ async def open_resources(application: Application) -> None:
         if code != "en":
             commands = [BotCommand(name, text) for name, text in texts_for(code).COMMANDS]
             await application.bot.set_my_commands(commands, language_code=code)
-    for game in await service.running_ai_matches():
+    for game in await service.games_waiting_for_ai():
         matches.start(game.id)
     turn_clock.start()
     log.info("bot @%s is ready", application.bot.username)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.game_spec import CLASSIC, BoardSize, board_size
 from bot.service import MARKS, PLAYER_KINDS
 from core.ai import LEVELS
 
@@ -46,12 +47,14 @@ class GameTap:
 class NewGameTap:
     x_kind: str
     o_kind: str
+    board: BoardSize = CLASSIC
 
 
 @dataclass(frozen=True)
 class InlineJoinTap:
     creator_id: int
     creator_mark: str
+    board: BoardSize = CLASSIC
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class InlineAiTap:
     creator_id: int
     level: str
     cell: int
+    board: BoardSize = CLASSIC
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ class ForgetTap:
 
 @dataclass(frozen=True)
 class MenuTap:
-    pass
+    board: BoardSize = CLASSIC
 
 
 @dataclass(frozen=True)
@@ -107,16 +111,24 @@ def game_data(action: str, game_id: int) -> str:
     return f"{action}:{game_id}"
 
 
-def new_game_data(x_kind: str, o_kind: str) -> str:
-    return f"n:{x_kind}:{o_kind}"
+def _size_suffix(board: BoardSize) -> str:
+    return "" if board.is_classic else f":{board.size}:{board.k}"
 
 
-def inline_join_data(creator_id: int, creator_mark: str) -> str:
-    return f"ij:{creator_id}:{creator_mark}"
+def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC) -> str:
+    return f"n:{x_kind}:{o_kind}{_size_suffix(board)}"
 
 
-def inline_ai_data(creator_id: int, level: str, cell: int) -> str:
-    return f"ia:{creator_id}:{level}:{cell}"
+def inline_join_data(creator_id: int, creator_mark: str, board: BoardSize = CLASSIC) -> str:
+    return f"ij:{creator_id}:{creator_mark}{_size_suffix(board)}"
+
+
+def inline_ai_data(creator_id: int, level: str, cell: int, board: BoardSize = CLASSIC) -> str:
+    return f"ia:{creator_id}:{level}:{cell}{_size_suffix(board)}"
+
+
+def menu_data(board: BoardSize = CLASSIC) -> str:
+    return MENU_DATA if board.is_classic else f"{MENU_DATA}:{board.size}:{board.k}"
 
 
 def forget_data(confirmed: bool, user_id: int) -> str:
@@ -127,19 +139,24 @@ def parse_callback_data(data: str | None) -> Tap | None:
     """The tap a button carries, or None for anything malformed or forged."""
     if not data or len(data.encode("utf-8", "replace")) > 64:
         return None
-    if data == MENU_DATA:
-        return MenuTap()
     if data == HELP_DATA:
         return HelpTap()
     kind, *fields = data.split(":")
+    fields, board = _split_size(fields, {"menu": 0, "n": 2, "ij": 2, "ia": 3}.get(kind))
+    if board is None:
+        return None
+    if kind == MENU_DATA and not fields:
+        return MenuTap(board)
     if kind == "n" and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
-        return NewGameTap(fields[0], fields[1])
+        return NewGameTap(fields[0], fields[1], board)
     if kind == "ij" and len(fields) == 2 and fields[1] in MARKS:
         creator = _id(fields[0])
-        return None if creator is None else InlineJoinTap(creator, fields[1])
+        return None if creator is None else InlineJoinTap(creator, fields[1], board)
     if kind == "ia" and len(fields) == 3 and fields[1] in LEVELS:
         creator, cell = _id(fields[0]), _id(fields[2])
-        return None if creator is None or cell is None else InlineAiTap(creator, fields[1], cell)
+        if creator is None or cell is None:
+            return None
+        return InlineAiTap(creator, fields[1], cell, board)
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
@@ -152,6 +169,16 @@ def parse_callback_data(data: str | None) -> Tap | None:
     if kind in GAME_ACTIONS and len(numbers) == 1:
         return GameTap(kind, numbers[0])  # type: ignore[arg-type]
     return None
+
+
+def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardSize | None]:
+    """Fields without a trailing `<size>:<k>`, and the board size they name (3×3 if none)."""
+    if plain is None or len(fields) != plain + 2:
+        return fields, CLASSIC
+    size, k = _id(fields[-2]), _id(fields[-1])
+    if size is None or k is None:
+        return fields, None
+    return fields[:-2], board_size(size, k)
 
 
 def _id(text: str) -> int | None:

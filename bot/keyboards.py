@@ -12,7 +12,6 @@ from bot.callback_data import (
     DECLINE,
     HELP_DATA,
     JOIN,
-    MENU_DATA,
     REMATCH,
     REVIEW,
     cell_data,
@@ -20,9 +19,11 @@ from bot.callback_data import (
     game_data,
     inline_ai_data,
     inline_join_data,
+    menu_data,
     new_game_data,
     resign_data,
 )
+from bot.game_spec import CLASSIC, SIZES, BoardSize, board_size
 from bot.service import USER, GameView
 from core.ai import LEVELS
 from core.board import EMPTY, Board, X
@@ -33,25 +34,36 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
 
 
-def menu_keyboard(tr: ModuleType, *, group: bool = False) -> InlineKeyboardMarkup:
-    """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, help."""
+def menu_keyboard(
+    tr: ModuleType, *, group: bool = False, board: BoardSize = CLASSIC
+) -> InlineKeyboardMarkup:
+    """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, the board
+    size (a tap redraws the menu for that size), help."""
     as_x = [
-        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new_game_data(USER, lv))
+        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new_game_data(USER, lv, board))
         for lv in LEVELS
     ]
     as_o = [
-        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new_game_data(lv, USER))
+        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new_game_data(lv, USER, board))
         for lv in LEVELS
     ]
     people = tr.MENU_CHALLENGE if group else tr.MENU_TWO_PLAYERS
+    sizes = [
+        _button(
+            (tr.MENU_SIZE_CHOSEN if size == board.size else tr.MENU_SIZE).format(size=size),
+            menu_data(board_size(size) or CLASSIC),
+        )
+        for size in SIZES
+    ]
     return InlineKeyboardMarkup(
         [
             as_x,
             as_o,
             [
-                _button(people, new_game_data(USER, USER)),
-                _button(tr.MENU_AI_MATCH, new_game_data("medium", "hard")),
+                _button(people, new_game_data(USER, USER, board)),
+                _button(tr.MENU_AI_MATCH, new_game_data("medium", "hard", board)),
             ],
+            sizes,
             [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
@@ -104,17 +116,24 @@ def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | Non
 
 def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboardButton]]:
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
+    size = BoardSize(game.board.size, game.board.k)
+    reviews = [review] if size.is_classic else []
     if game.is_between_people:
-        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), review]]
+        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews]]
     if game.inline_message_id is not None:
-        return [[review]]  # no chat to post a new game in: only what fits on this message
+        # No chat to post a new game in: only what fits on this message.
+        return [reviews] if reviews else []
     if game.is_ai_match:
-        again = _button(tr.BUTTON_WATCH_AGAIN, new_game_data(game.x_kind, game.o_kind))
-        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, MENU_DATA)]]
-    first = [_button(tr.BUTTON_PLAY_AGAIN, new_game_data(game.x_kind, game.o_kind))]
+        again = _button(tr.BUTTON_WATCH_AGAIN, new_game_data(game.x_kind, game.o_kind, size))
+        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size))]]
+    first = [_button(tr.BUTTON_PLAY_AGAIN, new_game_data(game.x_kind, game.o_kind, size))]
     if game.x_kind != game.o_kind:
-        first.append(_button(tr.BUTTON_SWAP_SIDES, new_game_data(game.o_kind, game.x_kind)))
-    return [first, [_button(tr.BUTTON_OTHER_LEVEL, MENU_DATA), review]]
+        swapped = new_game_data(game.o_kind, game.x_kind, size)
+        first.append(_button(tr.BUTTON_SWAP_SIDES, swapped))
+    second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size))]
+    if size.is_classic:
+        second.append(review)  # the solved table covers 3×3 only
+    return [first, second]
 
 
 def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
@@ -129,13 +148,20 @@ def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
     )
 
 
-def inline_challenge_keyboard(tr: ModuleType, creator_id: int, mark: str) -> InlineKeyboardMarkup:
+def inline_challenge_keyboard(
+    tr: ModuleType, creator_id: int, mark: str, board: BoardSize = CLASSIC
+) -> InlineKeyboardMarkup:
     """The invitation posted through inline mode: one Join button."""
-    return InlineKeyboardMarkup([[_button(tr.BUTTON_JOIN, inline_join_data(creator_id, mark))]])
+    join = inline_join_data(creator_id, mark, board)
+    return InlineKeyboardMarkup([[_button(tr.BUTTON_JOIN, join)]])
 
 
-def inline_ai_keyboard(tr: ModuleType, creator_id: int, level: str) -> InlineKeyboardMarkup:
+def inline_ai_keyboard(
+    tr: ModuleType, creator_id: int, level: str, board: BoardSize = CLASSIC
+) -> InlineKeyboardMarkup:
     """An empty board posted through inline mode; the game starts with the first tap."""
     return InlineKeyboardMarkup(
-        _cell_rows(tr, Board.empty(), lambda cell: inline_ai_data(creator_id, level, cell))
+        _cell_rows(
+            tr, board.empty_board(), lambda cell: inline_ai_data(creator_id, level, cell, board)
+        )
     )

@@ -1,4 +1,5 @@
-"""AI-vs-AI matches: one background task per match, one move per pause."""
+"""AI turns in the background: AI-vs-AI matches (one move per pause) and replies of an AI
+that needs time to think (hard on a big board)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,18 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.board_messages import edit_board
-from bot.service import GameService
+from bot.service import USER, GameService, GameView
 
 log = logging.getLogger(__name__)
 
 
+def waits_for_ai(game: GameView) -> bool:
+    return game.is_active and game.kind_of(game.to_move) != USER
+
+
 class AiMatchRunner:
-    """Plays AI-vs-AI games move by move. The state lives in the database, so a match
-    interrupted by a restart is resumed by `start` with the same game id."""
+    """Plays the AI's turns of a game, one task per game. The state lives in the database, so
+    a game interrupted by a restart is resumed by `start` with the same game id."""
 
     def __init__(self, service: GameService, bot: Bot, pause_seconds: float) -> None:
         self._service = service
@@ -27,9 +32,14 @@ class AiMatchRunner:
     def start(self, game_id: int) -> None:
         if game_id in self._tasks:
             return
-        task = asyncio.create_task(self._run(game_id), name=f"ai-match-{game_id}")
+        task = asyncio.create_task(self._run(game_id), name=f"ai-turns-{game_id}")
         self._tasks[game_id] = task
         task.add_done_callback(lambda _: self._tasks.pop(game_id, None))
+
+    def follow(self, game: GameView) -> None:
+        """Start playing the AI's turns if the AI is to move in this game."""
+        if waits_for_ai(game):
+            self.start(game.id)
 
     def cancel(self, game_id: int) -> None:
         task = self._tasks.get(game_id)
@@ -44,7 +54,11 @@ class AiMatchRunner:
 
     async def _run(self, game_id: int) -> None:
         while True:
-            await asyncio.sleep(self._pause)
+            game = await self._service.get_game(game_id)
+            if game is None or not waits_for_ai(game):
+                return
+            if game.is_ai_match:
+                await asyncio.sleep(self._pause)  # paced so spectators can follow
             game = await self._service.ai_step(game_id)
             if game is None:
                 return
@@ -52,6 +66,4 @@ class AiMatchRunner:
                 await edit_board(self._bot, self._service, game)
             except TelegramError:
                 # The move is saved; the next edit shows it. Never let a match task crash.
-                log.warning("could not show a move of AI match %s", game_id, exc_info=True)
-            if not game.is_active:
-                return
+                log.warning("could not show an AI move of game %s", game_id, exc_info=True)

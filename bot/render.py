@@ -38,7 +38,10 @@ def render_game(game: GameView) -> BoardMessage:
     """The board message, in the language of the game's creator: who plays whom, whose turn
     or the result, and the keyboard."""
     tr = texts_for(game.language)
-    lines = [_title(game, tr), ""]
+    lines = [_title(game, tr)]
+    if (game.board.size, game.board.k) != (3, 3):
+        lines.append(tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k))
+    lines.append("")
     if game.is_open:
         lines.append(_invitation(game, tr))
     elif game.is_active:

@@ -7,6 +7,7 @@ only if its version is unchanged, so of two concurrent taps exactly one is appli
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -275,9 +276,15 @@ class ForgetReport:
 class GameService:
     """The use-cases, each in one transaction of its own."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], rng: random.Random) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        rng: random.Random,
+        think: Thinker | None = None,
+    ) -> None:
         self._sessions = sessions
         self._rng = rng
+        self._think = think or think_in_thread
 
     # Starting games
 
@@ -289,6 +296,7 @@ class GameService:
         o_kind: str,
         *,
         replace_current: bool = True,
+        board: Board | None = None,
     ) -> StartResult:
         """A game the sender starts alone: against an AI, an AI match, or two players on one
         phone. An AI that plays X moves at once, unless both sides are AIs (those games advance
@@ -308,6 +316,7 @@ class GameService:
                 x_player=player if x_kind == USER else None,
                 o_player=player if o_kind == USER else None,
                 creator=player,
+                board=board,
             )
             session.add(game)
             await session.flush()
@@ -317,7 +326,13 @@ class GameService:
             return StartResult(_view(game), tuple(_view(g) for g in closed))
 
     async def start_inline_ai_game(
-        self, inline_message_id: str, user: PlayerInfo, creator_id: int, level: str, cell: int
+        self,
+        inline_message_id: str,
+        user: PlayerInfo,
+        creator_id: int,
+        level: str,
+        cell: int,
+        board: Board | None = None,
     ) -> MoveResult:
         """The first tap on an inline "play the AI" board: creates the game and plays the cell."""
         if level not in LEVELS:
@@ -338,10 +353,11 @@ class GameService:
                     x_player=player,
                     o_player=None,
                     creator=player,
+                    board=board,
                 )
                 session.add(game)
                 await session.flush()
-                board = Board.from_cells(game.board)
+                board = _board(game)
                 if not 0 <= cell < len(board.cells):
                     return MoveResult(MoveStatus.INVALID)
                 return await self._play_human(session, game, board, user, cell)
@@ -355,13 +371,19 @@ class GameService:
         *,
         invited: PlayerInfo | None = None,
         invited_username: str | None = None,
+        board: Board | None = None,
     ) -> GameView:
         """A group challenge: the sender plays X; anyone (or only the invited person) joins."""
         async with self._sessions.begin() as session:
             player = await _upsert_player(session, user)
             invited_player = await _upsert_player(session, invited) if invited else None
             game = _new_game(
-                chat_id=chat_id, x_kind=USER, o_kind=USER, x_player=player, creator=player
+                chat_id=chat_id,
+                x_kind=USER,
+                o_kind=USER,
+                x_player=player,
+                creator=player,
+                board=board,
             )
             game.status = OPEN
             game.invited_player = invited_player
@@ -371,7 +393,12 @@ class GameService:
             return _view(game)
 
     async def join_inline_challenge(
-        self, inline_message_id: str, user: PlayerInfo, creator_id: int, creator_mark: str
+        self,
+        inline_message_id: str,
+        user: PlayerInfo,
+        creator_id: int,
+        creator_mark: str,
+        board: Board | None = None,
     ) -> MoveResult:
         """A tap on Join of an inline challenge: the first person other than the challenger
         starts the game with them (the game is created here, keyed by the inline message)."""
@@ -398,6 +425,7 @@ class GameService:
                     x_player=x_player,
                     o_player=o_player,
                     creator=creator,
+                    board=board,
                 )
                 session.add(game)
                 await session.flush()
@@ -419,7 +447,9 @@ class GameService:
         async def decline(_session: AsyncSession, game: Game) -> MoveResult:
             if game.status != OPEN:
                 return MoveResult(MoveStatus.GAME_OVER, _view(game))
-            if not _is_invited(game, user):
+            # An open challenge (nobody invited) has no one to decline it: only cancel.
+            invited = game.invited_player_id is not None or game.invited_username is not None
+            if not invited or not _is_invited(game, user):
                 return MoveResult(MoveStatus.NOT_INVITED, _view(game))
             _close(game, DECLINED, DECLINED)
             return MoveResult(MoveStatus.PLAYED, _view(game))
@@ -463,6 +493,7 @@ class GameService:
                     x_player=old.o_player,
                     o_player=old.x_player,
                     creator=old.o_player,
+                    board=Board.empty(_board(old).size, old.k),
                 )
                 game.rematch_of_id = old.id
                 game.language = old.language
@@ -494,7 +525,7 @@ class GameService:
         """A tap on a board cell. `ply` is the move number the board showed when tapped."""
 
         async def tap(session: AsyncSession, game: Game) -> MoveResult:
-            board = Board.from_cells(game.board)
+            board = _board(game)
             if game.status == OPEN:
                 return MoveResult(MoveStatus.WAITING, _view(game))
             if game.status != ACTIVE:
@@ -523,7 +554,7 @@ class GameService:
                     game = games[0] if games else None
                 if game is None:
                     return MoveResult(MoveStatus.NO_GAME)
-                board = Board.from_cells(game.board)
+                board = _board(game)
                 refusal = _move_refusal(game, board, user)
                 if refusal is not None:
                     return MoveResult(refusal, _view(game))
@@ -563,17 +594,27 @@ class GameService:
             return await self._conflict(None)
 
     async def ai_step(self, game_id: int) -> GameView | None:
-        """One AI move of an AI-vs-AI game; None when there is nothing to do."""
+        """One AI move in a game where the AI is to move (an AI match, or a reply that needs
+        thought); None when there is nothing to do.
+
+        A move that needs thought (hard on a big board) is searched outside any transaction,
+        off the event loop, and written only if the board is still the one searched."""
+        snapshot = await self.get_game(game_id)
+        if snapshot is None or not snapshot.is_active:
+            return None
+        level = snapshot.kind_of(snapshot.to_move)
+        if level == USER:
+            return None
+        if is_instant(level, snapshot.board):
+            cell = choose_move(level, snapshot.board, self._rng)
+        else:
+            cell = await self._think(level, snapshot.board, self._rng.getrandbits(32))
         try:
             async with self._sessions.begin() as session:
                 game = await session.get(Game, game_id)
-                if game is None or game.status != ACTIVE:
-                    return None
-                board = Board.from_cells(game.board)
-                level = _kind_to_move(game, board)
-                if level == USER:
-                    return None
-                self._play_cell(session, game, board, choose_move(level, board, self._rng), None)
+                if game is None or game.status != ACTIVE or game.board != snapshot.board.to_cells():
+                    return None  # the game moved on while the AI was thinking
+                self._play_cell(session, game, _board(game), cell, None)
                 await session.flush()
                 return _view(game)
         except (StaleDataError, IntegrityError):
@@ -612,7 +653,7 @@ class GameService:
                 if game.status != ACTIVE or view.is_one_phone or not view.is_between_people:
                     return None
                 if waited >= 2 * turn_timeout and game.nudges >= 1:
-                    loser = turn(Board.from_cells(game.board))
+                    loser = turn(_board(game))
                     game.status, game.result = FINISHED, other_mark(loser)
                     game.end_reason = "timeout"
                     return TurnEvent.TIMEOUT, _view(game)
@@ -630,18 +671,19 @@ class GameService:
             game = await session.get(Game, game_id)
             return None if game is None else _view(game)
 
-    async def running_ai_matches(self) -> list[GameView]:
-        """AI-vs-AI games still in progress with a board message, to resume after a restart."""
+    async def games_waiting_for_ai(self) -> list[GameView]:
+        """Running games with a board message where the AI is to move (AI matches, and
+        replies that were still being thought about): resumed after a restart."""
         async with self._sessions() as session:
             rows = await session.scalars(
                 select(Game).where(
                     Game.status == ACTIVE,
-                    Game.x_kind != USER,
-                    Game.o_kind != USER,
+                    or_(Game.x_kind != USER, Game.o_kind != USER),
                     or_(Game.message_id.is_not(None), Game.inline_message_id.is_not(None)),
                 )
             )
-            return [_view(g) for g in rows.unique()]
+            views = [_view(g) for g in rows.unique()]
+            return [v for v in views if v.kind_of(v.to_move) != USER]
 
     async def stats(self, user_id: int) -> Stats:
         """A user's wins, losses and draws against each AI level and against people, and
@@ -844,11 +886,12 @@ class GameService:
         return MoveResult(MoveStatus.PLAYED, _view(game))
 
     def _play_ai_replies(self, session: AsyncSession, game: Game) -> None:
-        """Let the AI answer until it is a human's turn or the game is over."""
+        """Let the AI answer at once while its answer needs no thought, until it is a human's
+        turn or the game is over. A reply that needs thought is left to `ai_step`."""
         while game.status == ACTIVE:
-            board = Board.from_cells(game.board)
+            board = _board(game)
             level = _kind_to_move(game, board)
-            if level == USER:
+            if level == USER or not is_instant(level, board):
                 return
             self._play_cell(session, game, board, choose_move(level, board, self._rng), None)
 
@@ -877,6 +920,21 @@ class GameService:
             return MoveResult(MoveStatus.CONFLICT, _view(game) if game else None)
 
 
+Thinker = Callable[[str, Board, int], Awaitable[int]]
+"""(level, board, seed) -> the AI's move, computed off the event loop."""
+
+
+def is_instant(level: str, board: Board) -> bool:
+    """Moves that take microseconds: every 3×3 move (a table lookup) and easy and medium on
+    any board. Only hard on a bigger board searches."""
+    return level != "hard" or (board.size, board.k) == (3, 3)
+
+
+async def think_in_thread(level: str, board: Board, seed: int) -> int:
+    """The default thinker: the search in a worker thread."""
+    return await asyncio.to_thread(choose_move, level, board, random.Random(seed))
+
+
 def _check_kinds(x_kind: str, o_kind: str) -> None:
     if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
         raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
@@ -891,11 +949,15 @@ def _new_game(
     creator: Player | None,
     chat_id: int | None = None,
     inline_message_id: str | None = None,
+    board: Board | None = None,
 ) -> Game:
+    board = board or Board.empty()
     return Game(
         chat_id=chat_id,
         inline_message_id=inline_message_id,
-        board=Board.empty().to_cells(),
+        board=board.to_cells(),
+        size=board.size,
+        k=board.k,
         x_kind=x_kind,
         o_kind=o_kind,
         x_player=x_player,
@@ -906,6 +968,11 @@ def _new_game(
         turn_started_at=utcnow(),
         nudges=0,
     )
+
+
+def _board(game: Game) -> Board:
+    """The game's board; its size follows from the stored cells, k is stored beside them."""
+    return Board.from_cells(game.board, k=game.k or None)
 
 
 def _close(game: Game, status: str, reason: str) -> None:
@@ -941,6 +1008,8 @@ def _is_invited(game: Game, user: PlayerInfo) -> bool:
 def _join_refusal(game: Game, user: PlayerInfo) -> MoveStatus | None:
     if game.status == ACTIVE and user.id in (game.x_player_id, game.o_player_id):
         return MoveStatus.STALE  # already in: a double tap on Join
+    if game.status == ACTIVE:
+        return MoveStatus.NOT_A_PLAYER  # someone else joined first: the game is running
     if game.status != OPEN:
         return MoveStatus.GAME_OVER
     if game.x_player_id == user.id:
@@ -968,7 +1037,7 @@ def _resign(game: Game, user: PlayerInfo) -> MoveResult:
         return MoveResult(MoveStatus.WAITING, _view(game))
     if game.status != ACTIVE:
         return MoveResult(MoveStatus.GAME_OVER, _view(game))
-    board = Board.from_cells(game.board)
+    board = _board(game)
     marks = [m for m in MARKS if _is_player(game, m, user.id)]
     if not marks:
         return MoveResult(MoveStatus.NOT_A_PLAYER, _view(game))
@@ -1030,7 +1099,7 @@ def _view(game: Game) -> GameView:
         chat_id=game.chat_id,
         message_id=game.message_id,
         inline_message_id=game.inline_message_id,
-        board=Board.from_cells(game.board),
+        board=_board(game),
         x_kind=game.x_kind,
         o_kind=game.o_kind,
         x_player_id=game.x_player.id if game.x_player is not None else game.x_player_id,

@@ -2,21 +2,37 @@
 
 easy   a uniformly random free cell
 medium win in one move if possible, else block the opponent's one-move win, else random
-hard   perfect play from the solved table
+hard   perfect play from the solved table on 3×3; on bigger boards a time-budgeted
+       alpha-beta search (core.search) that never misses a win in one, always blocks one,
+       and answers open k−2 runs before they become unstoppable
+
+easy and medium mean the same on every board size: `completing_cells` follows the board's
+size and line length k.
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 
 from core.board import Board, GameOverError, other
 from core.rules import is_over, lines_through, turn
+from core.search import DEFAULT_BUDGET, Clock, search_move
 from core.solver import best_moves
 
 Strategy = Callable[[Board, random.Random], int]
 
 LEVELS = ("easy", "medium", "hard")
+
+SIZES = range(3, 9)  # board sizes from 3×3 to 8×8
+
+
+def default_k(size: int) -> int:
+    """The line length for a board size: 3×3 → 3, 4×4 → 4, 5×5 → 4, 6×6 to 8×8 → 5."""
+    if size not in SIZES:
+        raise ValueError(f"board size must be from {SIZES.start} to {SIZES.stop - 1}")
+    return {3: 3, 4: 4, 5: 4}.get(size, 5)
 
 
 def _free_cells(board: Board) -> list[int]:
@@ -55,8 +71,20 @@ def medium_move(board: Board, rng: random.Random) -> int:
     return rng.choice(free)
 
 
-def hard_move(board: Board, rng: random.Random) -> int:
-    """Perfect play: a random choice among the solved best moves."""
+def hard_move(
+    board: Board,
+    rng: random.Random,
+    *,
+    time_budget: float = DEFAULT_BUDGET,
+    clock: Clock = time.perf_counter,
+) -> int:
+    """The strongest level: a random choice among the best moves.
+
+    On 3×3 (k=3) the best moves are the solved table's (perfect play, instant). On any other
+    board they come from a search that takes up to `time_budget` seconds by `clock`.
+    """
+    if (board.size, board.k) != (3, 3):
+        return search_move(board, rng, time_budget=time_budget, clock=clock)
     moves = best_moves(board)
     if not moves:  # the table has no moves exactly for finished games
         raise GameOverError()
@@ -70,10 +98,14 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def choose_move(level: str, board: Board, rng: random.Random) -> int:
-    """The move of the AI at `level` (one of LEVELS)."""
+def choose_move(
+    level: str, board: Board, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
+) -> int:
+    """The move of the AI at `level` (one of LEVELS); `hard` thinks up to `time_budget` s."""
     try:
         strategy = STRATEGIES[level]
     except KeyError:
         raise ValueError(f"unknown AI level {level!r}") from None
+    if strategy is hard_move:
+        return hard_move(board, rng, time_budget=time_budget)
     return strategy(board, rng)

@@ -97,6 +97,12 @@ async def test_start_registers_commands_and_shows_the_menu(
         "⭕ Hard",
         "👥 Two players",
         "🤖 AI vs AI",
+        "✔3×3",
+        "4×4",
+        "5×5",
+        "6×6",
+        "7×7",
+        "8×8",
         "❓ Help",
     ]
 

@@ -51,8 +51,11 @@ class Game(Base):
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     # Games posted through inline mode live on an inline message instead of a chat message.
     inline_message_id: Mapped[str | None] = mapped_column(String(128))
-    # Hyperskill cells, `_` for empty: `X_O______`.
+    # Hyperskill cells, `_` for empty, row by row: `X_O______` (size² cells).
     board: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
+    # Marks in a row needed to win.
+    k: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
     x_kind: Mapped[str] = mapped_column(String(8))
     o_kind: Mapped[str] = mapped_column(String(8))
     x_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))

@@ -23,6 +23,7 @@ from bot.callback_data import (
     parse_callback_data,
 )
 from bot.context import BotContext
+from bot.game_spec import GameSpec
 from bot.handlers.common import is_group, player_from, popup, start_and_send, texts_of
 from bot.keyboards import menu_keyboard
 from bot.render import render_review, symbol
@@ -61,29 +62,53 @@ async def button(update: Update, context: BotContext) -> None:
         await _answer_and_show(query, context, result, joined=tap.action == JOIN)
     elif isinstance(tap, InlineJoinTap) and query.inline_message_id is not None:
         result = await service.join_inline_challenge(
-            query.inline_message_id, user, tap.creator_id, tap.creator_mark
+            query.inline_message_id,
+            user,
+            tap.creator_id,
+            tap.creator_mark,
+            tap.board.empty_board(),
         )
         await _answer_and_show(query, context, result, joined=True)
     elif isinstance(tap, InlineAiTap) and query.inline_message_id is not None:
         result = await service.start_inline_ai_game(
-            query.inline_message_id, user, tap.creator_id, tap.level, tap.cell
+            query.inline_message_id,
+            user,
+            tap.creator_id,
+            tap.level,
+            tap.cell,
+            tap.board.empty_board(),
         )
         await _answer_and_show(query, context, result)
     elif isinstance(tap, ForgetTap):
         await _forget(query, context, tap)
     elif isinstance(tap, NewGameTap) and chat is not None:
         await query.answer()
-        await start_and_send(context, chat, query.from_user, tap.x_kind, tap.o_kind)
+        await start_and_send(
+            context, chat, query.from_user, GameSpec(tap.x_kind, tap.o_kind, tap.board)
+        )
     elif isinstance(tap, MenuTap) and chat is not None:
         await query.answer()
-        await context.bot.send_message(
-            chat.id, tr.WELCOME, reply_markup=menu_keyboard(tr, group=is_group(chat))
-        )
+        welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+        menu = menu_keyboard(tr, group=is_group(chat), board=tap.board)
+        if _is_menu(query):
+            # A size button: redraw this menu for that size instead of posting another.
+            if query.message.reply_markup != menu:  # type: ignore[union-attr]
+                await query.edit_message_reply_markup(menu)
+        else:
+            await context.bot.send_message(chat.id, welcome, reply_markup=menu)
     elif isinstance(tap, HelpTap) and chat is not None:
         await query.answer()
         await context.bot.send_message(chat.id, tr.HELP.format(bot=context.bot.username))
     else:
         await query.answer(tr.POPUP_UNKNOWN_BUTTON)
+
+
+def _is_menu(query: CallbackQuery) -> bool:
+    """Whether the tapped message is a menu (its first button starts a game)."""
+    markup = query.message.reply_markup if query.message is not None else None
+    if markup is None or not markup.inline_keyboard or not markup.inline_keyboard[0]:
+        return False
+    return str(markup.inline_keyboard[0][0].callback_data or "").startswith("n:")
 
 
 async def _answer_and_show(
@@ -101,6 +126,7 @@ async def _answer_and_show(
     else:
         await query.answer()
     await edit_board(context.bot, context.service, game)
+    context.ai_matches.follow(game)
 
 
 async def _rematch(

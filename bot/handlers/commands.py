@@ -6,20 +6,11 @@ from telegram import Chat, Update
 
 from bot.board_messages import edit_board, send_board
 from bot.context import BotContext
+from bot.game_spec import parse_board_size, parse_start_args
 from bot.handlers.common import is_group, player_from, start_and_send, texts_of
 from bot.keyboards import forget_keyboard, menu_keyboard
 from bot.render import render_stats, render_top
-from bot.service import PLAYER_KINDS, USER, MoveStatus
-
-
-def parse_start_args(args: list[str]) -> tuple[str, str] | None:
-    """`hard` → (user, hard); `hard user` or `hard_user` → (hard, user); else None."""
-    words = "_".join(args).lower().replace("_", " ").split()
-    if len(words) == 1 and words[0] in PLAYER_KINDS and words[0] != USER:
-        return USER, words[0]
-    if len(words) == 2 and all(word in PLAYER_KINDS for word in words):
-        return words[0], words[1]
-    return None
+from bot.service import MoveStatus
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -32,11 +23,11 @@ async def start(update: Update, context: BotContext) -> None:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
         await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
         return
-    kinds = parse_start_args(context.args)
-    if kinds is None:
+    spec = parse_start_args(context.args)
+    if spec is None:
         await message.reply_text(tr.BAD_PARAMETERS)
         return
-    await start_and_send(context, chat, user, *kinds)
+    await start_and_send(context, chat, user, spec)
 
 
 async def challenge(update: Update, context: BotContext) -> None:
@@ -48,14 +39,16 @@ async def challenge(update: Update, context: BotContext) -> None:
     if not is_group(chat):
         await message.reply_text(tr.GROUP_ONLY.format(bot=context.bot.username))
         return
-    args = context.args or []
+    args = [a.lower() for a in context.args or []]
     invited = message.reply_to_message.from_user if message.reply_to_message else None
+    mentions = [a for a in args if a.startswith("@")]
+    size = parse_board_size([a for a in args if not a.startswith("@")])
+    if size is None or len(mentions) > 1 or any(len(m) < 2 for m in mentions):
+        await message.reply_text(tr.BAD_CHALLENGE)
+        return
     username = None
-    if args:
-        if len(args) != 1 or not args[0].startswith("@") or len(args[0]) < 2:
-            await message.reply_text(tr.BAD_CHALLENGE)
-            return
-        username, invited = args[0][1:], None
+    if mentions:
+        username, invited = mentions[0][1:], None
     if invited is not None and invited.is_bot:
         await message.reply_text(tr.CHALLENGE_BOT)
         return
@@ -69,6 +62,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         player_from(user),
         invited=player_from(invited) if invited else None,
         invited_username=username,
+        board=size.empty_board(),
     )
     await send_board(context.bot, context.service, chat.id, game)
 

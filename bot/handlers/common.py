@@ -8,6 +8,7 @@ from telegram import Chat, User
 
 from bot.board_messages import edit_board, send_board
 from bot.context import BotContext
+from bot.game_spec import GameSpec
 from bot.service import USER, MoveStatus, PlayerInfo
 from bot.texts import texts_for
 
@@ -49,21 +50,24 @@ def is_group(chat: Chat) -> bool:
     return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
 
 
-async def start_and_send(
-    context: BotContext, chat: Chat, user: User, x_kind: str, o_kind: str
-) -> None:
+async def start_and_send(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
     """Start a game in the chat and post its board. In a group, `user user` is a challenge
     anyone can join; in a private chat a new game replaces the current one."""
-    if is_group(chat) and x_kind == USER and o_kind == USER:
-        challenge = await context.service.create_challenge(chat.id, player_from(user))
+    board = spec.board.empty_board()
+    if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
+        challenge = await context.service.create_challenge(chat.id, player_from(user), board=board)
         await send_board(context.bot, context.service, chat.id, challenge)
         return
     started = await context.service.start_game(
-        chat.id, player_from(user), x_kind, o_kind, replace_current=chat.type == Chat.PRIVATE
+        chat.id,
+        player_from(user),
+        spec.x_kind,
+        spec.o_kind,
+        replace_current=chat.type == Chat.PRIVATE,
+        board=board,
     )
     for closed in started.closed:
         context.ai_matches.cancel(closed.id)
         await edit_board(context.bot, context.service, closed)
     game = await send_board(context.bot, context.service, chat.id, started.game)
-    if game.is_ai_match:
-        context.ai_matches.start(game.id)
+    context.ai_matches.follow(game)

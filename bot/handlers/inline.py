@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 
 from bot.context import BotContext
+from bot.game_spec import CLASSIC, parse_board_size
 from bot.handlers.common import player_from, texts_of
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
@@ -18,6 +19,9 @@ async def inline_query(update: Update, context: BotContext) -> None:
         return
     tr = texts_of(query.from_user)
     user = player_from(query.from_user)
+    # `@bot 5`, `@bot 6x6`, `@bot 6 4`: the board size; anything else is the classic 3×3.
+    board = parse_board_size(query.query.lower().split()) or CLASSIC
+    size_note = "" if board.is_classic else " · " + tr.BOARD_SIZE.format(size=board.size, k=board.k)
     # The game itself is created on the first tap; remember the challenger's name for it.
     await context.service.register_player(user)
     results = []
@@ -30,24 +34,24 @@ async def inline_query(update: Update, context: BotContext) -> None:
         )
         results.append(
             InlineQueryResultArticle(
-                id=f"challenge-{mark}",
-                title=title,
+                id=f"challenge-{mark}-{board.size}-{board.k}",
+                title=title + size_note,
                 description=tr.INLINE_CHALLENGE_DESCRIPTION,
-                input_message_content=InputTextMessageContent(text),
-                reply_markup=inline_challenge_keyboard(tr, user.id, mark),
+                input_message_content=InputTextMessageContent(text + size_note),
+                reply_markup=inline_challenge_keyboard(tr, user.id, mark, board),
             )
         )
     for level in LEVELS:
         name = tr.LEVEL_NAMES[level]
         results.append(
             InlineQueryResultArticle(
-                id=f"ai-{level}",
-                title=tr.INLINE_AI_TITLE.format(level=name),
+                id=f"ai-{level}-{board.size}-{board.k}",
+                title=tr.INLINE_AI_TITLE.format(level=name) + size_note,
                 description=tr.INLINE_AI_DESCRIPTION,
                 input_message_content=InputTextMessageContent(
-                    tr.INLINE_AI_TEXT.format(name=user.name, level=name)
+                    tr.INLINE_AI_TEXT.format(name=user.name, level=name) + size_note
                 ),
-                reply_markup=inline_ai_keyboard(tr, user.id, level),
+                reply_markup=inline_ai_keyboard(tr, user.id, level, board),
             )
         )
     # Results carry the sender's id: personal, and cached only briefly.

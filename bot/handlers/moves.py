@@ -32,6 +32,7 @@ async def typed_move(update: Update, context: BotContext) -> None:
     )
     if result.played and result.game is not None:
         await edit_board(context.bot, context.service, result.game)
+        context.ai_matches.follow(result.game)
     elif result.status is MoveStatus.NO_GAME:
         if board_id is None:
             await message.reply_text(tr.NO_GAME)

@@ -1,0 +1,77 @@
+"""What a command or button asks for: who plays X and O, and on which board."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.service import PLAYER_KINDS, USER
+from core.ai import SIZES, default_k  # 3×3 to 8×8: Telegram allows 8 buttons in a row
+from core.board import Board
+
+_SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
+
+
+@dataclass(frozen=True)
+class BoardSize:
+    size: int = 3
+    k: int = 3
+
+    def empty_board(self) -> Board:
+        return Board.empty(self.size, self.k)
+
+    @property
+    def is_classic(self) -> bool:
+        return self.size == 3 and self.k == 3
+
+
+CLASSIC = BoardSize()
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    x_kind: str
+    o_kind: str
+    board: BoardSize = CLASSIC
+
+
+def board_size(size: int, k: int | None = None) -> BoardSize | None:
+    """A checked size and line length (3 ≤ k ≤ size ≤ 8); k defaults by the usual rules."""
+    k = default_k(size) if k is None else k
+    if size in SIZES and 3 <= k <= size:
+        return BoardSize(size, k)
+    return None
+
+
+def parse_board_size(words: list[str]) -> BoardSize | None:
+    """`[]` → 3×3; `5` or `5x5` → 5×5 with its usual k; `6 4` → 6×6 with 4 in a row."""
+    if not words:
+        return CLASSIC
+    if len(words) > 2:
+        return None
+    match = _SIZE.match(words[0])
+    if match is None or (match.group(2) and match.group(2) != match.group(1)):
+        return None
+    size = int(match.group(1))
+    if len(words) == 1:
+        return board_size(size)
+    if not (words[1].isascii() and words[1].isdigit()):
+        return None
+    return board_size(size, int(words[1]))
+
+
+def parse_start_args(args: list[str]) -> GameSpec | None:
+    """`hard` → you vs hard; `hard user`, `hard_user` → hard plays X; a size may follow:
+    `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. None for anything else."""
+    words = "_".join(args).lower().replace("_", " ").split()
+    kinds = []
+    while words and words[0] in PLAYER_KINDS and len(kinds) < 2:
+        kinds.append(words.pop(0))
+    size = parse_board_size(words)
+    if size is None:
+        return None
+    if len(kinds) == 1 and kinds[0] != USER:
+        return GameSpec(USER, kinds[0], size)
+    if len(kinds) == 2:
+        return GameSpec(kinds[0], kinds[1], size)
+    return None
