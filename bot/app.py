@@ -19,6 +19,7 @@ from telegram.ext import (
     filters,
 )
 
+from bot.ai_pool import AiPool
 from bot.config import Settings
 from bot.context import BotContext
 from bot.db.engine import create_engine, create_session_factory
@@ -111,11 +112,12 @@ async def open_resources(application: Application) -> None:
     # Alembic runs its own event loop, so it gets a thread of its own.
     await asyncio.to_thread(upgrade_database, settings.database_url)
     engine = create_engine(settings.database_url)
-    service = GameService(create_session_factory(engine), random.Random())
+    ai_pool = AiPool(settings.ai_time_budget_seconds)
+    service = GameService(create_session_factory(engine), random.Random(), think=ai_pool.think)
     matches = AiMatchRunner(service, application.bot, settings.ai_pause_seconds)
     turn_clock = TurnClock(service, application.bot, settings.turn_timeout_seconds)
     application.bot_data.update(
-        engine=engine, service=service, matches=matches, turn_clock=turn_clock
+        engine=engine, service=service, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
     )
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in en.COMMANDS])
     for code in available_languages():
@@ -136,6 +138,9 @@ async def close_resources(application: Application) -> None:
     matches: AiMatchRunner | None = application.bot_data.get("matches")
     if matches is not None:
         await matches.stop_all()
+    ai_pool: AiPool | None = application.bot_data.get("ai_pool")
+    if ai_pool is not None:
+        ai_pool.close()
     engine = application.bot_data.get("engine")
     if engine is not None:
         await engine.dispose()

@@ -29,6 +29,8 @@ class Settings:
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.
     turn_timeout_seconds: float = 600.0
+    # How long hard may think about one move on a board bigger than 3×3.
+    ai_time_budget_seconds: float = 0.5
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_url: str | None = None
     webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
@@ -97,6 +99,7 @@ def load_settings(
             f"AI_PAUSE_SECONDS must be a number of seconds from 0 to 60, not {pause_text!r}."
         )
     turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
+    ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
     webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
     return Settings(
         token=token,
@@ -105,6 +108,7 @@ def load_settings(
         log_level=log_level,
         ai_pause_seconds=pause,
         turn_timeout_seconds=turn_timeout,
+        ai_time_budget_seconds=ai_budget,
         webhook_url=webhook_url,
         webhook_listen=webhook_listen,
         webhook_port=webhook_port,

@@ -1,0 +1,37 @@
+"""A worker process for the AI's searches, so the bot's event loop never waits on the CPU."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import random
+from concurrent.futures import ProcessPoolExecutor
+
+from core.ai import choose_move
+from core.board import Board
+
+
+def _search(cells: str, k: int, level: str, seed: int, time_budget: float) -> int:
+    # Runs in the worker: plain values in, a cell index out.
+    board = Board.from_cells(cells, k=k)
+    return choose_move(level, board, random.Random(seed), time_budget=time_budget)
+
+
+class AiPool:
+    """Searches in separate processes (a search holds the GIL for its whole time budget)."""
+
+    def __init__(self, time_budget: float, workers: int = 1) -> None:
+        self._time_budget = time_budget
+        # spawn, not fork: the bot's process has threads and an event loop a fork would copy.
+        context = multiprocessing.get_context("spawn")
+        self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+    async def think(self, level: str, board: Board, seed: int) -> int:
+        """The AI's move; the GameService's thinker."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._executor, _search, board.to_cells(), board.k, level, seed, self._time_budget
+        )
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
