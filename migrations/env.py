@@ -40,7 +40,9 @@ def run_migrations(connection: Connection) -> None:
 
 
 async def run_async_migrations() -> None:
-    engine = create_engine(database_url())
+    # SQLite batch migrations copy a table, drop the old one and rename the copy; with foreign
+    # keys enforced, dropping the old `games` would cascade into `moves` and delete them.
+    engine = create_engine(database_url(), enforce_foreign_keys=False)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(run_migrations)

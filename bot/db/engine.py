@@ -8,8 +8,9 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
 
-def create_engine(database_url: str) -> AsyncEngine:
-    """An async engine; SQLite gets WAL, a busy timeout and enforced foreign keys."""
+def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> AsyncEngine:
+    """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
+    foreign keys."""
     if database_url.startswith("sqlite"):
         engine = create_async_engine(database_url, connect_args={"timeout": 30})
 
@@ -18,7 +19,7 @@ def create_engine(database_url: str) -> AsyncEngine:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
             cursor.close()
 
         return engine

@@ -1,0 +1,119 @@
+"""Migrations keep existing games: upgrade from every earlier revision with data in it, and
+downgrade one step at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from alembic import command
+from sqlalchemy import text
+
+from bot.db.engine import create_engine, create_session_factory
+from bot.db.migrate import alembic_config, upgrade_database
+from bot.service import BoardRef, GameService, MoveStatus, PlayerInfo
+
+REVISIONS = ["0001", "0002", "0003"]
+ALICE = PlayerInfo(7001, "Alice", "en")
+NOW = "2026-01-02 03:04:05"
+
+
+async def _execute(database_url: str, *statements: str) -> list[tuple]:
+    engine = create_engine(database_url)
+    try:
+        async with engine.begin() as connection:
+            rows: list[tuple] = []
+            for statement in statements:
+                result = await connection.execute(text(statement))
+                if result.returns_rows:
+                    rows.extend(tuple(row) for row in result)
+            return rows
+    finally:
+        await engine.dispose()
+
+
+async def _migrate(database_url: str, revision: str, *, down: bool = False) -> None:
+    config = alembic_config(database_url)
+    step = command.downgrade if down else command.upgrade
+    await asyncio.to_thread(step, config, revision)
+
+
+async def _seed_0001(database_url: str) -> None:
+    """A finished game Alice lost to hard, and a running game against easy, as 0001 stored
+    them."""
+    await _execute(
+        database_url,
+        f"INSERT INTO players (id, name, language_code, created_at, updated_at) "
+        f"VALUES ({ALICE.id}, 'Alice', 'en', '{NOW}', '{NOW}')",
+        "INSERT INTO games (id, chat_id, message_id, board, x_kind, o_kind, x_player_id, "
+        "o_player_id, status, result, end_reason, version, created_at, updated_at) VALUES "
+        f"(1, {ALICE.id}, 10, 'XX_OOO_X_', 'user', 'hard', {ALICE.id}, NULL, 'finished', 'O', "
+        f"'line', 7, '{NOW}', '{NOW}'), "
+        f"(2, {ALICE.id}, 11, 'X___O____', 'user', 'easy', {ALICE.id}, NULL, 'active', NULL, "
+        f"NULL, 3, '{NOW}', '{NOW}')",
+        "INSERT INTO moves (game_id, ply, cell, mark, player_id, created_at) VALUES "
+        f"(2, 1, 0, 'X', {ALICE.id}, '{NOW}'), (2, 2, 4, 'O', NULL, '{NOW}')",
+    )
+
+
+async def _service(database_url: str) -> tuple[GameService, object]:
+    engine = create_engine(database_url)
+    return GameService(create_session_factory(engine), random.Random(3)), engine
+
+
+@pytest.mark.parametrize("start", REVISIONS[:-1])
+async def test_upgrading_from_an_earlier_revision_keeps_games(
+    database_url: str, start: str
+) -> None:
+    await _migrate(database_url, "0001")
+    await _seed_0001(database_url)
+    if start != "0001":
+        await _migrate(database_url, start)
+    await asyncio.to_thread(upgrade_database, database_url)
+    # Rebuilding `games` (SQLite batch mode) must not cascade into the moves.
+    assert await _execute(database_url, "SELECT game_id, ply, cell FROM moves ORDER BY ply") == [
+        (2, 1, 0),
+        (2, 2, 4),
+    ]
+
+    service, engine = await _service(database_url)
+    try:
+        lost = await service.get_game(1)
+        assert lost is not None and lost.result == "O" and lost.board.size == 3
+        assert (await service.stats(ALICE.id)).by_opponent["hard"].losses == 1
+        running = await service.get_game(2)
+        assert running is not None and running.is_active and running.board.k == 3
+        # The running game goes on where it was: Alice's move, on the same board message.
+        result = await service.play_tap(2, BoardRef(ALICE.id), ALICE, 2, 8)
+        assert result.status is MoveStatus.PLAYED
+        assert result.game is not None and result.game.message_id == 11
+    finally:
+        await engine.dispose()  # type: ignore[attr-defined]
+
+
+async def test_downgrade_one_step_at_a_time_keeps_classic_games(database_url: str) -> None:
+    await asyncio.to_thread(upgrade_database, database_url)
+    await _seed_0001(database_url)
+    # A 5×5 game exists only from 0003 on; the classic games survive every step down.
+    await _execute(
+        database_url,
+        "INSERT INTO games (id, chat_id, board, size, k, x_kind, o_kind, status, version, "
+        f"nudges, created_at, updated_at) VALUES (3, {ALICE.id}, '{'_' * 25}', 5, 4, 'easy', "
+        f"'hard', 'active', 1, 0, '{NOW}', '{NOW}')",
+    )
+    for revision in reversed(["base", *REVISIONS[:-1]]):
+        await _migrate(database_url, revision, down=True)
+        if revision == "base":
+            break
+        rows = await _execute(database_url, "SELECT id, board, status FROM games ORDER BY id")
+        assert rows == [(1, "XX_OOO_X_", "finished"), (2, "X___O____", "active")], revision
+        moves = await _execute(database_url, "SELECT COUNT(*) FROM moves")
+        assert moves == [(2,)]
+    tables = await _execute(
+        database_url,
+        "SELECT COUNT(*) FROM alembic_version",
+    )
+    assert tables == [(0,)]
+    # And back up again from nothing.
+    await asyncio.to_thread(upgrade_database, database_url)
