@@ -1,30 +1,43 @@
-"""Benchmark: the solved table behind `hard` against the naive full-tree minimax of seed 003.
+"""Benchmark: `hard` on 3×3 (the solved table against the naive minimax of seed 003) and on the
+bigger boards (the time-budgeted search against medium and easy).
 
 Run from the repository root:
 
-    .venv/bin/python bench/ai.py
+    .venv/bin/python bench/ai.py [--sizes 4,5,6,7,8] [--games 100] [--budget 0.5]
 
-It prints the time to solve the table from scratch, the time of one `hard` move over every
+3×3: it prints the time to solve the table from scratch, the time of one `hard` move over every
 reachable position in play, and the time of the naive minimax (no memo, every free cell scored
 by searching the whole tree below it) on the empty board and on 50 mid-game positions (2 to 5
 marks, a fixed random sample), with the ratio naive/hard. Timings use time.perf_counter_ns.
-The whole run takes a few seconds (well under two minutes).
+This part takes a few seconds.
+
+Bigger boards: for each size in --sizes (default k: 4×4 → 4, 5×5 → 4, 6×6..8×8 → 5), hard plays
+--games games against medium and --games against easy, as X and as O each (4 × games games),
+with --budget seconds per move. It prints the budget, the time of every hard move (p50, p99,
+max; moves answered without search, a win or block in one, count too), the mean depth the
+search completed, and wins/draws/losses from hard's point of view. Games are seeded, so a run
+is repeatable up to timing. At the defaults (100 games, 0.5 s) this takes hours; for a quick
+look use e.g. `--games 20 --budget 0.05`.
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.ai import hard_move
-from core.board import Board
-from core.rules import is_over, play
+from core.ai import STRATEGIES, default_k, hard_move
+from core.board import Board, O, X
+from core.rules import is_over, play, turn, winner
+from core.search import DEFAULT_BUDGET, search
 from core.solver import position_score, solved_table
 
 SOLVE_RUNS = 5  # fresh solves of the table
@@ -114,8 +127,7 @@ def fmt(ns: float) -> str:
     return f"{ns:.0f} ns"
 
 
-def main() -> None:
-    print(f"Python {sys.version.split()[0]}")
+def bench_3x3() -> None:
 
     # 1. Solving the table from scratch.
     solve_times = []
@@ -197,6 +209,122 @@ def main() -> None:
         f"ratio naive/hard, mid-game: median {statistics.median(all_ratios):,.0f}x, "
         f"min {min(all_ratios):,.0f}x, max {max(all_ratios):,.0f}x"
     )
+
+
+# --- bigger boards: the search against medium and easy -----------------------------------------
+
+OPPONENTS = ("medium", "easy")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile by the nearest rank (q=0.5 is the median, 0.99 the 99th percentile)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def play_game(
+    size: int,
+    opponent: str,
+    hard_mark: str,
+    seed: int,
+    budget: float,
+    times: list[float],
+    depths: list[int],
+) -> str:
+    """One game of hard against `opponent`; 'win', 'draw' or 'loss' from hard's view.
+
+    Hard's moves go through core.search.search, which core.ai.hard_move calls on every board
+    but 3×3, to see the depth each search completed.
+    """
+    rng = random.Random(seed)
+    board = Board.empty(size, default_k(size))
+    move_of = STRATEGIES[opponent]
+    while not is_over(board):
+        if turn(board) == hard_mark:
+            start = time.perf_counter()
+            info = search(board, rng, time_budget=budget)
+            times.append(time.perf_counter() - start)
+            if info.depth:
+                depths.append(info.depth)
+            board = play(board, info.move)
+        else:
+            board = play(board, move_of(board, rng))
+    mark = winner(board)
+    return "draw" if mark is None else "win" if mark == hard_mark else "loss"
+
+
+def bench_big(sizes: list[int], games: int, budget: float) -> None:
+    print()
+    print(
+        f"bigger boards: hard with a budget of {budget:g} s per move against medium and easy, "
+        f"{games} games per cell (W/D/L from hard's view)"
+    )
+    print(
+        "moves: hard moves timed (wins and blocks in one included); p50/p99/max: wall time per "
+        "hard move; depth: mean depth the searched moves completed"
+    )
+    header = (
+        f"{'board':>7} {'moves':>6} {'p50':>9} {'p99':>9} {'max':>9} {'depth':>5}  "
+        f"{'medium X':>12} {'medium O':>12} {'easy X':>12} {'easy O':>12}"
+    )
+    print(header)
+    losses = total = 0
+    for size in sizes:
+        times: list[float] = []
+        depths: list[int] = []
+        cells = []
+        for opponent in OPPONENTS:
+            for hard_mark in (X, O):
+                results: Counter[str] = Counter()
+                for game in range(games):
+                    seed = SEED * 1_000_003 + size * 10_007 + game * 2 + (hard_mark == O)
+                    seed += 500_009 * OPPONENTS.index(opponent)
+                    results[play_game(size, opponent, hard_mark, seed, budget, times, depths)] += 1
+                losses += results["loss"]
+                total += games
+                cells.append(f"{results['win']}/{results['draw']}/{results['loss']}")
+        depth = f"{statistics.mean(depths):.1f}" if depths else "-"
+        print(
+            f"{f'{size}x{size} k{default_k(size)}':>7} {len(times):>6} "
+            f"{fmt(percentile(times, 0.5) * 1e9):>9} {fmt(percentile(times, 0.99) * 1e9):>9} "
+            f"{fmt(max(times) * 1e9):>9} {depth:>5}  " + " ".join(f"{c:>12}" for c in cells)
+        )
+    print(f"hard lost {losses} of {total} games against medium and easy")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--sizes",
+        default="4,5,6,7,8",
+        help="board sizes for the bigger-board table, comma-separated (default 4,5,6,7,8)",
+    )
+    parser.add_argument(
+        "--games", type=int, default=100, help="games per size, opponent and side (default 100)"
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET,
+        help=f"hard's time budget per move in seconds (default {DEFAULT_BUDGET})",
+    )
+    args = parser.parse_args(argv)
+    try:
+        args.sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
+    except ValueError:
+        parser.error("--sizes wants numbers such as 4,5,6")
+    if any(not 4 <= size <= 8 for size in args.sizes):
+        parser.error("--sizes are from 4 to 8 (3×3 has its own section)")
+    if args.games < 1 or args.budget < 0:
+        parser.error("--games must be positive and --budget not negative")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    print(f"Python {sys.version.split()[0]}")
+    bench_3x3()
+    bench_big(args.sizes, args.games, args.budget)
 
 
 if __name__ == "__main__":

@@ -475,6 +475,11 @@ class GameService:
         try:
             async with self._sessions.begin() as session:
                 old = await session.get(Game, game_id)
+                if old is not None and ref.inline_message_id and not ref.matches(old):
+                    # A second Rematch tap: the first one's game took the inline message over.
+                    taken = await _game_on_inline_message(session, ref.inline_message_id)
+                    if taken is not None and taken.rematch_of_id == old.id:
+                        return MoveResult(MoveStatus.REMATCH_TAKEN, _view(taken))
                 if old is None or not ref.matches(old):
                     return MoveResult(MoveStatus.NO_GAME)
                 view = _view(old)
@@ -511,11 +516,17 @@ class GameService:
             await _upsert_player(session, user)
 
     async def attach_message(self, game_id: int, message_id: int) -> None:
-        """Remember which message shows the game's board."""
+        """Remember which message shows the game's board.
+
+        Where the board lives is not game state: a plain UPDATE that leaves the version alone,
+        so a tap racing the new board's first appearance is not refused as a conflict."""
         async with self._sessions.begin() as session:
-            game = await session.get(Game, game_id)
-            if game is not None:
-                game.message_id = message_id
+            await session.execute(
+                update(Game)
+                .where(Game.id == game_id)
+                .values(message_id=message_id)
+                .execution_options(synchronize_session=False)
+            )
 
     # Moves
 

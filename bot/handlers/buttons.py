@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from telegram import CallbackQuery, Update
 
 from bot.board_messages import edit_board, send_board
@@ -120,6 +122,9 @@ async def _answer_and_show(
         await query.answer(popup(tr, result.status))
         return
     game = result.game
+    if game.message_id is None and game.chat_id is not None and query.message is not None:
+        # A tap that raced the board's first posting: the tapped message is the board.
+        game = replace(game, message_id=query.message.message_id)
     mark = game.mark_of(query.from_user.id)
     if joined and mark is not None:
         await query.answer(tr.POPUP_JOINED.format(mark=symbol(mark, tr)))

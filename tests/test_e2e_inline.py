@@ -1,0 +1,305 @@
+"""End to end in inline mode: `@bot` in any chat offers challenges and games against the AI;
+choosing a result posts an inline message (the fake creates it as Telegram does), and every
+game is played by taps on that one message."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from bot.locales import en, ru
+from tests.bot_runner import BotRunner, settle
+from tests.fake_telegram import FakeTelegram, StoredMessage
+
+ALICE = FakeTelegram.user(1001, "Alice", username="alice")
+BOB = FakeTelegram.user(1002, "Bob", username="bob")
+CAROL = FakeTelegram.user(1003, "Carol")
+IVAN = FakeTelegram.user(1005, "Ivan", language_code="ru")
+
+SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
+JOIN, REMATCH, REVIEW, RESIGN = "✋ Join", "🔁 Rematch", "🔍 Review", "🏳 Resign"
+
+
+def board_cells(tg: FakeTelegram, message: StoredMessage) -> str:
+    rows = tg.keyboard(message)[:3]
+    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
+
+
+def highlighted(tg: FakeTelegram, message: StoredMessage) -> set[int]:
+    rows = tg.keyboard(message)[:3]
+    return {i for i, (text, _) in enumerate(b for row in rows for b in row) if text in "❎🅾️"}
+
+
+def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
+    return [text for row in tg.keyboard(message) for text, _ in row]
+
+
+def state(message: StoredMessage) -> tuple[str, Any, int]:
+    return message.text, copy.deepcopy(message.reply_markup), message.edit_count
+
+
+def words(message: StoredMessage) -> str:
+    lines = message.text.splitlines()
+    return next((w for w in ("X wins", "O wins", "Draw") if w in lines), "")
+
+
+async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
+    query_id = tg.tap(user, message, data)
+    answer = await tg.answer_to(query_id)
+    await settle(tg)
+    return answer
+
+
+async def tap_cell(tg: FakeTelegram, user: dict[str, Any], message: Any, cell: int) -> dict:
+    data = tg.keyboard(message)[cell // 3][cell % 3][1]
+    assert data is not None
+    return await tap_data(tg, user, message, data)
+
+
+async def press(tg: FakeTelegram, user: dict[str, Any], message: Any, label: str) -> dict:
+    query_id = tg.tap_button(user, message, label)
+    answer = await tg.answer_to(query_id)
+    await settle(tg)
+    return answer
+
+
+def assert_every_query_answered(tg: FakeTelegram) -> None:
+    asked = set(tg.callback_queries)
+    answered = [call.params["callback_query_id"] for call in tg.calls_of("answerCallbackQuery")]
+    assert sorted(answered) == sorted(asked)
+
+
+async def offer(tg: FakeTelegram, user: dict[str, Any], query: str = "") -> list[dict[str, Any]]:
+    """Type `@bot <query>`: the results the bot answered with."""
+    query_id = tg.inline_query(user, query)
+    await tg.wait_for(
+        lambda call: (
+            call.method == "answerInlineQuery"
+            and str(call.params.get("inline_query_id")) == query_id
+        )
+    )
+    await settle(tg)
+    return tg.inline_answers[query_id]["results"]
+
+
+def result(results: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
+    [found] = [r for r in results if r["id"].startswith(prefix)]
+    return found
+
+
+def choose(tg: FakeTelegram, chosen: dict[str, Any]) -> StoredMessage:
+    """Send a result into a chat: Telegram posts it as an inline message of the bot."""
+    return tg.add_inline_message(
+        chosen["input_message_content"]["message_text"], chosen["reply_markup"]
+    )
+
+
+async def challenge_of(tg: FakeTelegram, creator: dict[str, Any], mark: str = "X") -> StoredMessage:
+    return choose(tg, result(await offer(tg, creator), f"challenge-{mark}"))
+
+
+async def play_cells(
+    tg: FakeTelegram, message: StoredMessage, x: dict[str, Any], o: dict[str, Any], cells: list
+) -> None:
+    for cell in cells:
+        mover = x if board_cells(tg, message).count("_") % 2 else o
+        answer = await tap_cell(tg, mover, message, cell)
+        assert not answer.get("text"), (cell, answer)
+
+
+async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    query_id = telegram.inline_query(ALICE, "")
+    await telegram.wait_for("answerInlineQuery")
+    await settle(telegram)
+    answer = telegram.inline_answers[query_id]
+    assert answer["is_personal"] is True and answer["cache_time"] == 10
+    results = answer["results"]
+    assert [r["title"] for r in results] == [
+        "Challenge: you play ❌",
+        "Challenge: you play ⭕",
+        "Play the Easy AI here",
+        "Play the Medium AI here",
+        "Play the Hard AI here",
+    ]
+    assert all(r["type"] == "article" and r["description"] for r in results)
+    x, o = result(results, "challenge-X"), result(results, "challenge-O")
+    assert x["input_message_content"]["message_text"] == (
+        "Alice wants to play Tic-Tac-Toe as ❌! Tap Join to play ⭕."
+    )
+    assert o["input_message_content"]["message_text"] == (
+        "Alice wants to play Tic-Tac-Toe as ⭕! Tap Join to play ❌."
+    )
+    assert x["reply_markup"] == {
+        "inline_keyboard": [[{"text": JOIN, "callback_data": "ij:1001:X"}]]
+    }
+    assert o["reply_markup"] == {
+        "inline_keyboard": [[{"text": JOIN, "callback_data": "ij:1001:O"}]]
+    }
+    for level, name in (("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")):
+        ai = result(results, f"ai-{level}")
+        assert ai["input_message_content"]["message_text"] == (
+            f"Alice vs {name} AI: Alice's move ❌, tap a cell."
+        )
+        assert ai["reply_markup"]["inline_keyboard"] == [
+            [{"text": "·", "callback_data": f"ia:1001:{level}:{row * 3 + col}"} for col in range(3)]
+            for row in range(3)
+        ]
+
+    ru_results = await offer(telegram, IVAN)
+    assert [r["title"] for r in ru_results][:3] == [
+        ru.INLINE_CHALLENGE_X_TITLE,
+        ru.INLINE_CHALLENGE_O_TITLE,
+        ru.INLINE_AI_TITLE.format(level="Лёгкий"),
+    ]
+    assert ru.INLINE_CHALLENGE_X_TITLE != en.INLINE_CHALLENGE_X_TITLE
+    # Nothing was posted anywhere: games start with the first tap on a chosen result.
+    assert not telegram.calls_of("sendMessage") and not telegram.calls_of("editMessageText")
+
+
+async def test_an_inline_challenge_played_to_a_win(telegram: FakeTelegram, bot: BotRunner) -> None:
+    message = await challenge_of(telegram, ALICE, "X")
+    join = telegram.keyboard(message)[0][0][1]
+    assert join == "ij:1001:X"
+    before = state(message)
+    answer = await press(telegram, ALICE, message, JOIN)
+    assert answer["text"] == "You can't join your own game: wait for a friend."
+    assert state(message) == before and not telegram.calls_of("editMessageText")
+
+    answer = await press(telegram, BOB, message, JOIN)
+    assert answer["text"] == "You're in! You play ⭕."
+    lines = message.text.splitlines()
+    assert lines[0] == "❌ Alice vs ⭕ Bob" and "Alice's turn ❌" in lines
+    assert board_cells(telegram, message) == "_________"
+    assert button_texts(telegram, message)[9:] == [RESIGN]
+    assert message.edit_count == 1
+
+    before = state(message)
+    assert (await tap_data(telegram, CAROL, message, join))["text"] == "This is not your game."
+    assert (await tap_data(telegram, BOB, message, join))["text"].startswith("This board is out")
+    assert (await tap_cell(telegram, CAROL, message, 4))["text"] == "This is not your game."
+    assert (await tap_cell(telegram, BOB, message, 4))["text"] == "It's not your turn."
+    assert state(message) == before
+
+    await play_cells(telegram, message, ALICE, BOB, [0, 4, 1, 2, 8, 6])
+    assert board_cells(telegram, message) == "XXO_O_O_X"
+    assert "O wins" in message.text.splitlines() and "Bob wins! 🎉" in message.text
+    assert highlighted(telegram, message) == {2, 4, 6}
+    assert button_texts(telegram, message)[9:] == [REMATCH, REVIEW]
+
+    won = await press(telegram, BOB, message, REVIEW)
+    assert won["text"] == en.REVIEW_WON and won["show_alert"] is True
+    # Alice's slip: after 1 1, 2 2, 1 2, 1 3 she had to block 3 1 and played 3 3.
+    lost = await press(telegram, ALICE, message, REVIEW)
+    assert lost["show_alert"] is True
+    assert lost["text"] == "Move 5: you played 3 3 — 3 1 was better: it would have held the draw."
+    assert (await press(telegram, CAROL, message, REVIEW))["text"] == en.POPUP_NO_REVIEW
+    assert not telegram.calls_of("sendMessage")  # everything happened on the one message
+    assert_every_query_answered(telegram)
+
+
+async def test_an_inline_rematch_replaces_the_game_on_the_same_message(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    message = await challenge_of(telegram, ALICE, "X")
+    await press(telegram, BOB, message, JOIN)
+    await play_cells(telegram, message, ALICE, BOB, [0, 3, 1, 4, 2])
+    assert "Alice wins! 🎉" in message.text
+    old_rematch = telegram.keyboard(message)[3][0][1]
+    assert old_rematch is not None and old_rematch.startswith("rm:")
+
+    before = state(message)
+    assert (await press(telegram, CAROL, message, REMATCH))["text"] == "This is not your game."
+    assert state(message) == before
+
+    assert not (await press(telegram, BOB, message, REMATCH)).get("text")
+    assert message.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
+    assert "Bob's turn ❌" in message.text
+    assert board_cells(telegram, message) == "_________"
+    assert button_texts(telegram, message)[9:] == [RESIGN]
+    assert not telegram.calls_of("sendMessage")
+
+    before = state(message)
+    again = await tap_data(telegram, ALICE, message, old_rematch)
+    assert again["text"] == "The rematch has already started."
+    assert state(message) == before
+
+    assert (await tap_cell(telegram, ALICE, message, 4))["text"] == "It's not your turn."
+    await play_cells(telegram, message, BOB, ALICE, [4, 0, 2, 6, 3, 8, 5])
+    assert "X wins" in message.text.splitlines() and "Bob wins! 🎉" in message.text
+    assert highlighted(telegram, message) == {3, 4, 5}
+    assert_every_query_answered(telegram)
+
+
+async def test_a_challenger_playing_o_lets_the_joiner_start(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    message = await challenge_of(telegram, ALICE, "O")
+    answer = await press(telegram, BOB, message, JOIN)
+    assert answer["text"] == "You're in! You play ❌."
+    assert message.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
+    assert "Bob's turn ❌" in message.text
+    assert (await tap_cell(telegram, ALICE, message, 4))["text"] == "It's not your turn."
+    await play_cells(telegram, message, BOB, ALICE, [4, 0])
+    assert board_cells(telegram, message) == "O___X____"
+    assert (await press(telegram, ALICE, message, RESIGN)).get("text") is None
+    assert "X wins" in message.text.splitlines() and "Alice resigned. 🏳" in message.text
+
+
+async def test_an_inline_game_against_the_ai(telegram: FakeTelegram, bot: BotRunner) -> None:
+    message = choose(telegram, result(await offer(telegram, ALICE), "ai-hard"))
+    assert message.text == "Alice vs Hard AI: Alice's move ❌, tap a cell."
+    first_tap = telegram.keyboard(message)[0][0][1]
+    assert first_tap is not None
+
+    before = state(message)
+    assert (await tap_cell(telegram, BOB, message, 4))["text"] == "This is not your game."
+    assert state(message) == before
+
+    assert not (await tap_cell(telegram, ALICE, message, 4)).get("text")
+    lines = message.text.splitlines()
+    assert lines[0] == "❌ Alice vs ⭕ Hard AI" and "Alice's turn ❌" in lines
+    cells = board_cells(telegram, message)
+    assert cells[4] == "X" and cells.count("O") == 1
+    assert cells.index("O") in (0, 2, 6, 8)  # hard answers the centre in a corner
+
+    before = state(message)
+    assert (await tap_cell(telegram, BOB, message, 1 if cells[1] == "_" else 3))["text"] == (
+        "This is not your game."
+    )
+    assert (await tap_data(telegram, ALICE, message, first_tap))["text"].startswith(
+        "This board is out"
+    )
+    assert state(message) == before
+
+    while not words(message):
+        free = board_cells(telegram, message).index("_")
+        assert not (await tap_cell(telegram, ALICE, message, free)).get("text")
+    assert words(message) in ("O wins", "Draw")  # the hard AI never loses
+    # No chat to post a new game in: only Review fits on this message.
+    assert button_texts(telegram, message)[9:] == [REVIEW]
+    review = await press(telegram, ALICE, message, REVIEW)
+    assert review["show_alert"] is True
+    assert review["text"] == en.REVIEW_PERFECT or review["text"].startswith("Move ")
+    assert (await press(telegram, BOB, message, REVIEW))["text"] == en.POPUP_NO_REVIEW
+    assert not telegram.calls_of("sendMessage")
+    assert_every_query_answered(telegram)
+
+
+async def test_two_inline_games_side_by_side(telegram: FakeTelegram, bot: BotRunner) -> None:
+    first = await challenge_of(telegram, ALICE)
+    second = await challenge_of(telegram, ALICE)
+    await press(telegram, BOB, first, JOIN)
+    await press(telegram, CAROL, second, JOIN)
+    assert first.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"
+    assert second.text.splitlines()[0] == "❌ Alice vs ⭕ Carol"
+    await tap_cell(telegram, ALICE, first, 0)
+    assert board_cells(telegram, first) == "X________"
+    assert board_cells(telegram, second) == "_________"
+    # A tap on the second board carrying the first game's button does nothing there.
+    forged = telegram.keyboard(first)[1][1][1]
+    assert forged is not None
+    answer = await tap_data(telegram, BOB, second, forged)
+    assert answer["text"] == en.POPUP_NO_GAME
+    assert board_cells(telegram, first) == "X________"
