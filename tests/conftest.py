@@ -63,7 +63,7 @@ def _run_admin(admin: URL, sql: str) -> None:
 
 @pytest.fixture
 async def service(database_url: str) -> AsyncIterator[GameService]:
-    """The game service on a migrated SQLite file, with a seeded generator."""
+    """The game service on a migrated database (see `database_url`), with a seeded generator."""
     await asyncio.to_thread(upgrade_database, database_url)
     engine = create_engine(database_url)
     try:
@@ -81,7 +81,7 @@ async def telegram() -> AsyncIterator[FakeTelegram]:
 
 @pytest.fixture
 async def bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
-    """The real bot, polling the fake server, on a fresh SQLite file."""
+    """The real bot, polling the fake server, on a fresh database."""
     runner = BotRunner(telegram, database_url)
     await runner.start()
     try:

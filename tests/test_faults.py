@@ -298,13 +298,15 @@ async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
         await telegram.wait_idle(quiet=0.3)
     sent = telegram.calls_of("sendMessage")
     # The reply, and at most the error handler's one apology: both refused, neither retried.
-    assert 1 <= len(sent) <= 2
-    assert outcomes(sent) == [403] * len(sent)
+    # One try: no retry, and no apology that would only be refused again.
+    assert len(sent) == 1
+    assert outcomes(sent) == [403]
     assert all(call.params["chat_id"] == ALICE["id"] for call in sent)
     assert not [r for r in caplog.records if r.name == "bot.telegram_request"]
-    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert len(failures) == 1, [r.getMessage() for r in failures]
-    assert str(update_id) in failures[0].getMessage()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    refusals = [r for r in caplog.records if r.name == "bot.handlers.errors"]
+    assert len(refusals) == 1 and refusals[0].levelno == logging.WARNING
+    assert str(update_id) in refusals[0].getMessage() and refusals[0].exc_info is None
     # The update is done: the next one is handled normally, with no trace of the old one.
     telegram.clear_failures()
     mark = telegram.mark()

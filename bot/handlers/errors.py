@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
 from bot.texts import texts_for
@@ -16,6 +16,10 @@ log = logging.getLogger(__name__)
 async def on_error(update: object, context: BotContext) -> None:
     """Log the failure; answer a pending tap or message so the user is never left hanging."""
     update_id = update.update_id if isinstance(update, Update) else None
+    if isinstance(context.error, Forbidden):
+        # The user blocked the bot (or it left the chat): nothing to retry, nobody to tell.
+        log.warning("update %s: Telegram refused: %s", update_id, context.error)
+        return
     log.error("update %s failed", update_id, exc_info=context.error)
     if not isinstance(update, Update):
         return
