@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -285,6 +286,23 @@ class GameService:
         self._sessions = sessions
         self._rng = rng
         self._think = think or think_in_thread
+        # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
+        # queueing this process's writers on a lock instead keeps the latency tail short.
+        # PostgreSQL needs no such thing: its row locks and our version check do the job.
+        bind = sessions.kw.get("bind")
+        self._write_lock = (
+            asyncio.Lock() if bind is not None and bind.dialect.name == "sqlite" else None
+        )
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncSession]:
+        """One write transaction, committed on success and rolled back on error."""
+        if self._write_lock is None:
+            async with self._sessions.begin() as session:
+                yield session
+            return
+        async with self._write_lock, self._sessions.begin() as session:
+            yield session
 
     # Starting games
 
@@ -302,7 +320,7 @@ class GameService:
         phone. An AI that plays X moves at once, unless both sides are AIs (those games advance
         with `ai_step`)."""
         _check_kinds(x_kind, o_kind)
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             player = await _upsert_player(session, user)
             closed: list[GameView] = []
             if replace_current:
@@ -338,7 +356,7 @@ class GameService:
         if level not in LEVELS:
             return MoveResult(MoveStatus.INVALID)
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 existing = await _game_on_inline_message(session, inline_message_id)
                 if existing is not None:
                     # The board was already replaced by the game's own buttons: an old tap.
@@ -374,7 +392,7 @@ class GameService:
         board: Board | None = None,
     ) -> GameView:
         """A group challenge: the sender plays X; anyone (or only the invited person) joins."""
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             player = await _upsert_player(session, user)
             invited_player = await _upsert_player(session, invited) if invited else None
             game = _new_game(
@@ -405,7 +423,7 @@ class GameService:
         if creator_mark not in MARKS:
             return MoveResult(MoveStatus.INVALID)
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 existing = await _game_on_inline_message(session, inline_message_id)
                 if existing is not None:
                     return MoveResult(
@@ -473,7 +491,7 @@ class GameService:
         """A new game between the same two people with sides swapped. On an inline message
         the new game takes the message over; in a chat it gets a message of its own."""
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 old = await session.get(Game, game_id)
                 if old is not None and ref.inline_message_id and not ref.matches(old):
                     # A second Rematch tap: the first one's game took the inline message over.
@@ -512,7 +530,7 @@ class GameService:
 
     async def register_player(self, user: PlayerInfo) -> None:
         """Remember a user's name and language (an inline challenger, before any game)."""
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             await _upsert_player(session, user)
 
     async def attach_message(self, game_id: int, message_id: int) -> None:
@@ -520,7 +538,7 @@ class GameService:
 
         Where the board lives is not game state: a plain UPDATE that leaves the version alone,
         so a tap racing the new board's first appearance is not refused as a conflict."""
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             await session.execute(
                 update(Game)
                 .where(Game.id == game_id)
@@ -555,7 +573,7 @@ class GameService:
         """A typed move (`2 3` or `6`): in the game on `message_id` (a reply to a board in a
         group), else in the chat's current game."""
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 if message_id is not None:
                     game = await session.scalar(
                         select(Game).where(Game.chat_id == chat_id, Game.message_id == message_id)
@@ -589,7 +607,7 @@ class GameService:
         """`/stop`: end the sender's newest game in this chat. A running game counts as
         resigned; a challenge is withdrawn; an AI match the sender started is stopped."""
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 for game in await _live_games_in_chat(session, chat_id):
                     view = _view(game)
                     if view.mark_of(user.id) is not None and game.status == ACTIVE:
@@ -621,7 +639,7 @@ class GameService:
         else:
             cell = await self._think(level, snapshot.board, self._rng.getrandbits(32))
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 game = await session.get(Game, game_id)
                 if game is None or game.status != ACTIVE or game.board != snapshot.board.to_cells():
                     return None  # the game moved on while the AI was thinking
@@ -652,7 +670,7 @@ class GameService:
         """After one timeout the player to move is nudged; after the second the game ends as a
         loss by timeout. A challenge nobody joins expires after two timeouts."""
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 game = await session.get(Game, game_id)
                 if game is None or game.turn_started_at is None:
                     return None
@@ -788,7 +806,7 @@ class GameService:
         phone) go entirely; games against people stay for the other person, without this
         user's id. Running games end first: resigned, or a challenge withdrawn."""
         uid = user.id
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             player = await session.get(Player, uid)
             games = (
                 (
@@ -846,7 +864,7 @@ class GameService:
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
-        async with self._sessions.begin() as session:
+        async with self._transaction() as session:
             result = await session.execute(
                 update(Game)
                 .where(Game.chat_id == old_chat_id)
@@ -865,7 +883,7 @@ class GameService:
     ) -> MoveResult:
         """Load a game the tap may touch, run `action(session, game)` in one transaction."""
         try:
-            async with self._sessions.begin() as session:
+            async with self._transaction() as session:
                 game = await session.get(Game, game_id)
                 if game is None or not ref.matches(game):
                     return MoveResult(MoveStatus.NO_GAME)

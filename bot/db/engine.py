@@ -18,6 +18,9 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode NORMAL syncs at checkpoints, not every commit: a crash of the bot
+            # loses nothing; only a power cut can lose the last moves.
+            cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA busy_timeout=30000")
             cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
             cursor.close()
