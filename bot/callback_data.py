@@ -20,6 +20,7 @@ from bot.service import MARKS, PLAYER_KINDS
 from core.ai import LEVELS
 
 MAX_ID = 2**63 - 1
+MAX_GAME_ID = 2**31 - 1  # games.id is a 32-bit INTEGER: PostgreSQL refuses bigger parameters
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,8 @@ def parse_callback_data(data: str | None) -> Tap | None:
         return InlineAiTap(creator, fields[1], cell, board)
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
+        return None
+    if kind in ("m", "r", *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
         return None
     if kind == "m" and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]

@@ -353,7 +353,8 @@ class GameService:
         board: Board | None = None,
     ) -> MoveResult:
         """The first tap on an inline "play the AI" board: creates the game and plays the cell."""
-        if level not in LEVELS:
+        # Checked before any game exists: a refused tap must not take the message over.
+        if level not in LEVELS or not 0 <= cell < len((board or Board.empty()).cells):
             return MoveResult(MoveStatus.INVALID)
         try:
             async with self._transaction() as session:
@@ -375,10 +376,7 @@ class GameService:
                 )
                 session.add(game)
                 await session.flush()
-                board = _board(game)
-                if not 0 <= cell < len(board.cells):
-                    return MoveResult(MoveStatus.INVALID)
-                return await self._play_human(session, game, board, user, cell)
+                return await self._play_human(session, game, _board(game), user, cell)
         except IntegrityError:
             return await self._conflict_on_inline(inline_message_id)
 

@@ -7,7 +7,9 @@ import asyncio
 import concurrent.futures
 import os
 import random
+import time
 import uuid
+import warnings
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -37,7 +39,21 @@ def database_url(tmp_path: Path) -> Iterator[str]:
     try:
         yield admin.set(database=name).render_as_string(hide_password=False)
     finally:
-        _run_admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop_database(admin, name)
+
+
+def _drop_database(admin: URL, name: str) -> None:
+    """Drop a test's database. PostgreSQL may refuse for a moment while an autovacuum worker
+    is in it; the server is a throwaway one, so after a few tries the database is left."""
+    for attempt in range(5):
+        try:
+            _run_admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except Exception:
+            if attempt == 4:
+                warnings.warn(f"could not drop test database {name}", stacklevel=1)
+                return
+            time.sleep(0.2 * (attempt + 1))
 
 
 def _run_admin(admin: URL, sql: str) -> None:

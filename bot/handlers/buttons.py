@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable
 from dataclasses import replace
 
 from telegram import CallbackQuery, Update
+from telegram.error import BadRequest
 
 from bot.board_messages import edit_board, send_board
 from bot.callback_data import (
@@ -30,6 +33,8 @@ from bot.handlers.common import is_group, player_from, popup, start_and_send, te
 from bot.keyboards import menu_keyboard
 from bot.render import render_review, symbol
 from bot.service import BoardRef, MoveResult, PlayerInfo
+
+log = logging.getLogger(__name__)
 
 
 async def button(update: Update, context: BotContext) -> None:
@@ -95,7 +100,7 @@ async def button(update: Update, context: BotContext) -> None:
         if _is_menu(query):
             # A size button: redraw this menu for that size instead of posting another.
             if query.message.reply_markup != menu:  # type: ignore[union-attr]
-                await query.edit_message_reply_markup(menu)
+                await _edit_tapped(query.edit_message_reply_markup(menu))
         else:
             await context.bot.send_message(chat.id, welcome, reply_markup=menu)
     elif isinstance(tap, HelpTap) and chat is not None:
@@ -103,6 +108,15 @@ async def button(update: Update, context: BotContext) -> None:
         await context.bot.send_message(chat.id, tr.HELP.format(bot=context.bot.username))
     else:
         await query.answer(tr.POPUP_UNKNOWN_BUTTON)
+
+
+async def _edit_tapped(edit: Awaitable[object]) -> None:
+    """Edit the tapped message; after a double tap it already shows this ("not modified")."""
+    try:
+        await edit
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
 
 
 def _is_menu(query: CallbackQuery) -> bool:
@@ -119,7 +133,7 @@ async def _answer_and_show(
     """Answer the tap (a pop-up when refused), then show the game's new state."""
     tr = texts_of(query.from_user)
     if not result.played or result.game is None:
-        await query.answer(popup(tr, result.status))
+        await _answer(query, popup(tr, result.status))
         return
     game = result.game
     if game.message_id is None and game.chat_id is not None and query.message is not None:
@@ -127,11 +141,24 @@ async def _answer_and_show(
         game = replace(game, message_id=query.message.message_id)
     mark = game.mark_of(query.from_user.id)
     if joined and mark is not None:
-        await query.answer(tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
+        await _answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
     else:
-        await query.answer()
+        await _answer(query)
     await edit_board(context.bot, context.service, game)
     context.ai_matches.follow(game)
+
+
+async def _answer(query: CallbackQuery, text: str | None = None) -> None:
+    """Answer a tap. Telegram takes one answer per query, and only for a while: a query
+    already answered (the same update delivered twice, e.g. to two instances) or too old
+    (handled late, after a restart) is no failure, and must not keep a move that is already
+    stored from being shown on the board."""
+    try:
+        await query.answer(text)
+    except BadRequest as error:
+        if "query is too old" not in str(error).lower():
+            raise
+        log.info("callback query %s was not answered: %s", query.id, error)
 
 
 async def _rematch(
@@ -155,16 +182,22 @@ async def _forget(query: CallbackQuery, context: BotContext, tap: ForgetTap) -> 
     if tap.user_id != query.from_user.id:
         await query.answer(tr.POPUP_NOT_YOURS)
         return
+    markup = query.message.reply_markup if query.message is not None else None
+    buttons = markup.inline_keyboard if markup is not None else ()
+    if query.data not in {button.callback_data for row in buttons for button in row}:
+        # Forged: only the /forget question carries this button. Never overwrite a board.
+        await query.answer(tr.POPUP_UNKNOWN_BUTTON)
+        return
     await query.answer()
     if not tap.confirmed:
-        await query.edit_message_text(tr.FORGET_KEPT)
+        await _edit_tapped(query.edit_message_text(tr.FORGET_KEPT))
         return
     report = await context.service.forget(player_from(query.from_user))
     for game in report.ended:
         context.ai_matches.cancel(game.id)
         await edit_board(context.bot, context.service, game)
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
-        await query.edit_message_text(tr.FORGET_NOTHING)
+        await _edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return
     await query.edit_message_text(
         tr.FORGET_DONE.format(

@@ -1,0 +1,453 @@
+"""Two bot processes in webhook mode share one database; the tests deliver the updates of the
+same games alternately to both: no move is lost, applied twice, or applied out of turn.
+
+Both instances are real `python -m bot` processes (WEBHOOK_URL set, each on a port of its own,
+the same secret and the same DATABASE_URL: a SQLite file, or PostgreSQL with
+TEST_DATABASE_URL) talking to one fake Bot API server. Updates are built by the fake's helpers
+(`send_text`, `tap`) exactly as Telegram would send them, then POSTed by the test, as a load
+balancer in front of two instances would: one update to one instance, alternating, plus
+duplicates (the same update to both at once, as when Telegram retries a delivery) and races (two
+different taps on one game at the same moment, each to another instance).
+
+An instance logs `update <id> … handled in …` when it is done with an update; the tests wait
+for those lines, then check the database (the moves table) and the fake (answers and boards).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import random
+import re
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.db.engine import create_engine, create_session_factory
+from bot.db.models import Game, Move
+from bot.locales import en
+from core.board import Board
+from core.rules import play
+from tests.fake_telegram import QUERY_INVALID, FakeTelegram, StoredMessage
+
+SECRET = "shared_Secret-of-both-instances"
+HEADER = "X-Telegram-Bot-Api-Secret-Token"
+WAIT = 20.0  # generous: a wait only takes this long when something is broken
+STOP_WAIT = 10.0
+
+GROUP = FakeTelegram.group_chat(-100777, "Two instances")
+ALICE = FakeTelegram.user(1001, "Alice")  # two players on one phone
+BOB = FakeTelegram.user(1002, "Bob", username="bob")  # joins Carol's challenge: plays O
+CAROL = FakeTelegram.user(1003, "Carol", username="carol")  # challenges the group: plays X
+DAVE = FakeTelegram.user(1004, "Dave")  # two players on one phone
+EVE = FakeTelegram.user(1005, "Eve")  # against the hard AI
+
+SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
+HANDLED_RE = re.compile(r" bot\.app: update (\d+) \S+ chat \S+ handled in ")
+#: Pop-ups a refused tap may get in these games.
+REFUSALS = {
+    en.POPUP_STALE,
+    en.POPUP_CONFLICT,
+    en.POPUP_OCCUPIED,
+    en.POPUP_NOT_YOUR_TURN,
+    en.POPUP_GAME_OVER,
+}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Instance:
+    """`python -m bot` in webhook mode on a port of its own; its log goes to a file."""
+
+    def __init__(self, name: str, fake: FakeTelegram, tmp_path: Path, database_url: str) -> None:
+        self.name = name
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/telegram-updates"
+        self.cwd = tmp_path / name
+        self.cwd.mkdir()
+        self.log_path = self.cwd / "bot.log"
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("TELEGRAM_", "WEBHOOK_"))
+            and key not in ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
+        }
+        self.env.update(
+            PYTHONUNBUFFERED="1",
+            TELEGRAM_BOT_TOKEN=fake.token,
+            TELEGRAM_API_BASE_URL=fake.base_url,
+            DATABASE_URL=database_url,
+            LOG_LEVEL="INFO",
+            WEBHOOK_URL=self.url,
+            WEBHOOK_LISTEN="127.0.0.1",
+            WEBHOOK_PORT=str(self.port),
+            WEBHOOK_SECRET=SECRET,
+        )
+        self.proc: asyncio.subprocess.Process | None = None
+        self.posted: set[int] = set()
+
+    def __repr__(self) -> str:
+        return f"<instance {self.name} :{self.port}>"
+
+    async def start(self) -> None:
+        with self.log_path.open("wb") as out:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                cwd=self.cwd,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def tail(self, lines: int = 40) -> str:
+        return f"--- {self.name} ---\n" + "\n".join(self.log().splitlines()[-lines:])
+
+    def handled(self) -> set[int]:
+        return {int(m.group(1)) for m in HANDLED_RE.finditer(self.log())}
+
+    async def wait_listening(self) -> None:
+        """Until the webhook server accepts connections; fails fast if the bot exits."""
+        assert self.proc is not None
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            if self.proc.returncode is not None:
+                raise AssertionError(f"{self} exited with {self.proc.returncode}\n{self.tail()}")
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            await writer.wait_closed()
+            return
+        raise AssertionError(f"{self} never listened\n{self.tail()}")
+
+    async def post(self, http: aiohttp.ClientSession, update: dict[str, Any]) -> None:
+        """Deliver an update the way Telegram does (with the secret header)."""
+        async with http.post(self.url, json=update, headers={HEADER: SECRET}) as response:
+            assert response.status == 200, (self, response.status, await response.text())
+        self.posted.add(update["update_id"])
+
+    async def stop(self) -> int:
+        """SIGTERM, as a process manager would send; the exit code."""
+        assert self.proc is not None
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+                raise AssertionError(f"{self} ignored SIGTERM\n{self.tail()}") from None
+        assert self.proc.returncode is not None
+        return self.proc.returncode
+
+
+@pytest.fixture
+async def instances(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> AsyncIterator[tuple[Instance, Instance]]:
+    """Two instances started at the same moment on one fresh database (both migrate it)."""
+    pair = (
+        Instance("a", telegram, tmp_path, database_url),
+        Instance("b", telegram, tmp_path, database_url),
+    )
+    try:
+        await asyncio.gather(*(instance.start() for instance in pair))
+        await asyncio.gather(*(instance.wait_listening() for instance in pair))
+        yield pair
+    finally:
+        codes = []
+        for instance in pair:
+            if instance.proc is not None:
+                codes.append(await instance.stop())
+        assert codes == [0, 0], "\n".join(instance.tail() for instance in pair)
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """The test's own connection to the instances' database, to read what they stored."""
+    engine = create_engine(database_url)
+    try:
+        yield engine
+    finally:
+        await engine.dispose()
+
+
+# --- the games -------------------------------------------------------------------------------
+
+
+@dataclass
+class Tracked:
+    """A game followed through the test: where its board is and who plays which side."""
+
+    name: str
+    chat: dict[str, Any]
+    x: dict[str, Any]
+    o: dict[str, Any] | None  # None: the AI
+    #: How the taps of a round reach the instances (round number → style); "one" otherwise.
+    plan: dict[int, str] = field(default_factory=dict)
+    board: StoredMessage | None = None
+    game_id: int | None = None
+    human_moves: int = 0
+
+    def player_of(self, mark: str) -> int | None:
+        player = self.x if mark == "X" else self.o
+        return None if player is None else player["id"]
+
+
+def last_update(fake: FakeTelegram) -> dict[str, Any]:
+    """The update the fake's helper just built (the fake never serves it: webhook mode)."""
+    return dict(fake.updates[-1])
+
+
+def board_cells(fake: FakeTelegram, message: StoredMessage) -> str:
+    rows = fake.keyboard(message)[:3]
+    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
+
+
+def cell_button(fake: FakeTelegram, message: StoredMessage, cell: int) -> str:
+    data = fake.keyboard(message)[cell // 3][cell % 3][1]
+    assert data is not None and data.startswith("m:"), data
+    return data
+
+
+async def stored(engine: AsyncEngine, game_id: int) -> tuple[Game, list[Move]]:
+    async with create_session_factory(engine)() as session:
+        game = await session.get(Game, game_id)
+        assert game is not None
+        moves = await session.scalars(select(Move).where(Move.game_id == game_id).order_by(Move.id))
+        return game, list(moves)
+
+
+async def assert_moves_in_order(engine: AsyncEngine, game: Tracked) -> tuple[Game, list[Move]]:
+    """Plies 1..n without gaps or duplicates, marks X, O, X … each by the player of that side
+    (None for the AI), every move on a free cell, and the stored board is what they make."""
+    assert game.game_id is not None
+    row, moves = await stored(engine, game.game_id)
+    assert sorted(m.ply for m in moves) == list(range(1, len(moves) + 1)), (game.name, moves)
+    board = Board.empty()
+    for move in sorted(moves, key=lambda m: m.ply):
+        mark = "X" if move.ply % 2 else "O"
+        assert move.mark == mark, (game.name, move.ply, move.mark)
+        assert move.player_id == game.player_of(mark), (game.name, move.ply, move.player_id)
+        assert move.cell in board.free_cells(), (game.name, move.ply, move.cell)
+        board = play(board, move.cell)
+    assert row.board == board.to_cells(), game.name
+    return row, moves
+
+
+def assert_board_shown(fake: FakeTelegram, game: Tracked, row: Game) -> None:
+    """The board message shows exactly the stored board (and, while the game runs, its cells
+    carry the stored move number)."""
+    assert game.board is not None and game.board.key is not None
+    assert row.message_id == game.board.message_id, game.name
+    shown = fake.messages[game.board.key]
+    assert board_cells(fake, shown) == row.board, (game.name, shown.text)
+    if row.status == "active":
+        ply = sum(1 for c in row.board if c != "_")
+        assert cell_button(fake, shown, 0) == f"m:{row.id}:{ply}:0", game.name
+
+
+def successful_answers(fake: FakeTelegram, query_id: str) -> list[dict[str, Any]]:
+    return [
+        call.params
+        for call in fake.calls_of("answerCallbackQuery")
+        if call.ok and str(call.params.get("callback_query_id")) == query_id
+    ]
+
+
+# --- delivery --------------------------------------------------------------------------------
+
+
+class Delivery:
+    """Posts updates to the two instances: alternately, or to both at once."""
+
+    def __init__(self, pair: tuple[Instance, Instance], http: aiohttp.ClientSession) -> None:
+        self.pair = pair
+        self.http = http
+        self.turns = itertools.cycle(pair)
+        self.duplicated: set[str] = set()  # query ids delivered to both instances
+
+    def next(self) -> Instance:
+        return next(self.turns)
+
+    async def one(self, update: dict[str, Any]) -> None:
+        await self.next().post(self.http, update)
+
+    async def both(self, update: dict[str, Any]) -> None:
+        """The same update to both instances at the same moment."""
+        if "callback_query" in update:
+            self.duplicated.add(update["callback_query"]["id"])
+        await asyncio.gather(*(instance.post(self.http, update) for instance in self.pair))
+
+    async def split(self, first: dict[str, Any], second: dict[str, Any]) -> None:
+        """Two different updates at the same moment, each to another instance."""
+        a, b = self.next(), self.next()
+        await asyncio.gather(a.post(self.http, first), b.post(self.http, second))
+
+    async def settle(self) -> None:
+        """Until every instance has handled every update posted to it."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            missing = {i.name: sorted(i.posted - i.handled()) for i in self.pair}
+            if not any(missing.values()):
+                return
+            if time.monotonic() > deadline:
+                tails = "\n".join(instance.tail() for instance in self.pair)
+                raise AssertionError(f"updates not handled: {missing}\n{tails}")
+            await asyncio.sleep(0.02)
+
+
+def hold_back_the_winning_answer(fake: FakeTelegram, query_ids: set[str]) -> None:
+    """For these (duplicated) queries, the answer without a pop-up, the one of the copy that
+    played the move, reaches Telegram only after the other copy's pop-up: network jitter
+    between two instances. Telegram takes one answer per query, so the winner's is refused."""
+    original = fake._answer_callback_query
+
+    async def answer(params: dict[str, Any]) -> bool:
+        query_id = str(params.get("callback_query_id") or "")
+        if query_id in query_ids and not params.get("text"):
+            with contextlib.suppress(AssertionError):  # no other answer within 3 s: go ahead
+                await fake.wait_until(lambda: query_id in fake.callback_answers, timeout=3.0)
+        return original(params)
+
+    fake.register_method("answerCallbackQuery", answer)
+
+
+# --- the test --------------------------------------------------------------------------------
+
+
+async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
+    telegram: FakeTelegram, instances: tuple[Instance, Instance], engine: AsyncEngine
+) -> None:
+    fake = telegram
+    async with aiohttp.ClientSession() as http:
+        deliver = Delivery(instances, http)
+        # Styles: "dup" the same tap to both instances at once; "race" the player to move
+        # taps two cells at once, one tap to each instance; "other" the player to move and the
+        # other player tap at once, one tap to each instance; "one" a tap to the next instance.
+        private = FakeTelegram.private_chat
+        alice = Tracked("alice, one phone", private(ALICE), ALICE, ALICE, {1: "dup", 3: "race"})
+        dave = Tracked("dave, one phone", private(DAVE), DAVE, DAVE, {0: "dup", 2: "race"})
+        group = Tracked("carol vs bob", GROUP, CAROL, BOB, {1: "other", 2: "race", 4: "dup"})
+        hard = Tracked("eve vs hard", private(EVE), EVE, None, {1: "dup", 2: "race"})
+        games = [alice, dave, group, hard]
+
+        # Four games started at once, the commands spread over both instances.
+        starts = [(alice, "/start user user"), (dave, "/start user user")]
+        starts += [(group, "/challenge"), (hard, "/start hard")]
+        for game, text in starts:
+            fake.send_text(game.x, text, chat=game.chat)
+            await deliver.one(last_update(fake))
+        await deliver.settle()
+        for game in games:
+            game.board = fake.last_bot_message(game.chat["id"])
+            game.game_id = int(fake.keyboard(game.board)[0][0][1].split(":")[1])
+
+        # Bob's Join reaches both instances at once: he joins once, as O.
+        join = next(d for row in fake.keyboard(group.board) for _, d in row if d.startswith("j:"))
+        fake.tap(BOB, group.board, join)
+        join_update = last_update(fake)
+        await deliver.both(join_update)
+        await deliver.settle()
+        [joined] = successful_answers(fake, join_update["callback_query"]["id"])
+        assert joined.get("text") in (en.POPUP_JOINED.format(mark="⭕"), en.POPUP_STALE), joined
+        row, _ = await assert_moves_in_order(engine, group)
+        assert (row.status, row.x_player_id, row.o_player_id) == ("active", CAROL["id"], BOB["id"])
+
+        # Dave's first duplicated tap: the copy that plays answers last (and is refused).
+        hold_back: set[str] = set()
+        hold_back_the_winning_answer(fake, hold_back)
+        rng = random.Random(20_240_611)
+        for round_number in range(9):
+            rows = {g.name: (await assert_moves_in_order(engine, g))[0] for g in games}
+            running = [g for g in games if rows[g.name].status == "active"]
+            if not running:
+                break
+            posts = []
+            for game in running:
+                row = rows[game.name]
+                assert game.board is not None
+                board = fake.messages[game.board.key]  # type: ignore[index]
+                free = Board.from_cells(row.board).free_cells()
+                ply = 9 - len(free)
+                mover = game.x if ply % 2 == 0 else game.o
+                other = game.o if ply % 2 == 0 else game.x
+                assert mover is not None
+                a, b = rng.sample(free, 2) if len(free) > 1 else (free[0], free[0])
+                style = game.plan.get(round_number, "one")
+                if style == "race" and a == b:
+                    style = "one"
+                first = fake.tap(mover, board, cell_button(fake, board, a))
+                first_update = last_update(fake)
+                if style == "one":
+                    posts.append(deliver.one(first_update))
+                elif style == "dup":
+                    if game is dave and round_number == 0:
+                        hold_back.add(first)
+                    posts.append(deliver.both(first_update))
+                else:
+                    # Another tap at the same moment, on the other instance: the same player
+                    # on another cell (race), or the player not to move (other).
+                    tapper = other if style == "other" and other is not None else mover
+                    fake.tap(tapper, board, cell_button(fake, board, b))
+                    posts.append(deliver.split(first_update, last_update(fake)))
+            await asyncio.gather(*posts)
+            await deliver.settle()
+
+            # Exactly one human move per game and round, and the board shows it.
+            for game in running:
+                row, moves = await assert_moves_in_order(engine, game)
+                humans = sum(1 for m in moves if m.player_id is not None)
+                assert humans == game.human_moves + 1, (game.name, round_number, moves)
+                game.human_moves = humans
+                assert_board_shown(fake, game, row)
+
+        for game in games:
+            row, moves = await assert_moves_in_order(engine, game)
+            assert row.status == "finished", (game.name, row.status, row.board)
+            assert_board_shown(fake, game, row)
+        assert len(hold_back) == 1, "the held-back duplicate was delivered"
+
+    # Every tap was answered exactly once; the only refused answers are second answers to the
+    # duplicated queries (Telegram takes one answer per query).
+    for query_id in fake.callback_queries:
+        answers = successful_answers(fake, query_id)
+        assert len(answers) == 1, (query_id, answers)
+        text = answers[0].get("text")
+        assert text in REFUSALS | {None, "", en.POPUP_JOINED.format(mark="⭕")}, text
+    refused = [c for c in fake.calls_of("answerCallbackQuery") if not c.ok]
+    for call in refused:
+        assert call.description == QUERY_INVALID, call
+        assert str(call.params["callback_query_id"]) in deliver.duplicated, call
+    # The held-back answer was refused, and the move was shown all the same (checked above).
+    assert {str(c.params["callback_query_id"]) for c in refused} >= hold_back, refused
+    assert not [c for c in fake.calls if not c.ok and c.method != "answerCallbackQuery"]
+    # Both instances did their share.
+    for instance in instances:
+        assert len(instance.handled()) >= 10, instance.tail()
+        log = instance.log()
+        assert " ERROR " not in log and "Traceback" not in log, instance.tail(80)
