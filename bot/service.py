@@ -403,7 +403,8 @@ class GameService:
             )
             game.status = OPEN
             game.invited_player = invited_player
-            game.invited_username = (invited_username or "").lstrip("@")[:64] or None
+            username = (invited_username or "").replace("\x00", "").lstrip("@")
+            game.invited_username = username[:64] or None
             session.add(game)
             await session.flush()
             return _view(game)
@@ -1105,8 +1106,9 @@ async def _upsert_player(session: AsyncSession, user: PlayerInfo) -> Player:
     """Insert or refresh the player's name and language, safe against concurrent inserts."""
     insert = sqlite_insert if session.bind.dialect.name == "sqlite" else postgresql_insert
     now = utcnow()
-    name = user.name[:128] or str(user.id)
-    language = (user.language_code or None) and user.language_code[:16]
+    # PostgreSQL text cannot hold NUL; nothing legitimate carries one.
+    name = user.name.replace("\x00", "")[:128] or str(user.id)
+    language = (user.language_code or "").replace("\x00", "")[:16] or None
     statement = insert(Player).values(
         id=user.id, name=name, language_code=language, created_at=now, updated_at=now
     )
