@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from core.board import (
     EMPTY,
@@ -49,8 +49,12 @@ def winning_lines(board: Board, mark: str) -> list[Line]:
     return [ln for ln in lines(board.size, board.k) if all(cells[i] == mark for i in ln)]
 
 
+@lru_cache(maxsize=1 << 16)
 def winner(board: Board) -> str | None:
-    """X or O if that mark has k in a row, else None."""
+    """X or O if that mark has k in a row, else None.
+
+    Memoized: the bot asks this of the same few positions many times per move (rules,
+    rendering, the service), and a board is an immutable, hashable value."""
     for mark in MARKS:
         if winning_lines(board, mark):
             return mark
