@@ -42,10 +42,13 @@ async def edit_board(bot: Bot, service: GameService, game: GameView) -> None:
         where: dict = {"inline_message_id": game.inline_message_id}
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
-    elif game.chat_id is not None:
+    elif game.chat_id is not None and (game.is_active or game.is_open):
+        # Its board was never stored (e.g. posting it failed): the game goes on on a new one.
         await send_board(bot, service, game.chat_id, game)
         return
     else:
+        # A closed game whose board is not known yet (closed while it was being posted):
+        # there is nothing to update.
         return
     try:
         await bot.edit_message_text(board.text, reply_markup=board.keyboard, **where)

@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db.engine import create_engine, create_session_factory
 from bot.db.migrate import upgrade_database
@@ -84,6 +85,17 @@ async def service(database_url: str) -> AsyncIterator[GameService]:
     engine = create_engine(database_url)
     try:
         yield GameService(create_session_factory(engine), random.Random(7))
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """The test's own connection to the database (see `database_url`), to read what the bot,
+    or the bots, stored there."""
+    engine = create_engine(database_url)
+    try:
+        yield engine
     finally:
         await engine.dispose()
 

@@ -25,6 +25,7 @@ from bot.service import BoardRef, GameService, MoveResult, MoveStatus, PlayerInf
 from core.board import Board
 from core.rules import play
 from tests.bot_runner import BotRunner
+from tests.chat import assert_every_query_answered
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 GAMES = 30
@@ -259,9 +260,7 @@ async def test_the_bot_applies_one_of_two_simultaneous_taps_per_game(
         assert game_id == int(cell_buttons(telegram, shown)[0].split(":")[1])
         assert f":{game.ply}:" in cell_buttons(telegram, shown)[0]
     # Every query answered exactly once; nothing failed.
-    queries = set(telegram.callback_queries)
-    answers_sent = [c.params["callback_query_id"] for c in telegram.calls_of("answerCallbackQuery")]
-    assert sorted(answers_sent) == sorted(queries)
+    assert_every_query_answered(telegram)
 
 
 async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
@@ -322,6 +321,4 @@ async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
     for game_id in game_ids:
         game = await db.service.get_game(game_id)
         assert game is not None and game.ply == 2
-    queries = set(telegram.callback_queries)
-    answers_sent = [c.params["callback_query_id"] for c in telegram.calls_of("answerCallbackQuery")]
-    assert sorted(answers_sent) == sorted(queries)
+    assert_every_query_answered(telegram)

@@ -19,11 +19,8 @@ import asyncio
 import logging
 import os
 import random
-import re
 import signal
-import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -33,53 +30,25 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.engine import create_engine, create_session_factory
+from bot.db.engine import create_session_factory
 from bot.db.models import Game, Move
 from bot.locales import en
 from core.board import Board
 from core.rules import play
 from tests.bot_runner import BotRunner
+from tests.chat import board_cells, cell_data, current, game_id_on, successful_answers
 from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.processes import BotProcess, bot_env
 
 ALICE = FakeTelegram.user(1001, "Alice")
 WAIT = 15.0  # generous: a wait only takes this long when something is broken
 STOP_WAIT = 5.0  # SIGTERM to exit: "within a few seconds"
 EDIT_DELAY = 1.5  # how long the fake holds back the edit that is in flight at SIGTERM
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
 ERROR_TEXTS = (en.POPUP_ERROR, en.SORRY_ERROR)
 POSTGRESQL = os.environ.get("TEST_DATABASE_URL", "").strip().startswith("postgresql")
 
 
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    """The test's own connection to the bot's database, to read what it stored."""
-    engine = create_engine(database_url)
-    try:
-        yield engine
-    finally:
-        await engine.dispose()
-
-
 # --- helpers ---------------------------------------------------------------------------------
-
-
-def board_cells(fake: FakeTelegram, message: StoredMessage) -> str:
-    rows = fake.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def cell_button(fake: FakeTelegram, message: StoredMessage, cell: int) -> str:
-    data = fake.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None and data.startswith("m:"), data
-    return data
-
-
-def game_id_on(fake: FakeTelegram, message: StoredMessage) -> int:
-    return int(cell_button(fake, message, 0).split(":")[1])
-
-
-def current(fake: FakeTelegram, message: StoredMessage) -> StoredMessage:
-    return fake.messages[message.key]  # type: ignore[index]
 
 
 async def stored(engine: AsyncEngine, game_id: int) -> tuple[Game, list[Move]]:
@@ -101,14 +70,6 @@ async def stored(engine: AsyncEngine, game_id: int) -> tuple[Game, list[Move]]:
     return game, moves
 
 
-def successful_answers(fake: FakeTelegram, query_id: str) -> list[dict[str, Any]]:
-    return [
-        call.params
-        for call in fake.calls_of("answerCallbackQuery")
-        if call.ok and str(call.params.get("callback_query_id")) == query_id
-    ]
-
-
 def assert_every_query_answered_once(fake: FakeTelegram) -> None:
     for query_id in fake.callback_queries:
         assert len(successful_answers(fake, query_id)) == 1, query_id
@@ -116,7 +77,7 @@ def assert_every_query_answered_once(fake: FakeTelegram) -> None:
 
 async def tap(fake: FakeTelegram, user: dict[str, Any], board: StoredMessage, cell: int) -> dict:
     """Tap a cell of the board as it is now; the answer, once the bot is idle again."""
-    query_id = fake.tap(user, board, cell_button(fake, current(fake, board), cell))
+    query_id = fake.tap(user, board, cell_data(fake, current(fake, board), cell))
     answer = await fake.answer_to(query_id, timeout=WAIT)
     await fake.wait_idle(quiet=0.1, timeout=WAIT)
     return answer
@@ -133,93 +94,17 @@ async def new_board(fake: FakeTelegram, user: dict[str, Any], text: str) -> Stor
 # --- a. SIGTERM with an update in flight -----------------------------------------------------
 
 
-class BotProcess:
-    """`python -m bot` (long polling) against the fake server; output goes to a file."""
-
-    def __init__(self, fake: FakeTelegram, tmp_path: Path, database_url: str, name: str) -> None:
-        self.fake = fake
-        self.cwd = tmp_path
-        self.log_path = tmp_path / f"{name}.log"
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("TELEGRAM_", "WEBHOOK_"))
-            and key not in ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
-        }
-        self.env.update(
-            PYTHONUNBUFFERED="1",
-            TELEGRAM_BOT_TOKEN=fake.token,
-            TELEGRAM_API_BASE_URL=fake.base_url,
-            DATABASE_URL=database_url,
-            LOG_LEVEL="INFO",
-        )
-        self.proc: asyncio.subprocess.Process | None = None
-
-    async def start(self) -> None:
-        since = self.fake.mark()
-        with self.log_path.open("wb") as out:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=self.cwd,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-        ready = asyncio.ensure_future(self._ready(since))
-        exited = asyncio.ensure_future(self.proc.wait())
-        try:
-            await asyncio.wait({ready, exited}, return_when=asyncio.FIRST_COMPLETED)
-            if not ready.done():
-                raise AssertionError(f"the bot exited with {self.proc.returncode}\n{self.log()}")
-            ready.result()
-        finally:
-            for task in (ready, exited):
-                task.cancel()
-            await asyncio.gather(ready, exited, return_exceptions=True)
-
-    async def _ready(self, since: int) -> None:
-        await self.fake.wait_for("setMyCommands", WAIT, since=since)
-        await self.fake.wait_for_poll(WAIT)
-
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def handled(self, update_id: int) -> bool:
-        return (
-            re.search(rf" bot\.app: update {update_id} \S+ chat \S+ handled in ", self.log())
-            is not None
-        )
-
-    async def terminate(self) -> tuple[int, float]:
-        """SIGTERM, as systemd or Docker would send; (exit code, seconds it took)."""
-        assert self.proc is not None and self.proc.returncode is None
-        started = time.monotonic()
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
-        except TimeoutError:
-            raise AssertionError(
-                f"still running {STOP_WAIT}s after SIGTERM\n{self.log()}"
-            ) from None
-        return code, time.monotonic() - started
-
-    async def kill(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
-
-
 async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
     telegram: FakeTelegram, tmp_path: Path, database_url: str, engine: AsyncEngine
 ) -> None:
     fake = telegram
-    first = BotProcess(fake, tmp_path, database_url, "first")
-    second = BotProcess(fake, tmp_path, database_url, "second")
+    env = bot_env(fake, database_url)
+    first = BotProcess(tmp_path, env, "first")
+    second = BotProcess(tmp_path, env, "second")
     try:
+        since = fake.mark()
         await first.start()
+        await first.wait_ready(fake, since, WAIT)
         board = await new_board(fake, ALICE, "/start user user")
         game_id = game_id_on(fake, board)
         assert not (await tap(fake, ALICE, board, 4)).get("text")
@@ -235,35 +120,39 @@ async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
             return edit(params)
 
         fake.register_method("editMessageText", slow_edit)
-        query_id = fake.tap(ALICE, board, cell_button(fake, current(fake, board), 0))
+        query_id = fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))
         update_id = fake.updates[-1]["update_id"]
         await asyncio.wait_for(arrived.wait(), WAIT)
         _, moves = await stored(engine, game_id)
         assert [m.cell for m in moves] == [4, 0]  # stored; showing it is what is in flight
-        assert not first.handled(update_id)
+        assert update_id not in first.handled()
 
-        code, took = await first.terminate()
-        assert code == 0, first.log()
+        code = await first.stop(signal.SIGTERM, STOP_WAIT)
+        took = first.stop_seconds
+        assert took is not None
+        assert code == 0, first.output
         # It waited for the update in flight (the edit took EDIT_DELAY), no longer than needed.
         assert took >= EDIT_DELAY - 0.5, took
-        assert first.handled(update_id), first.log()
+        assert update_id in first.handled(), first.output
         edited = fake.calls_of("editMessageText")[-1]
         assert edited.ok and edited.finished - edited.started >= EDIT_DELAY, edited
         assert board_cells(fake, current(fake, board)) == "O___X____"
         assert not successful_answers(fake, query_id)[0].get("text")
         for word in ("Traceback", " ERROR ", "CancelledError"):
-            assert word not in first.log(), first.log()
+            assert word not in first.output, first.output
 
         # A new process goes on with the same board message.
+        since = fake.mark()
         await second.start()
+        await second.wait_ready(fake, since, WAIT)
         answer = await tap(fake, ALICE, board, 8)
         assert not answer.get("text"), answer
         row, moves = await stored(engine, game_id)
         assert [m.cell for m in moves] == [4, 0, 8]
         assert row.board == board_cells(fake, current(fake, board)) == "O___X___X"
-        code, _ = await second.terminate()
-        assert code == 0, second.log()
-        assert "Traceback" not in second.log() and " ERROR " not in second.log(), second.log()
+        code = await second.stop(signal.SIGTERM, STOP_WAIT)
+        assert code == 0, second.output
+        assert "Traceback" not in second.output and " ERROR " not in second.output, second.output
         assert_every_query_answered_once(fake)
     finally:
         await first.kill()
@@ -336,7 +225,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
     try:
         async with admin.transaction():
             await admin.execute("SELECT id FROM games WHERE id = $1 FOR UPDATE", game_id)
-            query_id = fake.tap(ALICE, board, cell_button(fake, current(fake, board), 8))
+            query_id = fake.tap(ALICE, board, cell_data(fake, current(fake, board), 8))
             deadline = time.monotonic() + WAIT
             while not await admin.fetchval(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
@@ -427,9 +316,9 @@ async def test_a_burst_of_simultaneous_taps_never_reaches_users_as_an_error(
             other = players[(ply + 1) % len(players)]
             shown = current(fake, board)
             for cell in rng.sample(free, min(2, len(free))):
-                fake.tap(mover, shown, cell_button(fake, shown, cell))
+                fake.tap(mover, shown, cell_data(fake, shown, cell))
             if other is not mover:
-                fake.tap(other, shown, cell_button(fake, shown, rng.choice(free)))
+                fake.tap(other, shown, cell_data(fake, shown, rng.choice(free)))
         assert expected, "no game left running"
         await bot.settle(WAIT)
         for game_id, ply in expected.items():

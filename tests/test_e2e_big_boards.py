@@ -4,20 +4,18 @@ group. The hard AI's replies on these boards are searched in a worker process.""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
 from core.board import Board
 from core.rules import outcome
-from tests.bot_runner import BotRunner, settle
+from tests.bot_runner import BotRunner
+from tests.chat import RESULTS, board_cells, button_texts, current, send, tap_cell, tap_data
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(2001, "Alice", username="alice")
 BOB = FakeTelegram.user(2002, "Bob", username="bob")
 GROUP = FakeTelegram.group_chat(-200500, "Big boards")
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
-RESULTS = ("X wins", "O wins", "Draw")
 
 
 @pytest.fixture
@@ -31,32 +29,8 @@ async def big_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[Bo
         await runner.stop()
 
 
-def cells(tg: FakeTelegram, message: StoredMessage, size: int) -> str:
-    rows = tg.keyboard(message)[:size]
-    assert all(len(row) == size for row in rows)
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def current(tg: FakeTelegram, message: StoredMessage) -> StoredMessage:
-    return tg.messages[message.key]  # type: ignore[index]
-
-
 def finished(message: StoredMessage) -> bool:
     return any(word in message.text.splitlines() for word in RESULTS)
-
-
-async def send(tg: FakeTelegram, user: dict[str, Any], text: str, **kwargs: Any) -> None:
-    tg.send_text(user, text, **kwargs)
-    await settle(tg)
-
-
-async def tap(tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, cell: int) -> dict:
-    size = len(tg.keyboard(message)[0])
-    data = tg.keyboard(message)[cell // size][cell % size][1]
-    query = tg.tap(user, message, data or "")
-    answer = await tg.answer_to(query)
-    await settle(tg)
-    return answer
 
 
 async def ai_has_answered(tg: FakeTelegram, board: StoredMessage, size: int) -> None:
@@ -64,7 +38,7 @@ async def ai_has_answered(tg: FakeTelegram, board: StoredMessage, size: int) -> 
 
     def done() -> bool:
         message = current(tg, board)
-        placed = cells(tg, message, size)
+        placed = board_cells(tg, message, size)
         return finished(message) or placed.count("X") == placed.count("O")
 
     await tg.wait_until(done, timeout=20, what="the AI's reply")
@@ -78,11 +52,11 @@ async def play_against_hard(
         message = current(tg, board)
         if finished(message):
             return message
-        free = cells(tg, message, size).index("_")
+        free = board_cells(tg, message, size).index("_")
         if typed:
             await send(tg, ALICE, f"{free // size + 1} {free % size + 1}")
         else:
-            answer = await tap(tg, ALICE, message, free)
+            answer = await tap_cell(tg, ALICE, message, free)
             assert not answer.get("text"), answer
         await ai_has_answered(tg, board, size)
     raise AssertionError("the game did not end")
@@ -94,12 +68,12 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
     await send(telegram, ALICE, "/start hard 5")
     board = telegram.last_bot_message(ALICE["id"])
     assert "5×5, 4 in a row" in board.text
-    assert cells(telegram, board, 5) == "_" * 25
+    assert board_cells(telegram, board, 5) == "_" * 25
     assert len(telegram.keyboard(board)) == 6  # five rows of cells, then Resign
 
     await send(telegram, ALICE, "13")  # cell numbers run to 25 on 5×5
     await ai_has_answered(telegram, board, 5)
-    placed = cells(telegram, current(telegram, board), 5)
+    placed = board_cells(telegram, current(telegram, board), 5)
     assert placed[12] == "X" and placed.count("O") == 1
     for text, reply in [
         ("6 1", "Coordinates should be from 1 to 5!"),
@@ -111,10 +85,10 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
         assert telegram.last_bot_message(ALICE["id"]).text == reply, text
 
     final = await play_against_hard(telegram, board, 5, typed=False)
-    placed = cells(telegram, final, 5)
+    placed = board_cells(telegram, final, 5)
     words = outcome(Board.from_cells(placed, k=4))
     assert words in final.text.splitlines() and words != "X wins"  # hard beats first-free-cell
-    assert "🔍 Review" not in [t for row in telegram.keyboard(final) for t, _ in row]
+    assert "🔍 Review" not in button_texts(telegram, final)
 
 
 async def test_an_8x8_game_by_typed_moves(telegram: FakeTelegram, big_bot: BotRunner) -> None:
@@ -126,10 +100,10 @@ async def test_an_8x8_game_by_typed_moves(telegram: FakeTelegram, big_bot: BotRu
     assert telegram.last_bot_message(ALICE["id"]).text == "Coordinates should be from 1 to 8!"
     await send(telegram, ALICE, "64")
     await ai_has_answered(telegram, board, 8)
-    assert cells(telegram, current(telegram, board), 8)[63] == "X"
+    assert board_cells(telegram, current(telegram, board), 8)[63] == "X"
 
     final = await play_against_hard(telegram, board, 8, typed=True)
-    words = outcome(Board.from_cells(cells(telegram, final, 8), k=5))
+    words = outcome(Board.from_cells(board_cells(telegram, final, 8), k=5))
     assert words in final.text.splitlines() and words != "X wins"
 
 
@@ -140,14 +114,10 @@ async def test_the_menu_offers_sizes_and_starts_a_game_on_the_chosen_one(
     menu = telegram.last_bot_message(ALICE["id"])
     size_row = telegram.keyboard(menu)[3]
     assert [text for text, _ in size_row] == ["✔3×3", "4×4", "5×5", "6×6", "7×7", "8×8"]
-    query = telegram.tap(ALICE, menu, size_row[4][1] or "")
-    await telegram.answer_to(query)
-    await settle(telegram)
+    await tap_data(telegram, ALICE, menu, size_row[4][1] or "")
     redrawn = current(telegram, menu)
     assert [text for text, _ in telegram.keyboard(redrawn)[3]][4] == "✔7×7"
-    query = telegram.tap(ALICE, redrawn, telegram.keyboard(redrawn)[0][0][1] or "")  # ❌ Easy
-    await telegram.answer_to(query)
-    await settle(telegram)
+    await tap_data(telegram, ALICE, redrawn, telegram.keyboard(redrawn)[0][0][1] or "")  # ❌ Easy
     game = telegram.last_bot_message(ALICE["id"])
     assert "7×7, 5 in a row" in game.text and "Easy AI" in game.text
     assert len(telegram.keyboard(game)[0]) == 7
@@ -170,22 +140,21 @@ async def test_a_6x6_group_game_between_two_people(
     board = telegram.last_bot_message(GROUP["id"])
     assert "6×6, 5 in a row" in board.text
     join = telegram.keyboard(board)[0][0][1]
-    await telegram.answer_to(telegram.tap(BOB, board, join or ""))
-    await settle(telegram)
+    await tap_data(telegram, BOB, board, join or "")
     board = current(telegram, board)
     assert "Alice's turn" in board.text and len(telegram.keyboard(board)) == 7
 
     # Alice fills the top row's first five cells; Bob answers on the second row.
     moves = [(ALICE, 0), (BOB, 6), (ALICE, 1), (BOB, 7), (ALICE, 2), (BOB, 8), (ALICE, 3)]
     for user, cell in moves:
-        answer = await tap(telegram, user, current(telegram, board), cell)
+        answer = await tap_cell(telegram, user, current(telegram, board), cell)
         assert not answer.get("text"), (user["first_name"], cell, answer)
     # Bob replies to the board with a typed move; then Alice completes five in a row.
     await send(telegram, BOB, "2 4", chat=GROUP, reply_to=current(telegram, board))
-    assert cells(telegram, current(telegram, board), 6)[9] == "O"
-    answer = await tap(telegram, BOB, current(telegram, board), 20)
+    assert board_cells(telegram, current(telegram, board), 6)[9] == "O"
+    answer = await tap_cell(telegram, BOB, current(telegram, board), 20)
     assert answer["text"] == "It's not your turn."
-    await tap(telegram, ALICE, current(telegram, board), 4)
+    await tap_cell(telegram, ALICE, current(telegram, board), 4)
     final = current(telegram, board)
     assert "X wins" in final.text.splitlines() and "Alice wins" in final.text
     highlighted = [

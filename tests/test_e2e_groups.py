@@ -4,8 +4,8 @@ Bot API server."""
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import functools
 import time
 from datetime import timedelta
 from typing import Any
@@ -17,6 +17,19 @@ from core.board import Board
 from core.rules import outcome, play
 from core.solver import best_moves, position_score
 from tests.bot_runner import BotRunner, settle
+from tests.chat import (
+    assert_every_query_answered,
+    board_cells,
+    button_texts,
+    highlighted,
+    play_cells,
+    press,
+    send,
+    state,
+    tap_cell,
+    tap_data,
+    words,
+)
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100500, "Friends")
@@ -26,70 +39,13 @@ CAROL = FakeTelegram.user(1003, "Carol", username="carol")
 DAVE = FakeTelegram.user(1004, "Dave")
 IVAN = FakeTelegram.user(1005, "Ivan", language_code="ru")
 
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
-
-
-def board_cells(tg: FakeTelegram, message: StoredMessage) -> str:
-    """The 3×3 board a message shows, as Hyperskill cells (`X_O______`)."""
-    rows = tg.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def highlighted(tg: FakeTelegram, message: StoredMessage) -> set[int]:
-    rows = tg.keyboard(message)[:3]
-    return {i for i, (text, _) in enumerate(b for row in rows for b in row) if text in "❎🅾️"}
-
-
-def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
-    return [text for row in tg.keyboard(message) for text, _ in row]
-
-
-async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
-    """Tap with this callback data; returns the answerCallbackQuery params once settled."""
-    query_id = tg.tap(user, message, data)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
-
-
-async def tap_cell(
-    tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, cell: int
-) -> dict[str, Any]:
-    data = tg.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None
-    return await tap_data(tg, user, message, data)
-
-
-def assert_every_query_answered(tg: FakeTelegram) -> None:
-    asked = set(tg.callback_queries)
-    answered = [call.params["callback_query_id"] for call in tg.calls_of("answerCallbackQuery")]
-    assert sorted(answered) == sorted(asked)  # each exactly once
-
-
 JOIN, CANCEL, ACCEPT, DECLINE = "✋ Join", "✖ Cancel", "✅ Accept", "🙅 Decline"
 REMATCH, REVIEW, RESIGN = "🔁 Rematch", "🔍 Review", "🏳 Resign"
 TURN_TIMEOUT = timedelta(seconds=600)  # the default setting
 
 
-async def say(
-    tg: FakeTelegram,
-    user: dict[str, Any],
-    text: str,
-    chat: dict[str, Any] | None = GROUP,
-    reply_to: Any = None,
-) -> dict[str, Any]:
-    """Send a message (in the group by default) and wait until the bot is done with it."""
-    sent = tg.send_text(user, text, chat=chat, reply_to=reply_to)
-    await settle(tg)
-    return sent
-
-
-async def press(tg: FakeTelegram, user: dict[str, Any], message: Any, label: str) -> dict:
-    """Tap the button labelled `label`; returns the answerCallbackQuery params."""
-    query_id = tg.tap_button(user, message, label)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
+#: Send a message, in the group unless `chat` says otherwise, and wait until the bot is done.
+say = functools.partial(send, chat=GROUP)
 
 
 def data_of(tg: FakeTelegram, message: Any, label: str) -> str:
@@ -98,10 +54,6 @@ def data_of(tg: FakeTelegram, message: Any, label: str) -> str:
             if text == label and data is not None:
                 return data
     raise AssertionError(f"no button {label!r} on {tg.keyboard(message)!r}")
-
-
-def state(message: StoredMessage) -> tuple[str, Any, int]:
-    return message.text, copy.deepcopy(message.reply_markup), message.edit_count
 
 
 def group_messages(tg: FakeTelegram, chat: dict[str, Any] = GROUP) -> int:
@@ -123,21 +75,6 @@ async def game_between(
     answer = await press(tg, o, board, JOIN)
     assert answer.get("text") == "You're in! You play ⭕."
     return board
-
-
-async def play_cells(
-    tg: FakeTelegram, board: StoredMessage, x: dict[str, Any], o: dict[str, Any], cells: list[int]
-) -> None:
-    """Tap `cells` in turn, X first, each tap by the player to move; all must be played."""
-    for i, cell in enumerate(cells):
-        answer = await tap_cell(tg, x if board_cells(tg, board).count("_") % 2 else o, board, cell)
-        assert not answer.get("text"), (i, cell, answer)
-
-
-def words(message: StoredMessage) -> str:
-    """The result line (`X wins`, `O wins`, `Draw`) or the empty string."""
-    lines = message.text.splitlines()
-    return next((w for w in ("X wins", "O wins", "Draw") if w in lines), "")
 
 
 async def test_a_challenge_is_joined_by_a_second_person(

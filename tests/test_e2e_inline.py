@@ -4,11 +4,22 @@ game is played by taps on that one message."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from bot.locales import en, ru
 from tests.bot_runner import BotRunner, settle
+from tests.chat import (
+    assert_every_query_answered,
+    board_cells,
+    button_texts,
+    highlighted,
+    play_cells,
+    press,
+    state,
+    tap_cell,
+    tap_data,
+    words,
+)
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice", username="alice")
@@ -16,57 +27,7 @@ BOB = FakeTelegram.user(1002, "Bob", username="bob")
 CAROL = FakeTelegram.user(1003, "Carol")
 IVAN = FakeTelegram.user(1005, "Ivan", language_code="ru")
 
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
 JOIN, REMATCH, REVIEW, RESIGN = "✋ Join", "🔁 Rematch", "🔍 Review", "🏳 Resign"
-
-
-def board_cells(tg: FakeTelegram, message: StoredMessage) -> str:
-    rows = tg.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def highlighted(tg: FakeTelegram, message: StoredMessage) -> set[int]:
-    rows = tg.keyboard(message)[:3]
-    return {i for i, (text, _) in enumerate(b for row in rows for b in row) if text in "❎🅾️"}
-
-
-def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
-    return [text for row in tg.keyboard(message) for text, _ in row]
-
-
-def state(message: StoredMessage) -> tuple[str, Any, int]:
-    return message.text, copy.deepcopy(message.reply_markup), message.edit_count
-
-
-def words(message: StoredMessage) -> str:
-    lines = message.text.splitlines()
-    return next((w for w in ("X wins", "O wins", "Draw") if w in lines), "")
-
-
-async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
-    query_id = tg.tap(user, message, data)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
-
-
-async def tap_cell(tg: FakeTelegram, user: dict[str, Any], message: Any, cell: int) -> dict:
-    data = tg.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None
-    return await tap_data(tg, user, message, data)
-
-
-async def press(tg: FakeTelegram, user: dict[str, Any], message: Any, label: str) -> dict:
-    query_id = tg.tap_button(user, message, label)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
-
-
-def assert_every_query_answered(tg: FakeTelegram) -> None:
-    asked = set(tg.callback_queries)
-    answered = [call.params["callback_query_id"] for call in tg.calls_of("answerCallbackQuery")]
-    assert sorted(answered) == sorted(asked)
 
 
 async def offer(tg: FakeTelegram, user: dict[str, Any], query: str = "") -> list[dict[str, Any]]:
@@ -96,15 +57,6 @@ def choose(tg: FakeTelegram, chosen: dict[str, Any]) -> StoredMessage:
 
 async def challenge_of(tg: FakeTelegram, creator: dict[str, Any], mark: str = "X") -> StoredMessage:
     return choose(tg, result(await offer(tg, creator), f"challenge-{mark}"))
-
-
-async def play_cells(
-    tg: FakeTelegram, message: StoredMessage, x: dict[str, Any], o: dict[str, Any], cells: list
-) -> None:
-    for cell in cells:
-        mover = x if board_cells(tg, message).count("_") % 2 else o
-        answer = await tap_cell(tg, mover, message, cell)
-        assert not answer.get("text"), (cell, answer)
 
 
 async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(

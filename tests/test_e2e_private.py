@@ -7,60 +7,24 @@ from typing import Any
 from core.board import Board
 from core.rules import outcome
 from tests.bot_runner import BotRunner, settle
+from tests.chat import (
+    assert_every_query_answered,
+    board_cells,
+    button_texts,
+    current,
+    highlighted,
+    send,
+    tap_cell,
+    tap_data,
+)
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
-
-
-def board_cells(tg: FakeTelegram, message: StoredMessage) -> str:
-    """The board a message shows, as Hyperskill cells (`X_O______`)."""
-    rows = tg.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def highlighted(tg: FakeTelegram, message: StoredMessage) -> set[int]:
-    rows = tg.keyboard(message)[:3]
-    return {i for i, (text, _) in enumerate(b for row in rows for b in row) if text in "❎🅾️"}
-
-
-def button_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
-    return [text for row in tg.keyboard(message) for text, _ in row]
-
-
-async def send(tg: FakeTelegram, user: dict[str, Any], text: str) -> None:
-    tg.send_text(user, text)
-    await settle(tg)
-
-
-async def tap_cell(
-    tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, cell: int
-) -> dict[str, Any]:
-    """Tap a board cell; returns the answerCallbackQuery params once the bot is done."""
-    data = tg.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None
-    query_id = tg.tap(user, message, data)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
-
-
-async def tap_data(tg: FakeTelegram, user: dict[str, Any], message: Any, data: str) -> dict:
-    query_id = tg.tap(user, message, data)
-    answer = await tg.answer_to(query_id)
-    await settle(tg)
-    return answer
 
 
 async def new_board(tg: FakeTelegram, user: dict[str, Any], command: str) -> StoredMessage:
     await send(tg, user, command)
     return tg.last_bot_message(user["id"])
-
-
-def assert_every_query_answered(tg: FakeTelegram) -> None:
-    asked = set(tg.callback_queries)
-    answered = {call.params["callback_query_id"] for call in tg.calls_of("answerCallbackQuery")}
-    assert asked == answered
 
 
 async def play_to_the_end(
@@ -74,7 +38,7 @@ async def play_to_the_end(
         free = [i for i, c in enumerate(cells) if c == "_"]
         answer = await tap_cell(tg, ALICE, message, free[0] if pick == "first" else free[-1])
         assert "text" not in answer or not answer["text"], answer
-    return tg.messages[message.key]  # type: ignore[index]
+    return current(tg, message)
 
 
 async def test_start_registers_commands_and_shows_the_menu(
@@ -129,7 +93,7 @@ async def test_full_games_against_every_level_by_taps(
             "🎚 Another level",
             "🔍 Review",
         ]
-    assert_every_query_answered(telegram)
+    assert_every_query_answered(telegram, exactly_once=False)
 
 
 async def test_playing_as_o_from_the_menu_lets_the_ai_start(
@@ -238,7 +202,7 @@ async def test_stale_repeated_and_forged_taps_get_a_popup_and_change_nothing(
     board = telegram.messages[board.key]
     assert (board.text, board.reply_markup, board.edit_count) == state
     assert not [c for c in telegram.calls[since:] if c.method.startswith("edit")]
-    assert_every_query_answered(telegram)
+    assert_every_query_answered(telegram, exactly_once=False)
 
 
 async def test_a_finished_game_refuses_taps(telegram: FakeTelegram, bot: BotRunner) -> None:
@@ -277,6 +241,21 @@ async def test_a_new_game_closes_the_previous_board(telegram: FakeTelegram, bot:
     assert "over" in (await tap_cell(telegram, ALICE, telegram.messages[first.key], 0))["text"]
     await send(telegram, ALICE, "2 2")
     assert board_cells(telegram, telegram.messages[second.key])[4] == "X"
+
+
+async def test_two_starts_at_once_post_two_boards_and_keep_the_newest_game(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Both updates arrive in one batch and are handled concurrently: the second start may
+    # close the first game before its board is stored. Still one board per start.
+    telegram.send_text(ALICE, "/start user user")
+    telegram.send_text(ALICE, "/start user user")
+    await settle(telegram)
+    boards = telegram.bot_messages(ALICE["id"])
+    assert len(boards) == 2
+    await send(telegram, ALICE, "5")
+    played = [m for m in telegram.bot_messages(ALICE["id"]) if board_cells(telegram, m)[4] == "X"]
+    assert len(played) == 1
 
 
 async def test_ai_vs_ai_plays_to_the_end_one_edit_per_move(

@@ -15,6 +15,7 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, Re
 
 from bot.telegram_request import RetryingRequest
 from tests.bot_runner import BotRunner
+from tests.chat import cell_data, game_id_on
 from tests.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
@@ -157,16 +158,6 @@ async def fast_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[B
         await runner.stop()
 
 
-def cell_data(tg: FakeTelegram, message: StoredMessage, cell: int) -> str:
-    data = tg.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None and data.startswith("m:"), data
-    return data
-
-
-def game_id_of(tg: FakeTelegram, message: StoredMessage) -> int:
-    return int(cell_data(tg, message, 0).split(":")[1])
-
-
 def cell_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
     return [text for row in tg.keyboard(message)[:3] for text, _ in row]
 
@@ -213,7 +204,7 @@ async def assert_move_shown(
     tg: FakeTelegram, runner: BotRunner, board: StoredMessage, cell: int, before: list[str]
 ) -> None:
     """The tapped cell is stored as X and the board message shows it (it changed there)."""
-    game_id = game_id_of(tg, board)
+    game_id = game_id_on(tg, board)
     assert (await stored_cells(runner, game_id))[cell] == "X"
     after = cell_texts(tg, tg.messages[board.key])  # type: ignore[index]
     assert after[cell] != before[cell]
@@ -318,7 +309,7 @@ async def test_a_deleted_board_continues_on_a_fresh_message(
     telegram: FakeTelegram, fast_bot: BotRunner
 ) -> None:
     board = await new_board(telegram, "/start user user")
-    game_id = game_id_of(telegram, board)
+    game_id = game_id_on(telegram, board)
     await tap(telegram, board, 0)
     mark = telegram.mark()
     telegram.fail_next("editMessageText", 400, EDIT_NOT_FOUND)
@@ -331,7 +322,7 @@ async def test_a_deleted_board_continues_on_a_fresh_message(
     assert outcomes(posted) == [None]
     fresh = telegram.messages[(ALICE["id"], posted[0].result["message_id"])]
     assert fresh.key != board.key
-    assert game_id_of(telegram, fresh) == game_id
+    assert game_id_on(telegram, fresh) == game_id
     assert await stored_cells(fast_bot, game_id) == "X___O____"
     # The next tap on the fresh board edits the fresh board.
     before = cell_texts(telegram, fresh)

@@ -6,7 +6,8 @@ from sqlalchemy import func, select
 
 from bot.db.models import Game, Move, Player
 from bot.service import BoardRef, GameService, MoveStatus, PlayerInfo
-from tests.bot_runner import BotRunner, settle
+from tests.bot_runner import BotRunner
+from tests.chat import send, tap_data
 from tests.fake_telegram import FakeTelegram
 
 ALICE = PlayerInfo(11, "Alice", "en", "alice")
@@ -64,26 +65,20 @@ async def test_forget_in_chat_asks_first_and_only_the_sender_can_confirm(
 ) -> None:
     alice = telegram.user(11, "Alice")
     mallory = telegram.user(66, "Mallory")
-    telegram.send_text(alice, "/start hard")
-    await settle(telegram)
-    telegram.send_text(alice, "/forget")
-    await settle(telegram)
+    await send(telegram, alice, "/start hard")
+    await send(telegram, alice, "/forget")
     ask = telegram.last_bot_message(alice["id"])
     assert "cannot be undone" in ask.text
     yes, no = (data for _, data in telegram.keyboard(ask)[0])
 
     answer = await telegram.answer_to(telegram.tap(mallory, ask, yes or ""))
     assert answer["text"] == "Only the person who asked can answer this."
-    await telegram.answer_to(telegram.tap(alice, ask, no or ""))
-    await settle(telegram)
+    await tap_data(telegram, alice, ask, no or "")
     assert telegram.messages[ask.key].text == "Nothing was deleted."
 
-    telegram.send_text(alice, "/forget")
-    await settle(telegram)
+    await send(telegram, alice, "/forget")
     ask = telegram.last_bot_message(alice["id"])
-    await telegram.answer_to(telegram.tap(alice, ask, telegram.keyboard(ask)[0][0][1] or ""))
-    await settle(telegram)
+    await tap_data(telegram, alice, ask, telegram.keyboard(ask)[0][0][1] or "")
     assert telegram.messages[ask.key].text.startswith("Done. Deleted: your profile, 1 games")
-    telegram.send_text(alice, "/stats")
-    await settle(telegram)
+    await send(telegram, alice, "/stats")
     assert "No finished games" in telegram.last_bot_message(alice["id"]).text

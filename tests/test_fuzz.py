@@ -61,6 +61,7 @@ from core.board import (
     parse_typed_move,
 )
 from tests.bot_runner import BotRunner, settle
+from tests.chat import assert_every_query_answered, game_id_on, send
 from tests.fake_telegram import FakeTelegram, StoredMessage
 
 # ---------------------------------------------------------------------------------- strategies
@@ -420,19 +421,6 @@ class Scene:
         return False
 
 
-def game_id_of(tg: FakeTelegram, message: StoredMessage) -> int:
-    data = tg.keyboard(message)[0][0][1]
-    assert data is not None and data.startswith("m:")
-    return int(data.split(":")[1])
-
-
-async def say(
-    tg: FakeTelegram, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None
-) -> None:
-    tg.send_text(user, text, chat=chat)
-    await settle(tg)
-
-
 async def tap(tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, data: str) -> dict:
     query_id = tg.tap(user, message, data)
     await settle(tg)
@@ -441,11 +429,11 @@ async def tap(tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, da
 
 @pytest.fixture
 async def scene(telegram: FakeTelegram, bot: BotRunner) -> Scene:
-    await say(telegram, ALICE, "/start user user")
+    await send(telegram, ALICE, "/start user user")
     private = telegram.last_bot_message(ALICE["id"])
     for move in ("1 1", "2 2"):
-        await say(telegram, ALICE, move)
-    await say(telegram, ALICE, "/challenge", GROUP)
+        await send(telegram, ALICE, move)
+    await send(telegram, ALICE, "/challenge", GROUP)
     group = telegram.last_bot_message(GROUP["id"])
     join = telegram.keyboard(group)[0][0][1]
     assert join is not None and join.startswith("j:")
@@ -453,13 +441,13 @@ async def scene(telegram: FakeTelegram, bot: BotRunner) -> Scene:
     first_cell = telegram.keyboard(group)[0][0][1]
     assert first_cell is not None
     assert not (await tap(telegram, ALICE, group, first_cell)).get("text")
-    await say(telegram, ALICE, "/start", GROUP)
+    await send(telegram, ALICE, "/start", GROUP)
     menu = telegram.last_bot_message(GROUP["id"])
     assert menu.key != group.key
 
     scene = Scene(telegram, bot, private, group, menu)
-    scene.private_id = game_id_of(telegram, private)
-    scene.group_id = game_id_of(telegram, group)
+    scene.private_id = game_id_on(telegram, private)
+    scene.group_id = game_id_on(telegram, group)
     scene.buttons = [
         data
         for message in (private, group, menu)
@@ -512,14 +500,6 @@ def callback_data(scene: Scene) -> st.SearchStrategy[str]:
     return st.one_of(forged, st.builds(mutate, forged, EDITS), garbage).filter(fits)
 
 
-def answered_once(tg: FakeTelegram) -> None:
-    """Every callback query the fake issued got exactly one answerCallbackQuery."""
-    answers = Counter(
-        str(call.params["callback_query_id"]) for call in tg.calls_of("answerCallbackQuery")
-    )
-    assert answers == Counter(list(tg.callback_queries))
-
-
 def no_errors(caplog: pytest.LogCaptureFixture) -> None:
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, "\n".join(
@@ -561,7 +541,7 @@ async def test_garbage_taps_change_no_game(
     taps += data.draw(st.lists(st.sampled_from(taps), max_size=3), label="double taps")
     # A fresh menu each time: its size buttons redraw it, and examples must not depend on
     # what earlier ones did to it.
-    await say(tg, ALICE, "/start", GROUP)
+    await send(tg, ALICE, "/start", GROUP)
     menu = tg.last_bot_message(GROUP["id"])
     targets = {"private": scene.private, "group": scene.group, "menu": menu}
     unknown: dict[str, str] = {}
@@ -573,7 +553,7 @@ async def test_garbage_taps_change_no_game(
     await settle(tg)
 
     no_errors(caplog)
-    answered_once(tg)
+    assert_every_query_answered(tg)
     for query_id, text in unknown.items():
         assert tg.callback_answers[query_id].get("text") == text
     assert await scene.snapshot() == scene.baseline
@@ -749,7 +729,7 @@ async def test_garbage_commands_and_inline_queries_change_no_game(
     for query_id in inline_queries:
         results = tg.inline_answers[query_id]["results"]
         assert len(results) == 5
-    answered_once(tg)
+    assert_every_query_answered(tg)
     assert await scene.snapshot() == scene.baseline
 
 
@@ -791,5 +771,5 @@ async def test_refused_taps_leave_an_inline_invitation_usable(
         assert message.edit_count == 1, answer
         assert answer.get("text") in (None, "", en.POPUP_JOINED.format(mark="⭕")), answer
     no_errors(caplog)
-    answered_once(tg)
+    assert_every_query_answered(tg)
     assert await scene.snapshot() == scene.baseline

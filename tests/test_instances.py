@@ -18,12 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import os
 import random
-import re
 import signal
-import socket
-import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -35,15 +31,16 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.engine import create_engine, create_session_factory
+from bot.db.engine import create_session_factory
 from bot.db.models import Game, Move
 from bot.locales import en
 from core.board import Board
 from core.rules import play
+from tests.chat import board_cells, cell_data, successful_answers
 from tests.fake_telegram import QUERY_INVALID, FakeTelegram, StoredMessage
+from tests.processes import WebhookBot, post_update
 
 SECRET = "shared_Secret-of-both-instances"
-HEADER = "X-Telegram-Bot-Api-Secret-Token"
 WAIT = 20.0  # generous: a wait only takes this long when something is broken
 STOP_WAIT = 10.0
 
@@ -54,8 +51,6 @@ CAROL = FakeTelegram.user(1003, "Carol", username="carol")  # challenges the gro
 DAVE = FakeTelegram.user(1004, "Dave")  # two players on one phone
 EVE = FakeTelegram.user(1005, "Eve")  # against the hard AI
 
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
-HANDLED_RE = re.compile(r" bot\.app: update (\d+) \S+ chat \S+ handled in ")
 #: Pop-ups a refused tap may get in these games.
 REFUSALS = {
     en.POPUP_STALE,
@@ -66,103 +61,22 @@ REFUSALS = {
 }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Instance:
-    """`python -m bot` in webhook mode on a port of its own; its log goes to a file."""
+class Instance(WebhookBot):
+    """`python -m bot` in webhook mode on a port of its own, in a folder of its own."""
 
     def __init__(self, name: str, fake: FakeTelegram, tmp_path: Path, database_url: str) -> None:
-        self.name = name
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/telegram-updates"
-        self.cwd = tmp_path / name
-        self.cwd.mkdir()
-        self.log_path = self.cwd / "bot.log"
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("TELEGRAM_", "WEBHOOK_"))
-            and key not in ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
-        }
-        self.env.update(
-            PYTHONUNBUFFERED="1",
-            TELEGRAM_BOT_TOKEN=fake.token,
-            TELEGRAM_API_BASE_URL=fake.base_url,
-            DATABASE_URL=database_url,
-            LOG_LEVEL="INFO",
-            WEBHOOK_URL=self.url,
-            WEBHOOK_LISTEN="127.0.0.1",
-            WEBHOOK_PORT=str(self.port),
-            WEBHOOK_SECRET=SECRET,
-        )
-        self.proc: asyncio.subprocess.Process | None = None
+        (tmp_path / name).mkdir()
+        super().__init__(fake, tmp_path / name, database_url, SECRET, name=name)
         self.posted: set[int] = set()
 
     def __repr__(self) -> str:
         return f"<instance {self.name} :{self.port}>"
 
-    async def start(self) -> None:
-        with self.log_path.open("wb") as out:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=self.cwd,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def tail(self, lines: int = 40) -> str:
-        return f"--- {self.name} ---\n" + "\n".join(self.log().splitlines()[-lines:])
-
-    def handled(self) -> set[int]:
-        return {int(m.group(1)) for m in HANDLED_RE.finditer(self.log())}
-
-    async def wait_listening(self) -> None:
-        """Until the webhook server accepts connections; fails fast if the bot exits."""
-        assert self.proc is not None
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if self.proc.returncode is not None:
-                raise AssertionError(f"{self} exited with {self.proc.returncode}\n{self.tail()}")
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
-                await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            await writer.wait_closed()
-            return
-        raise AssertionError(f"{self} never listened\n{self.tail()}")
-
     async def post(self, http: aiohttp.ClientSession, update: dict[str, Any]) -> None:
         """Deliver an update the way Telegram does (with the secret header)."""
-        async with http.post(self.url, json=update, headers={HEADER: SECRET}) as response:
-            assert response.status == 200, (self, response.status, await response.text())
+        status = await post_update(self.url, update, self.secret, http)
+        assert status == 200, (self, status)
         self.posted.add(update["update_id"])
-
-    async def stop(self) -> int:
-        """SIGTERM, as a process manager would send; the exit code."""
-        assert self.proc is not None
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
-                raise AssertionError(f"{self} ignored SIGTERM\n{self.tail()}") from None
-        assert self.proc.returncode is not None
-        return self.proc.returncode
 
 
 @pytest.fixture
@@ -176,24 +90,14 @@ async def instances(
     )
     try:
         await asyncio.gather(*(instance.start() for instance in pair))
-        await asyncio.gather(*(instance.wait_listening() for instance in pair))
+        await asyncio.gather(*(instance.wait_listening(WAIT) for instance in pair))
         yield pair
     finally:
         codes = []
         for instance in pair:
             if instance.proc is not None:
-                codes.append(await instance.stop())
+                codes.append(await instance.stop(signal.SIGTERM, STOP_WAIT, exited_ok=True))
         assert codes == [0, 0], "\n".join(instance.tail() for instance in pair)
-
-
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    """The test's own connection to the instances' database, to read what they stored."""
-    engine = create_engine(database_url)
-    try:
-        yield engine
-    finally:
-        await engine.dispose()
 
 
 # --- the games -------------------------------------------------------------------------------
@@ -221,17 +125,6 @@ class Tracked:
 def last_update(fake: FakeTelegram) -> dict[str, Any]:
     """The update the fake's helper just built (the fake never serves it: webhook mode)."""
     return dict(fake.updates[-1])
-
-
-def board_cells(fake: FakeTelegram, message: StoredMessage) -> str:
-    rows = fake.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
-def cell_button(fake: FakeTelegram, message: StoredMessage, cell: int) -> str:
-    data = fake.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None and data.startswith("m:"), data
-    return data
 
 
 async def stored(engine: AsyncEngine, game_id: int) -> tuple[Game, list[Move]]:
@@ -268,15 +161,7 @@ def assert_board_shown(fake: FakeTelegram, game: Tracked, row: Game) -> None:
     assert board_cells(fake, shown) == row.board, (game.name, shown.text)
     if row.status == "active":
         ply = sum(1 for c in row.board if c != "_")
-        assert cell_button(fake, shown, 0) == f"m:{row.id}:{ply}:0", game.name
-
-
-def successful_answers(fake: FakeTelegram, query_id: str) -> list[dict[str, Any]]:
-    return [
-        call.params
-        for call in fake.calls_of("answerCallbackQuery")
-        if call.ok and str(call.params.get("callback_query_id")) == query_id
-    ]
+        assert cell_data(fake, shown, 0) == f"m:{row.id}:{ply}:0", game.name
 
 
 # --- delivery --------------------------------------------------------------------------------
@@ -401,7 +286,7 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
                 style = game.plan.get(round_number, "one")
                 if style == "race" and a == b:
                     style = "one"
-                first = fake.tap(mover, board, cell_button(fake, board, a))
+                first = fake.tap(mover, board, cell_data(fake, board, a))
                 first_update = last_update(fake)
                 if style == "one":
                     posts.append(deliver.one(first_update))
@@ -413,7 +298,7 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
                     # Another tap at the same moment, on the other instance: the same player
                     # on another cell (race), or the player not to move (other).
                     tapper = other if style == "other" and other is not None else mover
-                    fake.tap(tapper, board, cell_button(fake, board, b))
+                    fake.tap(tapper, board, cell_data(fake, board, b))
                     posts.append(deliver.split(first_update, last_update(fake)))
             await asyncio.gather(*posts)
             await deliver.settle()
@@ -449,5 +334,5 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
     # Both instances did their share.
     for instance in instances:
         assert len(instance.handled()) >= 10, instance.tail()
-        log = instance.log()
+        log = instance.output
         assert " ERROR " not in log and "Traceback" not in log, instance.tail(80)

@@ -7,14 +7,9 @@ Its output goes to files, so a chatty DEBUG log can never fill a pipe and block 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import os
-import signal
 import sqlite3
-import sys
-import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,161 +17,25 @@ import pytest
 
 from core.board import Board
 from core.rules import outcome
+from tests.chat import RESULTS, board_cells, button_texts, cell_data, current
 from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.processes import WAIT, bot_env, bot_process, clean_env, run_to_exit
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = TOKEN.split(":", 1)[1]
 ALICE = FakeTelegram.user(1001, "Alice")
-WAIT = 10.0  # generous: a wait only takes this long when something is broken
-STOP_WAIT = 5.0  # SIGINT to exit: "within a few seconds"
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}
-ENDINGS = ("X wins", "O wins", "Draw")
-#: Inherited settings that would change what the process does (TELEGRAM_* go too).
-SETTINGS_VARS = ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
-SETTINGS_PREFIXES = ("TELEGRAM_", "WEBHOOK_")
 
 
 # --- the process -----------------------------------------------------------------------------
 
 
-def clean_env(**values: str) -> dict[str, str]:
-    """This process's environment without any bot setting, plus ``values``."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(SETTINGS_PREFIXES) and name not in SETTINGS_VARS
-    }
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(values)
-    return env
-
-
-def bot_env(fake: FakeTelegram, tmp_path: Path, **values: str) -> dict[str, str]:
-    """Everything the bot needs to talk to ``fake`` and store games in ``tmp_path``."""
-    settings = {
-        "TELEGRAM_BOT_TOKEN": fake.token,
-        "TELEGRAM_API_BASE_URL": fake.base_url,
-        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}",
-        "LOG_LEVEL": "DEBUG",
-        "AI_PAUSE_SECONDS": "0.01",
-    }
-    return clean_env(**{**settings, **values})
-
-
-class BotProcess:
-    """`python -m bot ...` in ``cwd``; stdout and stderr go to files next to it."""
-
-    def __init__(self, cwd: Path, env: Mapping[str, str], name: str = "bot") -> None:
-        self.cwd = cwd
-        self.env = dict(env)
-        self.stdout_path = cwd / f"{name}.stdout"
-        self.stderr_path = cwd / f"{name}.stderr"
-        self.proc: asyncio.subprocess.Process | None = None
-
-    async def start(self, *args: str) -> None:
-        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                *args,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-            )
-
-    @property
-    def stdout(self) -> str:
-        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
-
-    @property
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
-
-    def tail(self, lines: int = 40) -> str:
-        return "\n".join((self.stdout + self.stderr).splitlines()[-lines:])
-
-    async def wait_ready(self, fake: FakeTelegram, since: int) -> None:
-        """Until the bot registered its commands and long polls; fails fast if it exits."""
-
-        async def ready() -> None:
-            await fake.wait_for("setMyCommands", WAIT, since=since)
-            await fake.wait_for_poll(WAIT)
-
-        assert self.proc is not None
-        ready_task = asyncio.ensure_future(ready())
-        exit_task = asyncio.ensure_future(self.proc.wait())
-        try:
-            await asyncio.wait({ready_task, exit_task}, return_when=asyncio.FIRST_COMPLETED)
-            if not ready_task.done():
-                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.tail()}")
-            try:
-                ready_task.result()
-            except AssertionError as error:
-                raise AssertionError(f"{error}\nthe bot's output:\n{self.tail()}") from None
-        finally:
-            for task in (ready_task, exit_task):
-                task.cancel()
-            await asyncio.gather(ready_task, exit_task, return_exceptions=True)
-
-    async def interrupt(self) -> int:
-        """SIGINT, as Ctrl+C would; returns the exit code once the process is gone."""
-        assert self.proc is not None and self.proc.returncode is None
-        started = time.monotonic()
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), STOP_WAIT)
-        except TimeoutError:
-            raise AssertionError(
-                f"still running {STOP_WAIT}s after SIGINT:\n{self.tail()}"
-            ) from None
-        assert time.monotonic() - started < STOP_WAIT
-        return code
-
-    async def kill(self) -> None:
-        if self.proc is not None and self.proc.returncode is None:
-            self.proc.kill()
-            await self.proc.wait()
-
-
-@contextlib.asynccontextmanager
-async def bot_process(
-    cwd: Path, env: Mapping[str, str], *args: str, name: str = "bot"
-) -> AsyncIterator[BotProcess]:
-    """A started process that is always killed on the way out (if it is still running)."""
-    process = BotProcess(cwd, env, name)
-    await process.start(*args)
-    try:
-        yield process
-    finally:
-        await process.kill()
-
-
-async def run_to_exit(
-    cwd: Path, env: Mapping[str, str], *args: str, stdin: bytes = b""
-) -> tuple[int, str, str]:
-    """Run `python -m bot ...` to its end; (exit code, stdout, stderr)."""
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        *args,
-        cwd=cwd,
-        env=dict(env),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+def sqlite_env(fake: FakeTelegram, tmp_path: Path, **values: str) -> dict[str, str]:
+    """Everything the bot needs to talk to ``fake`` and store games in ``tmp_path``, with a
+    DEBUG log and short AI pauses."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+    return bot_env(
+        fake, database_url, **{"LOG_LEVEL": "DEBUG", "AI_PAUSE_SECONDS": "0.01", **values}
     )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(stdin), 2 * WAIT)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
 
 def sqlite_files(directory: Path) -> list[Path]:
@@ -192,14 +51,8 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 # --- the user's side -------------------------------------------------------------------------
 
 
-def board_cells(fake: FakeTelegram, message: StoredMessage) -> str:
-    """The board a message shows, as cells (`X_O______`)."""
-    rows = fake.keyboard(message)[:3]
-    return "".join(SYMBOL_TO_MARK[text] for row in rows for text, _ in row)
-
-
 def finished(fake: FakeTelegram, message: StoredMessage) -> bool:
-    return outcome(Board.from_cells(board_cells(fake, message))) in ENDINGS
+    return outcome(Board.from_cells(board_cells(fake, message))) in RESULTS
 
 
 async def send(fake: FakeTelegram, text: str) -> StoredMessage:
@@ -226,12 +79,9 @@ async def tap_label(fake: FakeTelegram, message: StoredMessage, label: str) -> d
 async def play_free_cell(fake: FakeTelegram, message: StoredMessage) -> StoredMessage:
     """Tap the first free cell; returns the board after the bot's answer."""
     cells = board_cells(fake, message)
-    cell = cells.index("_")
-    data = fake.keyboard(message)[cell // 3][cell % 3][1]
-    assert data is not None
-    answer = await tap(fake, message, data)
+    answer = await tap(fake, message, cell_data(fake, message, cells.index("_"), prefix=""))
     assert not answer.get("text"), answer  # no pop-up: the move was taken
-    board = fake.messages[message.key]  # type: ignore[index]
+    board = current(fake, message)
     assert board_cells(fake, board) != cells
     return board
 
@@ -281,7 +131,7 @@ async def test_without_a_token_it_says_what_to_do_in_one_line(tmp_path: Path) ->
 
 async def test_a_rejected_token_is_not_printed(fake: FakeTelegram, tmp_path: Path) -> None:
     wrong = "7412589630:AAF-wrongSecret-abc"
-    env = bot_env(fake, tmp_path, TELEGRAM_BOT_TOKEN=wrong)
+    env = sqlite_env(fake, tmp_path, TELEGRAM_BOT_TOKEN=wrong)
     code, out, err = await run_to_exit(tmp_path, env)
     assert code == 2, err
     assert err.splitlines()[-1].startswith("Telegram rejected TELEGRAM_BOT_TOKEN"), err
@@ -307,7 +157,7 @@ async def test_the_token_can_come_from_dot_env_in_the_working_directory(
         assert {"start", "stop", "stats", "help"} <= {c["command"] for c in commands}
         menu = await send(fake, "/start")
         assert "Welcome to Tic-Tac-Toe" in menu.text
-        assert await bot.interrupt() == 0, bot.tail()
+        assert await bot.stop() == 0, bot.tail()
     # The default database: a SQLite file in the working directory.
     assert (tmp_path / "tictactoe.sqlite3").is_file()
     assert " DEBUG " not in bot.stderr  # LOG_LEVEL=info came from .env too
@@ -315,7 +165,7 @@ async def test_the_token_can_come_from_dot_env_in_the_working_directory(
 
 
 async def test_a_full_session_survives_a_restart(fake: FakeTelegram, tmp_path: Path) -> None:
-    env = bot_env(fake, tmp_path)
+    env = sqlite_env(fake, tmp_path)
 
     async with bot_process(tmp_path, env, name="first") as first:
         await first.wait_ready(fake, since=0)
@@ -323,7 +173,7 @@ async def test_a_full_session_survives_a_restart(fake: FakeTelegram, tmp_path: P
         board = await play_free_cell(fake, board)
         board = await play_free_cell(fake, board)
         assert not finished(fake, board)
-        assert await first.interrupt() == 0, first.tail()
+        assert await first.stop() == 0, first.tail()
     stopped_at = board_cells(fake, board)
     assert stopped_at.count("X") == 2 and stopped_at.count("O") == 2
 
@@ -345,13 +195,13 @@ async def test_a_full_session_survives_a_restart(fake: FakeTelegram, tmp_path: P
         assert fake.last_bot_message(ALICE["id"]).key == board.key
         words = result_line(fake, final)
         assert words in ("O wins", "Draw")  # the hard AI never loses
-        assert "🔁 Play again" in [text for row in fake.keyboard(final) for text, _ in row]
+        assert "🔁 Play again" in button_texts(fake, final)
 
         stats = (await send(fake, "/stats")).text.splitlines()
         wins, losses, draws = 0, int(words == "O wins"), int(words == "Draw")
         assert f"Hard: {wins} / {losses} / {draws}" in stats, stats
         assert any(line.startswith(f"Total: {wins} / {losses} / {draws} in 1 ") for line in stats)
-        assert await second.interrupt() == 0, second.tail()
+        assert await second.stop() == 0, second.tail()
 
     with contextlib.closing(sqlite3.connect(database)) as db:
         status = db.execute("SELECT status FROM games").fetchall()
@@ -363,7 +213,7 @@ async def test_a_full_session_survives_a_restart(fake: FakeTelegram, tmp_path: P
 
 
 async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: Path) -> None:
-    env = bot_env(fake, tmp_path)
+    env = sqlite_env(fake, tmp_path)
     async with bot_process(tmp_path, env) as bot:
         await bot.wait_ready(fake, since=0)
         board = await start_hard_game_from_the_menu(fake)
@@ -384,7 +234,7 @@ async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: 
         final = await play_to_the_end(fake, board)
         result_line(fake, final)
         assert "Your record" in (await send(fake, "/stats")).text
-        assert await bot.interrupt() == 0, bot.tail()
+        assert await bot.stop() == 0, bot.tail()
 
     output = bot.stdout + bot.stderr
     # The log is there (so this test could fail): start-up, API calls, the error, the stop.

@@ -7,29 +7,23 @@ with `asyncio.create_subprocess_exec`, since the fake server lives in the test's
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import os
-import signal
-import socket
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
 
 from bot.config import ConfigError, Settings, load_settings
 from tests.fake_telegram import FakeTelegram
+from tests.processes import WebhookBot, post_update
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = "webhook_Secret-123"
 ALICE = FakeTelegram.user(1001, "Alice")
 MALLORY = FakeTelegram.user(666, "Mallory")
 WAIT = 15.0  # generous: a wait only takes this long when something is broken
-HEADER = "X-Telegram-Bot-Api-Secret-Token"
 UPDATE_IDS = itertools.count(500_000)
 
 
@@ -97,99 +91,17 @@ def test_settings_default_is_polling() -> None:
 # --- the bot as a webhook server -------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class WebhookBot:
-    """`python -m bot` in webhook mode against the fake server; output goes to files."""
-
-    def __init__(self, fake: FakeTelegram, tmp_path: Path, database_url: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/telegram-updates"
-        self.env = {
-            name: value
-            for name, value in os.environ.items()
-            if not name.startswith(("TELEGRAM_", "WEBHOOK_"))
-            and name not in ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
-        }
-        self.env.update(
-            PYTHONUNBUFFERED="1",
-            TELEGRAM_BOT_TOKEN=fake.token,
-            TELEGRAM_API_BASE_URL=fake.base_url,
-            DATABASE_URL=database_url,
-            LOG_LEVEL="DEBUG",
-            WEBHOOK_URL=self.url,
-            WEBHOOK_LISTEN="127.0.0.1",
-            WEBHOOK_PORT=str(self.port),
-            WEBHOOK_SECRET=SECRET,
-        )
-        self.cwd = tmp_path
-        self.output = tmp_path / "bot.log"
-        self.proc: asyncio.subprocess.Process | None = None
-
-    async def start(self) -> None:
-        with self.output.open("wb") as out:
-            self.proc = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "bot",
-                cwd=self.cwd,
-                env=self.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=out,
-                stderr=asyncio.subprocess.STDOUT,
-            )
-
-    def log(self) -> str:
-        return self.output.read_text(encoding="utf-8", errors="replace")
-
-    async def wait_listening(self) -> None:
-        """Until the webhook server accepts connections; fails fast if the bot exits."""
-        assert self.proc is not None
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if self.proc.returncode is not None:
-                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
-                await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            await writer.wait_closed()
-            return
-        raise AssertionError(f"the webhook server never listened:\n{self.log()}")
-
-    async def stop(self) -> int:
-        """SIGINT, as Ctrl+C; the exit code."""
-        assert self.proc is not None
-        if self.proc.returncode is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                async with asyncio.timeout(WAIT):
-                    await self.proc.wait()
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
-                raise AssertionError(f"the bot did not stop on SIGINT:\n{self.log()}") from None
-        assert self.proc.returncode is not None
-        return self.proc.returncode
-
-
 @pytest.fixture
 async def webhook_bot(
     telegram: FakeTelegram, tmp_path: Path, database_url: str
 ) -> AsyncIterator[WebhookBot]:
-    bot = WebhookBot(telegram, tmp_path, database_url)
+    bot = WebhookBot(telegram, tmp_path, database_url, SECRET, log_level="DEBUG")
     await bot.start()
     try:
-        await bot.wait_listening()
+        await bot.wait_listening(WAIT)
         yield bot
     finally:
-        await bot.stop()
+        await bot.stop(timeout=WAIT, exited_ok=True)
 
 
 def update_with_text(telegram: FakeTelegram, user: dict[str, Any], text: str) -> dict[str, Any]:
@@ -205,15 +117,6 @@ def update_with_text(telegram: FakeTelegram, user: dict[str, Any], text: str) ->
     if text.startswith("/"):
         message["entities"] = [{"offset": 0, "length": len(text.split()[0]), "type": "bot_command"}]
     return {"update_id": next(UPDATE_IDS), "message": message}
-
-
-async def post(url: str, update: dict[str, Any], secret: str | None) -> int:
-    headers = {HEADER: secret} if secret is not None else {}
-    async with (
-        aiohttp.ClientSession() as session,
-        session.post(url, json=update, headers=headers) as response,
-    ):
-        return response.status
 
 
 def calls_to(telegram: FakeTelegram, chat_id: int) -> list[Any]:
@@ -236,14 +139,14 @@ async def test_only_updates_with_the_right_secret_are_processed(
     telegram: FakeTelegram, webhook_bot: WebhookBot
 ) -> None:
     forged = update_with_text(telegram, MALLORY, "/help")
-    assert await post(webhook_bot.url, forged, None) == 403
-    assert await post(webhook_bot.url, forged, "wrong-secret") == 403
-    assert await post(webhook_bot.url, forged, SECRET.upper()) == 403
-    assert await post(webhook_bot.url, forged, "") == 403
+    assert await post_update(webhook_bot.url, forged, None) == 403
+    assert await post_update(webhook_bot.url, forged, "wrong-secret") == 403
+    assert await post_update(webhook_bot.url, forged, SECRET.upper()) == 403
+    assert await post_update(webhook_bot.url, forged, "") == 403
 
     mark = telegram.mark()
     genuine = update_with_text(telegram, ALICE, "/help")
-    assert await post(webhook_bot.url, genuine, SECRET) == 200
+    assert await post_update(webhook_bot.url, genuine, SECRET) == 200
     reply = await telegram.wait_for(
         lambda call: call.method == "sendMessage" and call.params.get("chat_id") == ALICE["id"],
         WAIT,
@@ -255,13 +158,12 @@ async def test_only_updates_with_the_right_secret_are_processed(
 
     # A game over the webhook: the board comes, a typed move edits it.
     mark = telegram.mark()
-    assert (
-        await post(webhook_bot.url, update_with_text(telegram, ALICE, "/start user user"), SECRET)
-        == 200
-    )
+    start = update_with_text(telegram, ALICE, "/start user user")
+    assert await post_update(webhook_bot.url, start, SECRET) == 200
     await telegram.wait_for("sendMessage", WAIT, since=mark)
     mark = telegram.mark()
-    assert await post(webhook_bot.url, update_with_text(telegram, ALICE, "2 2"), SECRET) == 200
+    move = update_with_text(telegram, ALICE, "2 2")
+    assert await post_update(webhook_bot.url, move, SECRET) == 200
     edit = await telegram.wait_for("editMessageText", WAIT, since=mark)
     assert edit.ok and edit.params["chat_id"] == ALICE["id"]
 
@@ -269,16 +171,16 @@ async def test_only_updates_with_the_right_secret_are_processed(
 async def test_shutdown_is_clean_and_no_secret_is_logged(
     telegram: FakeTelegram, tmp_path: Path, database_url: str
 ) -> None:
-    bot = WebhookBot(telegram, tmp_path, database_url)
+    bot = WebhookBot(telegram, tmp_path, database_url, SECRET, log_level="DEBUG")
     await bot.start()
     try:
-        await bot.wait_listening()
+        await bot.wait_listening(WAIT)
         mark = telegram.mark()
-        assert await post(bot.url, update_with_text(telegram, ALICE, "/help"), SECRET) == 200
+        assert await post_update(bot.url, update_with_text(telegram, ALICE, "/help"), SECRET) == 200
         await telegram.wait_for("sendMessage", WAIT, since=mark)
     finally:
-        code = await bot.stop()
-    log = bot.log()
+        code = await bot.stop(timeout=WAIT, exited_ok=True)
+    log = bot.output
     assert code == 0, log
     # DEBUG logging shows setWebhook's parameters: the secret and the token are scrubbed.
     assert "setWebhook" in log

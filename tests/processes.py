@@ -1,0 +1,276 @@
+"""`python -m bot` as a real process against the fake Bot API server: its environment, starting
+it, waiting until it long polls or listens for webhooks, posting updates to it, stopping it.
+
+The fake server runs in the test's event loop, so the bot is started with
+`asyncio.create_subprocess_exec` (a blocking `subprocess.run` would freeze the server). Its
+output goes to files, so a chatty DEBUG log can never fill a pipe and block the bot."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import socket
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from tests.fake_telegram import FakeTelegram
+
+WAIT = 10.0  # generous: a wait only takes this long when something is broken
+STOP_WAIT = 5.0  # a signal to exit: "within a few seconds"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+#: Inherited settings that would change what the process does (TELEGRAM_* go too).
+SETTINGS_VARS = ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
+SETTINGS_PREFIXES = ("TELEGRAM_", "WEBHOOK_")
+#: The line the bot logs (at INFO) when it is done with an update.
+HANDLED_RE = re.compile(r" bot\.app: update (\d+) \S+ chat \S+ handled in ")
+
+
+def clean_env(**values: str) -> dict[str, str]:
+    """This process's environment without any bot setting, plus ``values``."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(SETTINGS_PREFIXES) and name not in SETTINGS_VARS
+    }
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(values)
+    return env
+
+
+def bot_env(fake: FakeTelegram, database_url: str, **values: str) -> dict[str, str]:
+    """Everything the bot needs to talk to ``fake`` and store games at ``database_url``, with
+    an INFO log; ``values`` add settings or replace these."""
+    settings = {
+        "TELEGRAM_BOT_TOKEN": fake.token,
+        "TELEGRAM_API_BASE_URL": fake.base_url,
+        "DATABASE_URL": database_url,
+        "LOG_LEVEL": "INFO",
+    }
+    return clean_env(**{**settings, **values})
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class BotProcess:
+    """`python -m bot ...` in ``cwd``; stdout and stderr go to files there, named after it."""
+
+    def __init__(self, cwd: Path, env: Mapping[str, str], name: str = "bot") -> None:
+        self.cwd = cwd
+        self.env = dict(env)
+        self.name = name
+        self.stdout_path = cwd / f"{name}.stdout"
+        self.stderr_path = cwd / f"{name}.stderr"
+        self.proc: asyncio.subprocess.Process | None = None
+        #: How long the process took to exit after `stop` signalled it.
+        self.stop_seconds: float | None = None
+
+    async def start(self, *args: str) -> None:
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                *args,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def output(self) -> str:
+        """Everything it wrote (its log goes to stderr)."""
+        return self.stdout + self.stderr
+
+    def tail(self, lines: int = 40) -> str:
+        """The last lines of its output, for failure messages."""
+        return f"--- {self.name} ---\n" + "\n".join(self.output.splitlines()[-lines:])
+
+    def handled(self) -> set[int]:
+        """The ids of the updates it logged as handled (it logs at INFO or DEBUG)."""
+        return {int(m.group(1)) for m in HANDLED_RE.finditer(self.output)}
+
+    async def wait_ready(
+        self,
+        fake: FakeTelegram,
+        since: int,
+        timeout: float = WAIT,  # noqa: ASYNC109
+    ) -> None:
+        """Until the bot registered its commands (after call ``since``) and long polls; fails
+        fast if it exits."""
+
+        async def ready() -> None:
+            await fake.wait_for("setMyCommands", timeout, since=since)
+            await fake.wait_for_poll(timeout)
+
+        assert self.proc is not None
+        ready_task = asyncio.ensure_future(ready())
+        exit_task = asyncio.ensure_future(self.proc.wait())
+        try:
+            await asyncio.wait({ready_task, exit_task}, return_when=asyncio.FIRST_COMPLETED)
+            if not ready_task.done():
+                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.tail()}")
+            try:
+                ready_task.result()
+            except AssertionError as error:
+                raise AssertionError(f"{error}\nthe bot's output:\n{self.tail()}") from None
+        finally:
+            for task in (ready_task, exit_task):
+                task.cancel()
+            await asyncio.gather(ready_task, exit_task, return_exceptions=True)
+
+    async def stop(
+        self,
+        how: signal.Signals = signal.SIGINT,
+        timeout: float = STOP_WAIT,  # noqa: ASYNC109
+        *,
+        exited_ok: bool = False,
+    ) -> int:
+        """Send ``how`` (SIGINT as Ctrl+C would, SIGTERM as a process manager would) and wait
+        for the exit; the exit code. A process still running after ``timeout`` is killed and
+        the test fails; so does one that had already exited, unless ``exited_ok``."""
+        assert self.proc is not None
+        if exited_ok and self.proc.returncode is not None:
+            return self.proc.returncode
+        assert self.proc.returncode is None, f"{self.name} had exited:\n{self.tail()}"
+        started = time.monotonic()
+        self.proc.send_signal(how)
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            await self.kill()
+            raise AssertionError(
+                f"still running {timeout}s after {how.name}:\n{self.tail()}"
+            ) from None
+        self.stop_seconds = time.monotonic() - started
+        assert self.stop_seconds < timeout
+        return code
+
+    async def kill(self) -> None:
+        """SIGKILL, if it is still running."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+@contextlib.asynccontextmanager
+async def bot_process(
+    cwd: Path, env: Mapping[str, str], *args: str, name: str = "bot"
+) -> AsyncIterator[BotProcess]:
+    """A started process that is always killed on the way out (if it is still running)."""
+    process = BotProcess(cwd, env, name)
+    await process.start(*args)
+    try:
+        yield process
+    finally:
+        await process.kill()
+
+
+class WebhookBot(BotProcess):
+    """`python -m bot` in webhook mode on a free port of 127.0.0.1, against the fake server."""
+
+    def __init__(
+        self,
+        fake: FakeTelegram,
+        cwd: Path,
+        database_url: str,
+        secret: str,
+        *,
+        name: str = "bot",
+        log_level: str = "INFO",
+    ) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/telegram-updates"
+        self.secret = secret
+        webhook = {
+            "LOG_LEVEL": log_level,
+            "WEBHOOK_URL": self.url,
+            "WEBHOOK_LISTEN": "127.0.0.1",
+            "WEBHOOK_PORT": str(self.port),
+            "WEBHOOK_SECRET": secret,
+        }
+        super().__init__(cwd, bot_env(fake, database_url, **webhook), name)
+
+    async def wait_listening(self, timeout: float = WAIT) -> None:  # noqa: ASYNC109
+        """Until the webhook server accepts connections; fails fast if the bot exits."""
+        assert self.proc is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.returncode is not None:
+                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.tail()}")
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            await writer.wait_closed()
+            return
+        raise AssertionError(f"the webhook server never listened:\n{self.tail()}")
+
+
+async def post_update(
+    url: str,
+    update: dict[str, Any],
+    secret: str | None,
+    session: aiohttp.ClientSession | None = None,
+) -> int:
+    """POST an update the way Telegram does (with the secret header unless ``secret`` is
+    None), on ``session`` or a session of its own; the HTTP status."""
+    if session is None:
+        async with aiohttp.ClientSession() as own:
+            return await post_update(url, update, secret, own)
+    headers = {SECRET_HEADER: secret} if secret is not None else {}
+    async with session.post(url, json=update, headers=headers) as response:
+        return response.status
+
+
+async def run_to_exit(
+    cwd: Path,
+    env: Mapping[str, str],
+    *args: str,
+    stdin: bytes = b"",
+    timeout: float = 2 * WAIT,  # noqa: ASYNC109
+) -> tuple[int, str, str]:
+    """Run `python -m bot ...` to its end; (exit code, stdout, stderr)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *args,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
