@@ -13,7 +13,10 @@ menu, help                  show the menu, the help
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass, field
 
 from bot.game_spec import CLASSIC, BoardSize, board_size
 from bot.service import MARKS, PLAYER_KINDS
@@ -56,6 +59,9 @@ class InlineJoinTap:
     creator_id: int
     creator_mark: str
     board: BoardSize = CLASSIC
+    # The signed part of the data and its signature (see `is_authentic`).
+    payload: str = field(default="", compare=False, repr=False)
+    signature: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,8 @@ class InlineAiTap:
     level: str
     cell: int
     board: BoardSize = CLASSIC
+    payload: str = field(default="", compare=False, repr=False)
+    signature: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -120,12 +128,40 @@ def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC) -> str:
     return f"n:{x_kind}:{o_kind}{_size_suffix(board)}"
 
 
-def inline_join_data(creator_id: int, creator_mark: str, board: BoardSize = CLASSIC) -> str:
-    return f"ij:{creator_id}:{creator_mark}{_size_suffix(board)}"
+# Inline buttons name the person who posted them, and the bot never sees an inline
+# message's keyboard to compare a tap with: they carry an HMAC, so that data made up by a
+# modified client cannot start a game in someone else's name.
+SIGNATURE_LENGTH = 8
+_SIGNATURE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
-def inline_ai_data(creator_id: int, level: str, cell: int, board: BoardSize = CLASSIC) -> str:
-    return f"ia:{creator_id}:{level}:{cell}{_size_suffix(board)}"
+def inline_key(token: str) -> bytes:
+    """The signing key of inline buttons, derived from the bot's token."""
+    return hashlib.sha256(b"tictactoe inline buttons\x00" + token.encode()).digest()
+
+
+def _signature(payload: str, key: bytes) -> str:
+    digest = hmac.new(key, payload.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:6]).decode()
+
+
+def is_authentic(tap: InlineJoinTap | InlineAiTap, key: bytes) -> bool:
+    """Whether an inline tap's data was made by this bot."""
+    return hmac.compare_digest(_signature(tap.payload, key), tap.signature)
+
+
+def inline_join_data(
+    creator_id: int, creator_mark: str, board: BoardSize = CLASSIC, *, key: bytes
+) -> str:
+    payload = f"ij:{creator_id}:{creator_mark}{_size_suffix(board)}"
+    return f"{payload}:{_signature(payload, key)}"
+
+
+def inline_ai_data(
+    creator_id: int, level: str, cell: int, board: BoardSize = CLASSIC, *, key: bytes
+) -> str:
+    payload = f"ia:{creator_id}:{level}:{cell}{_size_suffix(board)}"
+    return f"{payload}:{_signature(payload, key)}"
 
 
 def menu_data(board: BoardSize = CLASSIC) -> str:
@@ -143,6 +179,14 @@ def parse_callback_data(data: str | None) -> Tap | None:
     if data == HELP_DATA:
         return HelpTap()
     kind, *fields = data.split(":")
+    payload = signature = ""
+    if kind in ("ij", "ia"):
+        if not fields or len(fields[-1]) != SIGNATURE_LENGTH:
+            return None
+        signature = fields.pop()
+        if not set(signature) <= _SIGNATURE_CHARS:
+            return None
+        payload = data[: -SIGNATURE_LENGTH - 1]
     fields, board = _split_size(fields, {"menu": 0, "n": 2, "ij": 2, "ia": 3}.get(kind))
     if board is None:
         return None
@@ -152,12 +196,14 @@ def parse_callback_data(data: str | None) -> Tap | None:
         return NewGameTap(fields[0], fields[1], board)
     if kind == "ij" and len(fields) == 2 and fields[1] in MARKS:
         creator = _id(fields[0])
-        return None if creator is None else InlineJoinTap(creator, fields[1], board)
+        if creator is None:
+            return None
+        return InlineJoinTap(creator, fields[1], board, payload, signature)
     if kind == "ia" and len(fields) == 3 and fields[1] in LEVELS:
         creator, cell = _id(fields[0]), _id(fields[2])
         if creator is None or cell is None:
             return None
-        return InlineAiTap(creator, fields[1], cell, board)
+        return InlineAiTap(creator, fields[1], cell, board, payload, signature)
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None

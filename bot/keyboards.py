@@ -149,19 +149,19 @@ def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
 
 
 def inline_challenge_keyboard(
-    tr: ModuleType, creator_id: int, mark: str, board: BoardSize = CLASSIC
+    tr: ModuleType, creator_id: int, mark: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
-    """The invitation posted through inline mode: one Join button."""
-    join = inline_join_data(creator_id, mark, board)
+    """The invitation posted through inline mode: one Join button (signed with `key`)."""
+    join = inline_join_data(creator_id, mark, board, key=key)
     return InlineKeyboardMarkup([[_button(tr.BUTTON_JOIN, join)]])
 
 
 def inline_ai_keyboard(
-    tr: ModuleType, creator_id: int, level: str, board: BoardSize = CLASSIC
+    tr: ModuleType, creator_id: int, level: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
     """An empty board posted through inline mode; the game starts with the first tap."""
-    return InlineKeyboardMarkup(
-        _cell_rows(
-            tr, board.empty_board(), lambda cell: inline_ai_data(creator_id, level, cell, board)
-        )
-    )
+
+    def data(cell: int) -> str:
+        return inline_ai_data(creator_id, level, cell, board, key=key)
+
+    return InlineKeyboardMarkup(_cell_rows(tr, board.empty_board(), data))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.callback_data import inline_ai_data, inline_join_data, inline_key
 from bot.locales import en, ru
 from tests.bot_runner import BotRunner, settle
 from tests.chat import (
@@ -83,11 +84,12 @@ async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(
     assert o["input_message_content"]["message_text"] == (
         "Alice wants to play Tic-Tac-Toe as ⭕! Tap Join to play ❌."
     )
+    key = inline_key(telegram.token)
     assert x["reply_markup"] == {
-        "inline_keyboard": [[{"text": JOIN, "callback_data": "ij:1001:X"}]]
+        "inline_keyboard": [[{"text": JOIN, "callback_data": signed("ij:1001:X", key)}]]
     }
     assert o["reply_markup"] == {
-        "inline_keyboard": [[{"text": JOIN, "callback_data": "ij:1001:O"}]]
+        "inline_keyboard": [[{"text": JOIN, "callback_data": signed("ij:1001:O", key)}]]
     }
     for level, name in (("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")):
         ai = result(results, f"ai-{level}")
@@ -95,7 +97,10 @@ async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(
             f"Alice vs {name} AI: Alice's move ❌, tap a cell."
         )
         assert ai["reply_markup"]["inline_keyboard"] == [
-            [{"text": "·", "callback_data": f"ia:1001:{level}:{row * 3 + col}"} for col in range(3)]
+            [
+                {"text": "·", "callback_data": signed(f"ia:1001:{level}:{row * 3 + col}", key)}
+                for col in range(3)
+            ]
             for row in range(3)
         ]
 
@@ -110,10 +115,33 @@ async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(
     assert not telegram.calls_of("sendMessage") and not telegram.calls_of("editMessageText")
 
 
+def signed(payload: str, key: bytes) -> str:
+    """The data of an inline button: its payload and the payload's signature."""
+    parts = payload.split(":")
+    if parts[0] == "ij":
+        data = inline_join_data(int(parts[1]), parts[2], key=key)
+    else:
+        data = inline_ai_data(int(parts[1]), parts[2], int(parts[3]), key=key)
+    assert data.startswith(payload + ":")
+    return data
+
+
+async def test_a_forged_inline_button_is_refused(telegram: FakeTelegram, bot: BotRunner) -> None:
+    """Data a modified client makes up (an inline button in Alice's name, badly signed)
+    starts nothing; the real button still works."""
+    message = await challenge_of(telegram, ALICE, "X")
+    forged = inline_join_data(1001, "X", key=b"not the bot's key")
+    answer = await tap_data(telegram, BOB, message, forged)
+    assert answer["text"] == en.POPUP_UNKNOWN_BUTTON
+    assert not telegram.calls_of("editMessageText")
+    joined = await press(telegram, BOB, message, JOIN)
+    assert joined["text"] == "You're in! You play ⭕."
+
+
 async def test_an_inline_challenge_played_to_a_win(telegram: FakeTelegram, bot: BotRunner) -> None:
     message = await challenge_of(telegram, ALICE, "X")
     join = telegram.keyboard(message)[0][0][1]
-    assert join == "ij:1001:X"
+    assert join == signed("ij:1001:X", inline_key(telegram.token))
     before = state(message)
     answer = await press(telegram, ALICE, message, JOIN)
     assert answer["text"] == "You can't join your own game: wait for a friend."

@@ -25,6 +25,8 @@ from bot.callback_data import (
     MenuTap,
     NewGameTap,
     ResignTap,
+    inline_key,
+    is_authentic,
     parse_callback_data,
 )
 from bot.context import BotContext
@@ -52,6 +54,10 @@ async def button(update: Update, context: BotContext) -> None:
         return
     tap = parse_callback_data(query.data)
     service = context.service
+    if isinstance(tap, InlineJoinTap | InlineAiTap) and not is_authentic(
+        tap, inline_key(context.bot.token)
+    ):
+        tap = None  # made up, not by this bot's inline results
 
     if isinstance(tap, CellTap):
         result = await service.play_tap(tap.game_id, ref, user, tap.ply, tap.cell)

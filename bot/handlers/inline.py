@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 
+from bot.callback_data import inline_key
 from bot.context import BotContext
 from bot.game_spec import CLASSIC, parse_board_size
 from bot.handlers.common import player_from, texts_of
@@ -21,6 +22,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
     user = player_from(query.from_user)
     # `@bot 5`, `@bot 6x6`, `@bot 6 4`: the board size; anything else is the classic 3×3.
     board = parse_board_size(query.query.lower().split()) or CLASSIC
+    key = inline_key(context.bot.token)
     size_note = "" if board.is_classic else " · " + tr.BOARD_SIZE.format(size=board.size, k=board.k)
     # The game itself is created on the first tap; remember the challenger's name for it.
     await context.service.register_player(user)
@@ -38,7 +40,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
                 title=title + size_note,
                 description=tr.INLINE_CHALLENGE_DESCRIPTION,
                 input_message_content=InputTextMessageContent(text + size_note),
-                reply_markup=inline_challenge_keyboard(tr, user.id, mark, board),
+                reply_markup=inline_challenge_keyboard(tr, user.id, mark, board, key=key),
             )
         )
     for level in LEVELS:
@@ -51,7 +53,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
                 input_message_content=InputTextMessageContent(
                     tr.INLINE_AI_TEXT.format(name=user.name, level=name) + size_note
                 ),
-                reply_markup=inline_ai_keyboard(tr, user.id, level, board),
+                reply_markup=inline_ai_keyboard(tr, user.id, level, board, key=key),
             )
         )
     # Results carry the sender's id: personal, and cached only briefly.
