@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg
+import hypothesis
 import pytest
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -23,6 +24,13 @@ from bot.db.migrate import upgrade_database
 from bot.service import GameService
 from tests.bot_runner import BotRunner
 from tests.fake_telegram import FakeTelegram
+
+# CI is a gate, not a fuzzing campaign: there the property tests replay the same examples
+# every run (derandomized, no example database), so a pass or a failure is reproducible.
+# Run them locally (without CI set) to explore new examples.
+hypothesis.settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    hypothesis.settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -87,7 +87,9 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
     final = await play_against_hard(telegram, board, 5, typed=False)
     placed = board_cells(telegram, final, 5)
     words = outcome(Board.from_cells(placed, k=4))
-    assert words in final.text.splitlines() and words != "X wins"  # hard beats first-free-cell
+    # Whether hard wins is the AI's business (tests/test_search.py, bench/ai.py); here the
+    # result must be the board's.
+    assert words in final.text.splitlines()
     assert "🔍 Review" not in button_texts(telegram, final)
 
 
@@ -104,7 +106,7 @@ async def test_an_8x8_game_by_typed_moves(telegram: FakeTelegram, big_bot: BotRu
 
     final = await play_against_hard(telegram, board, 8, typed=True)
     words = outcome(Board.from_cells(board_cells(telegram, final, 8), k=5))
-    assert words in final.text.splitlines() and words != "X wins"
+    assert words in final.text.splitlines()
 
 
 async def test_the_menu_offers_sizes_and_starts_a_game_on_the_chosen_one(

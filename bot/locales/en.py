@@ -162,9 +162,13 @@ TOP_PRIVATE = "/top shows a group's leaderboard: use it in a group."
 
 INLINE_CHALLENGE_X_TITLE = "Challenge: you play ❌"
 INLINE_CHALLENGE_O_TITLE = "Challenge: you play ⭕"
-INLINE_CHALLENGE_DESCRIPTION = "A friend in this chat taps Join to play you"
+INLINE_CHALLENGE_DESCRIPTION = (
+    "A friend in this chat taps Join to play you. Bigger board: type a size too, e.g. 5"
+)
 INLINE_AI_TITLE = "Play the {level} AI here"
-INLINE_AI_DESCRIPTION = "Everyone in this chat watches you play"
+INLINE_AI_DESCRIPTION = (
+    "Everyone in this chat watches you play. Bigger board: type a size too, e.g. 5"
+)
 INLINE_CHALLENGE_TEXT = "{name} wants to play Tic-Tac-Toe as {mark}! Tap Join to play {other}."
 INLINE_AI_TEXT = "{name} vs {level} AI: {name}'s move ❌, tap a cell."
 

@@ -165,9 +165,13 @@ TOP_PRIVATE = "/top показывает рейтинг группы: испол
 
 INLINE_CHALLENGE_X_TITLE = "Вызов: ты играешь за ❌"
 INLINE_CHALLENGE_O_TITLE = "Вызов: ты играешь за ⭕"
-INLINE_CHALLENGE_DESCRIPTION = "Друг в этом чате нажмёт «Играть» и сыграет с тобой"
+INLINE_CHALLENGE_DESCRIPTION = (
+    "Друг в этом чате нажмёт «Играть» и сыграет с тобой. Поле больше: допиши размер, например 5"
+)
 INLINE_AI_TITLE = "Сыграть здесь против ИИ ({level})"
-INLINE_AI_DESCRIPTION = "Все в этом чате смотрят, как ты играешь"
+INLINE_AI_DESCRIPTION = (
+    "Все в этом чате смотрят, как ты играешь. Поле больше: допиши размер, например 5"
+)
 INLINE_CHALLENGE_TEXT = (
     "{name} хочет сыграть в крестики-нолики за {mark}! Нажми «Играть», чтобы играть за {other}."
 )
