@@ -14,8 +14,6 @@ from bot.db.models import utcnow
 from bot.render import player_name
 from bot.service import GameService, TurnEvent
 from bot.texts import texts_for
-from core.board import EMPTY
-from core.rules import turn
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +52,10 @@ class TurnClock:
             try:
                 await edit_board(self._bot, self._service, game)
                 if event is TurnEvent.NUDGE and game.chat_id is not None:
-                    mark = turn(game.board) if EMPTY in game.board.cells else "X"
                     tr = texts_for(game.language)
                     await self._bot.send_message(
                         game.chat_id,
-                        tr.NUDGE_MESSAGE.format(name=player_name(game, mark, tr)),
+                        tr.NUDGE_MESSAGE.format(name=player_name(game, game.to_move, tr)),
                         reply_to_message_id=game.message_id,
                     )
             except TelegramError:
