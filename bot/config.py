@@ -89,15 +89,7 @@ def load_settings(
     log_level = values.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
     if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
         raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}.")
-    pause_text = values.get("AI_PAUSE_SECONDS", "1.0").strip() or "1.0"
-    try:
-        pause = float(pause_text)
-    except ValueError:
-        pause = -1.0
-    if not 0 <= pause <= 60:
-        raise ConfigError(
-            f"AI_PAUSE_SECONDS must be a number of seconds from 0 to 60, not {pause_text!r}."
-        )
+    pause = _number(values, "AI_PAUSE_SECONDS", 1.0, 0.0, 60.0)
     turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
     ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
     webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)

@@ -99,7 +99,7 @@ class GameView:
     @property
     def ply(self) -> int:
         """Moves played so far; callback data carries it to spot stale taps."""
-        return sum(1 for c in self.board.cells if c != EMPTY)
+        return _ply(self.board)
 
     @property
     def is_active(self) -> bool:
@@ -1008,6 +1008,7 @@ def _close(game: Game, status: str, reason: str) -> None:
 
 
 def _ply(board: Board) -> int:
+    """Moves played on a board: its marks."""
     return sum(1 for c in board.cells if c != EMPTY)
 
 
