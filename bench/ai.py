@@ -34,8 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.ai import STRATEGIES, default_k, hard_move
-from core.board import Board, O, X
+from core.ai import STRATEGIES, hard_move
+from core.board import Board, O, X, default_k
+from core.notation import format_cells
 from core.rules import is_over, play, turn, winner
 from core.search import DEFAULT_BUDGET, search
 from core.solver import position_score, solved_table
@@ -153,7 +154,7 @@ def bench_3x3() -> None:
     print(
         f"hard move, {len(in_play)} positions (median of {HARD_REPEATS} each): "
         f"median {fmt(statistics.median(per_position))}, worst {fmt(max(per_position))} "
-        f"({Board(worst_cells).to_cells()})"
+        f"({format_cells(Board(worst_cells))})"
     )
 
     # 3. The naive minimax on the empty board.

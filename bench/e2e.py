@@ -688,9 +688,9 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
     from sqlalchemy.dialects.postgresql import insert as pg_insert
     from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-    from bot.db.engine import create_engine
-    from bot.db.migrate import upgrade_database
-    from bot.db.models import Game, Move, Player
+    from bot.games.db.engine import create_engine
+    from bot.games.db.migrate import upgrade_database
+    from bot.games.db.models import Game, Move, Player
     from core.ai import LEVELS, choose_move
     from core.rules import is_over, legal_moves, play, turn, winner
 
@@ -718,6 +718,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
         async with engine.begin() as conn:
             await conn.execute(upsert(players).on_conflict_do_nothing(index_elements=["id"]), rows)
         from core.board import Board
+        from core.notation import format_cells
 
         for first in range(0, games, SEED_BATCH):
             game_rows, plays = [], []
@@ -738,7 +739,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
                         "chat_id": pid,
                         "message_id": n + 1,
                         "inline_message_id": None,
-                        "board": board.to_cells(),
+                        "board": format_cells(board),
                         "x_kind": "user",
                         "o_kind": level,
                         "x_player_id": pid,

@@ -9,11 +9,12 @@ from concurrent.futures import ProcessPoolExecutor
 
 from core.ai import choose_move
 from core.board import Board
+from core.notation import format_cells, parse_cells
 
 
 def _search(cells: str, k: int, level: str, seed: int, time_budget: float) -> int:
     # Runs in the worker: plain values in, a cell index out.
-    board = Board.from_cells(cells, k=k)
+    board = parse_cells(cells, k=k)
     return choose_move(level, board, random.Random(seed), time_budget=time_budget)
 
 
@@ -30,7 +31,7 @@ class AiPool:
         """The AI's move; the GameService's thinker."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
-            self._executor, _search, board.to_cells(), board.k, level, seed, self._time_budget
+            self._executor, _search, format_cells(board), board.k, level, seed, self._time_budget
         )
 
     def close(self) -> None:

@@ -19,15 +19,26 @@ from telegram.ext import (
     filters,
 )
 
+from bot import callback_data as data
 from bot.ai_pool import AiPool
 from bot.config import Settings
 from bot.context import BotContext
-from bot.db.engine import create_engine, create_session_factory
-from bot.db.migrate import upgrade_database
-from bot.handlers import buttons, chat_events, commands, errors, inline, moves
+from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.migrate import upgrade_database
+from bot.games.use_cases import open_games
+from bot.handlers import (
+    challenges,
+    chat_events,
+    common,
+    errors,
+    inline,
+    menu,
+    play,
+    privacy,
+    records,
+)
 from bot.locales import en
 from bot.matches import AiMatchRunner
-from bot.service import GameService
 from bot.telegram_request import RetryingRequest
 from bot.texts import available_languages, texts_for
 from bot.turn_clock import TurnClock
@@ -88,20 +99,41 @@ def build_application(settings: Settings) -> Application:
 
 
 def register_handlers(application: Application) -> None:
-    application.add_handler(CommandHandler("start", commands.start))
-    application.add_handler(CommandHandler(["stop", "exit"], commands.stop))
-    application.add_handler(CommandHandler("help", commands.help_command))
-    application.add_handler(CommandHandler("stats", commands.stats))
-    application.add_handler(CommandHandler("top", commands.top))
-    application.add_handler(CommandHandler("forget", commands.forget))
-    application.add_handler(CommandHandler("challenge", commands.challenge))
-    application.add_handler(CallbackQueryHandler(buttons.button))
+    """Every handler, in one place: commands, one handler per kind of button (by its
+    callback-data prefix; anything else is an unknown button), inline mode, typed moves."""
+    commands = {
+        "start": menu.start,
+        "help": menu.help_command,
+        ("stop", "exit"): play.stop,
+        "challenge": challenges.challenge,
+        "stats": records.stats,
+        "top": records.top,
+        "forget": privacy.forget,
+    }
+    for names, command in commands.items():
+        application.add_handler(CommandHandler(names, command))
+    buttons = {
+        (data.CELL,): play.tap_cell,
+        (data.RESIGN,): play.tap_resign,
+        (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
+        (data.REMATCH,): challenges.tap_rematch,
+        (data.REVIEW,): records.tap_review,
+        (data.NEW_GAME,): menu.tap_new_game,
+        (data.MENU_DATA,): menu.tap_menu,
+        (data.HELP_DATA,): menu.tap_help,
+        (data.INLINE_JOIN,): inline.tap_join,
+        (data.INLINE_AI,): inline.tap_ai_cell,
+        (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
+    }
+    for kinds, tap in buttons.items():
+        application.add_handler(CallbackQueryHandler(tap, pattern=data.pattern(*kinds)))
+    application.add_handler(CallbackQueryHandler(common.unknown_button))
     application.add_handler(InlineQueryHandler(inline.inline_query))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat_events.chat_migrated))
     application.add_handler(
         MessageHandler(
             filters.TEXT & ~filters.COMMAND & (filters.ChatType.PRIVATE | filters.REPLY),
-            moves.typed_move,
+            play.typed_move,
         )
     )
     application.add_error_handler(errors.on_error)
@@ -118,18 +150,22 @@ async def open_resources(application: Application) -> None:
     )
     engine = create_engine(settings.database_url)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
-    service = GameService(create_session_factory(engine), random.Random(), think=ai_pool.think)
-    matches = AiMatchRunner(service, application.bot, settings.ai_pause_seconds)
-    turn_clock = TurnClock(service, application.bot, settings.turn_timeout_seconds)
+    games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
+    matches = AiMatchRunner(
+        games.store, games.ai_turns, games.chats, application.bot, settings.ai_pause_seconds
+    )
+    turn_clock = TurnClock(
+        games.timeouts, games.chats, application.bot, settings.turn_timeout_seconds
+    )
     application.bot_data.update(
-        engine=engine, service=service, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
+        engine=engine, games=games, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
     )
     await application.bot.set_my_commands([BotCommand(name, text) for name, text in en.COMMANDS])
     for code in available_languages():
         if code != "en":
             commands = [BotCommand(name, text) for name, text in texts_for(code).COMMANDS]
             await application.bot.set_my_commands(commands, language_code=code)
-    for game in await service.games_waiting_for_ai():
+    for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
     log.info("bot @%s is ready", application.bot.username)

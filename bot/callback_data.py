@@ -16,11 +16,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass, field
 
-from bot.game_spec import CLASSIC, BoardSize, board_size
-from bot.service import MARKS, PLAYER_KINDS
+from bot.games.model import PLAYER_KINDS
 from core.ai import LEVELS
+from core.board import CLASSIC, MARKS, BoardSize, board_size
 
 MAX_ID = 2**63 - 1
 MAX_GAME_ID = 2**31 - 1  # games.id is a 32-bit INTEGER: PostgreSQL refuses bigger parameters
@@ -102,18 +103,28 @@ Tap = (
     | HelpTap
 )
 
+# The kinds of data: the prefix before the first colon. Each has a handler of its own.
+CELL, RESIGN, NEW_GAME = "m", "r", "n"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW = "j", "d", "c", "rm", "rv"
 GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW)
+INLINE_JOIN, INLINE_AI = "ij", "ia"
+FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"
 HELP_DATA = "help"
 
 
+def pattern(*kinds: str) -> re.Pattern[str]:
+    """Data of these kinds, for `CallbackQueryHandler(pattern=...)`. Only the prefix is
+    matched here: the handler parses the rest with `parse_callback_data`, trusting nothing."""
+    return re.compile("^(?:" + "|".join(re.escape(kind) for kind in kinds) + ")(?::|$)")
+
+
 def cell_data(game_id: int, ply: int, cell: int) -> str:
-    return f"m:{game_id}:{ply}:{cell}"
+    return f"{CELL}:{game_id}:{ply}:{cell}"
 
 
 def resign_data(game_id: int, ply: int) -> str:
-    return f"r:{game_id}:{ply}"
+    return f"{RESIGN}:{game_id}:{ply}"
 
 
 def game_data(action: str, game_id: int) -> str:
@@ -125,7 +136,7 @@ def _size_suffix(board: BoardSize) -> str:
 
 
 def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC) -> str:
-    return f"n:{x_kind}:{o_kind}{_size_suffix(board)}"
+    return f"{NEW_GAME}:{x_kind}:{o_kind}{_size_suffix(board)}"
 
 
 # Inline buttons name the person who posted them, and the bot never sees an inline
@@ -153,14 +164,14 @@ def is_authentic(tap: InlineJoinTap | InlineAiTap, key: bytes) -> bool:
 def inline_join_data(
     creator_id: int, creator_mark: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> str:
-    payload = f"ij:{creator_id}:{creator_mark}{_size_suffix(board)}"
+    payload = f"{INLINE_JOIN}:{creator_id}:{creator_mark}{_size_suffix(board)}"
     return f"{payload}:{_signature(payload, key)}"
 
 
 def inline_ai_data(
     creator_id: int, level: str, cell: int, board: BoardSize = CLASSIC, *, key: bytes
 ) -> str:
-    payload = f"ia:{creator_id}:{level}:{cell}{_size_suffix(board)}"
+    payload = f"{INLINE_AI}:{creator_id}:{level}:{cell}{_size_suffix(board)}"
     return f"{payload}:{_signature(payload, key)}"
 
 
@@ -169,7 +180,7 @@ def menu_data(board: BoardSize = CLASSIC) -> str:
 
 
 def forget_data(confirmed: bool, user_id: int) -> str:
-    return f"{'fy' if confirmed else 'fn'}:{user_id}"
+    return f"{FORGET_YES if confirmed else FORGET_NO}:{user_id}"
 
 
 def parse_callback_data(data: str | None) -> Tap | None:
@@ -180,26 +191,28 @@ def parse_callback_data(data: str | None) -> Tap | None:
         return HelpTap()
     kind, *fields = data.split(":")
     payload = signature = ""
-    if kind in ("ij", "ia"):
+    if kind in (INLINE_JOIN, INLINE_AI):
         if not fields or len(fields[-1]) != SIGNATURE_LENGTH:
             return None
         signature = fields.pop()
         if not set(signature) <= _SIGNATURE_CHARS:
             return None
         payload = data[: -SIGNATURE_LENGTH - 1]
-    fields, board = _split_size(fields, {"menu": 0, "n": 2, "ij": 2, "ia": 3}.get(kind))
+    fields, board = _split_size(
+        fields, {MENU_DATA: 0, NEW_GAME: 2, INLINE_JOIN: 2, INLINE_AI: 3}.get(kind)
+    )
     if board is None:
         return None
     if kind == MENU_DATA and not fields:
         return MenuTap(board)
-    if kind == "n" and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
+    if kind == NEW_GAME and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
         return NewGameTap(fields[0], fields[1], board)
-    if kind == "ij" and len(fields) == 2 and fields[1] in MARKS:
+    if kind == INLINE_JOIN and len(fields) == 2 and fields[1] in MARKS:
         creator = _id(fields[0])
         if creator is None:
             return None
         return InlineJoinTap(creator, fields[1], board, payload, signature)
-    if kind == "ia" and len(fields) == 3 and fields[1] in LEVELS:
+    if kind == INLINE_AI and len(fields) == 3 and fields[1] in LEVELS:
         creator, cell = _id(fields[0]), _id(fields[2])
         if creator is None or cell is None:
             return None
@@ -207,14 +220,14 @@ def parse_callback_data(data: str | None) -> Tap | None:
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
-    if kind in ("m", "r", *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
+    if kind in (CELL, RESIGN, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
         return None
-    if kind == "m" and len(numbers) == 3:
+    if kind == CELL and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]
-    if kind == "r" and len(numbers) == 2:
+    if kind == RESIGN and len(numbers) == 2:
         return ResignTap(*numbers)  # type: ignore[arg-type]
-    if kind in ("fy", "fn") and len(numbers) == 1:
-        return ForgetTap(kind == "fy", numbers[0])  # type: ignore[arg-type]
+    if kind in (FORGET_YES, FORGET_NO) and len(numbers) == 1:
+        return ForgetTap(kind == FORGET_YES, numbers[0])  # type: ignore[arg-type]
     if kind in GAME_ACTIONS and len(numbers) == 1:
         return GameTap(kind, numbers[0])  # type: ignore[arg-type]
     return None

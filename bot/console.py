@@ -15,11 +15,19 @@ import sys
 from typing import TextIO
 
 from core.ai import LEVELS, choose_move
-from core.board import Board, CellOccupiedError, MoveError, parse_row_col
+from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
+from core.notation import parse_row_col
 from core.render import render_hyperskill
 from core.rules import NOT_FINISHED, outcome, play, turn
 
 PLAYER_KINDS = ("user", *LEVELS)
+
+# The words are the Hyperskill stages', to the letter; `{size}` is the error's own data.
+_HYPERSKILL_ERRORS: dict[type[MoveError], str] = {
+    NotNumbersError: "You should enter numbers!",
+    OutOfRangeError: "Coordinates should be from 1 to {size}!",
+    CellOccupiedError: "This cell is occupied! Choose another one!",
+}
 
 
 class _EndOfInput(Exception):
@@ -33,6 +41,11 @@ def _ask(prompt: str, stdin: TextIO, stdout: TextIO) -> str:
     if not line:
         raise _EndOfInput
     return line
+
+
+def hyperskill_error(error: MoveError) -> str:
+    """The Hyperskill text for an error in typed coordinates (core's errors carry no words)."""
+    return _HYPERSKILL_ERRORS[type(error)].format_map(vars(error))
 
 
 def parse_start(words: list[str]) -> tuple[str, str] | None:
@@ -68,7 +81,7 @@ def _read_user_move(board: Board, stdin: TextIO, stdout: TextIO) -> int:
                 raise CellOccupiedError()
             return cell
         except MoveError as error:
-            stdout.write(f"{error}\n")
+            stdout.write(hyperskill_error(error) + "\n")
 
 
 def run_console(

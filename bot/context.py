@@ -1,4 +1,4 @@
-"""The handlers' context: the shared service, match runner and settings, typed."""
+"""The handlers' context: the use-cases, the AI-turns runner and the settings, typed."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from telegram.ext import CallbackContext, ExtBot
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.games.use_cases import Games
     from bot.matches import AiMatchRunner
-    from bot.service import GameService
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
     """PTB's context plus the resources opened in `post_init` (kept in `bot_data`)."""
 
     @property
-    def service(self) -> GameService:
-        return self.bot_data["service"]
+    def games(self) -> Games:
+        return self.bot_data["games"]
 
     @property
     def ai_matches(self) -> AiMatchRunner:

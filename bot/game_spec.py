@@ -5,27 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.service import PLAYER_KINDS, USER
-from core.ai import SIZES, default_k  # 3×3 to 8×8: Telegram allows 8 buttons in a row
-from core.board import Board
+from bot.games.model import PLAYER_KINDS, USER
+from core.board import CLASSIC, BoardSize, board_size
 
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
-
-
-@dataclass(frozen=True)
-class BoardSize:
-    size: int = 3
-    k: int = 3
-
-    def empty_board(self) -> Board:
-        return Board.empty(self.size, self.k)
-
-    @property
-    def is_classic(self) -> bool:
-        return self.size == 3 and self.k == 3
-
-
-CLASSIC = BoardSize()
 
 
 @dataclass(frozen=True)
@@ -33,14 +16,6 @@ class GameSpec:
     x_kind: str
     o_kind: str
     board: BoardSize = CLASSIC
-
-
-def board_size(size: int, k: int | None = None) -> BoardSize | None:
-    """A checked size and line length (3 ≤ k ≤ size ≤ 8); k defaults by the usual rules."""
-    k = default_k(size) if k is None else k
-    if size in SIZES and 3 <= k <= size:
-        return BoardSize(size, k)
-    return None
 
 
 def parse_board_size(words: list[str]) -> BoardSize | None:

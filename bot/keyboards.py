@@ -23,10 +23,9 @@ from bot.callback_data import (
     new_game_data,
     resign_data,
 )
-from bot.game_spec import CLASSIC, SIZES, BoardSize, board_size
-from bot.service import USER, GameView
+from bot.games.model import USER, GameStatus, GameView
 from core.ai import LEVELS
-from core.board import EMPTY, Board, X
+from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, X, board_size
 from core.rules import winning_cells
 
 
@@ -104,7 +103,7 @@ def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | Non
         return InlineKeyboardMarkup(
             [first, [_button(tr.BUTTON_CANCEL, game_data(CANCEL, game.id))]]
         )
-    if game.status in ("cancelled", "declined"):
+    if game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
         return None
     rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell))
     if game.is_active and not game.is_ai_match:
@@ -116,7 +115,7 @@ def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | Non
 
 def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboardButton]]:
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
-    size = BoardSize(game.board.size, game.board.k)
+    size = game.board.shape
     reviews = [review] if size.is_classic else []
     if game.is_between_people:
         return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews]]

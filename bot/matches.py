@@ -9,22 +9,25 @@ import logging
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.board_messages import edit_board
-from bot.service import USER, GameService, GameView
+from bot.boards import show_board
+from bot.games.ai_turns import AiTurns
+from bot.games.chats import Chats
+from bot.games.model import GameView
+from bot.games.store import Store
 
 log = logging.getLogger(__name__)
-
-
-def waits_for_ai(game: GameView) -> bool:
-    return game.is_active and game.kind_of(game.to_move) != USER
 
 
 class AiMatchRunner:
     """Plays the AI's turns of a game, one task per game. The state lives in the database, so
     a game interrupted by a restart is resumed by `start` with the same game id."""
 
-    def __init__(self, service: GameService, bot: Bot, pause_seconds: float) -> None:
-        self._service = service
+    def __init__(
+        self, games: Store, ai_turns: AiTurns, chats: Chats, bot: Bot, pause_seconds: float
+    ) -> None:
+        self._store = games
+        self._ai_turns = ai_turns
+        self._chats = chats
         self._bot = bot
         self._pause = pause_seconds
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -38,7 +41,7 @@ class AiMatchRunner:
 
     def follow(self, game: GameView) -> None:
         """Start playing the AI's turns if the AI is to move in this game."""
-        if waits_for_ai(game):
+        if game.waits_for_ai:
             self.start(game.id)
 
     def cancel(self, game_id: int) -> None:
@@ -54,16 +57,18 @@ class AiMatchRunner:
 
     async def _run(self, game_id: int) -> None:
         while True:
-            game = await self._service.get_game(game_id)
-            if game is None or not waits_for_ai(game):
+            game = await self._store.get_game(game_id)
+            if game is None or not game.waits_for_ai:
                 return
             if game.is_ai_match:
                 await asyncio.sleep(self._pause)  # paced so spectators can follow
-            game = await self._service.ai_step(game_id)
+            game = await self._ai_turns.step(game_id)
             if game is None:
                 return
             try:
-                await edit_board(self._bot, self._service, game)
+                posted = await show_board(self._bot, game)
+                if posted is not None:
+                    await self._chats.attach_message(game.id, posted)
             except TelegramError:
                 # The move is saved; the next edit shows it. Never let a match task crash.
                 log.warning("could not show an AI move of game %s", game_id, exc_info=True)

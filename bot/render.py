@@ -7,14 +7,12 @@ from types import ModuleType
 
 from telegram import InlineKeyboardMarkup
 
-from bot.keyboards import board_keyboard
-from bot.service import (
-    ABANDONED,
-    CANCELLED,
-    DECLINED,
+from bot.games.model import (
     DRAW,
     HUMAN,
     USER,
+    EndReason,
+    GameStatus,
     GameView,
     LeaderRow,
     Review,
@@ -22,9 +20,10 @@ from bot.service import (
     Stats,
     other_mark,
 )
+from bot.keyboards import board_keyboard
 from bot.texts import texts_for
 from core.ai import LEVELS
-from core.board import Board
+from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
 from core.rules import O_WINS, X_WINS
 
 
@@ -39,23 +38,23 @@ def render_game(game: GameView) -> BoardMessage:
     or the result, and the keyboard."""
     tr = texts_for(game.language)
     lines = [_title(game, tr)]
-    if (game.board.size, game.board.k) != (3, 3):
+    if not game.board.is_classic:
         lines.append(tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k))
     lines.append("")
     if game.is_open:
         lines.append(_invitation(game, tr))
     elif game.is_active:
         lines.extend(_turn_lines(game, tr))
-    elif game.status == ABANDONED:
+    elif game.status == GameStatus.ABANDONED:
         lines.append(tr.GAME_CLOSED)
-    elif game.status == CANCELLED:
+    elif game.status == GameStatus.CANCELLED:
         creator = player_name(game, "X", tr)
         lines.append(
             tr.CHALLENGE_EXPIRED
-            if game.end_reason == "expired"
+            if game.end_reason == EndReason.EXPIRED
             else tr.CHALLENGE_CANCELLED.format(name=creator)
         )
-    elif game.status == DECLINED:
+    elif game.status == GameStatus.DECLINED:
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
         lines.extend(_result_lines(game, tr))
@@ -126,19 +125,19 @@ def _result_lines(game: GameView, tr: ModuleType) -> list[str]:
     if game.is_ai_match:
         return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
     if game.is_one_phone:
-        if game.end_reason == "resigned":
+        if game.end_reason == EndReason.RESIGNED:
             return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
         return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
     if _is_private(game):
         if game.kind_of(winner) == USER:
             return [words, tr.RESULT_YOU_WON]
-        if game.end_reason == "resigned":
+        if game.end_reason == EndReason.RESIGNED:
             return [words, tr.RESULT_YOU_RESIGNED]
         return [words, tr.RESULT_YOU_LOST]
     loser_name = player_name(game, loser, tr)
-    if game.end_reason == "resigned":
+    if game.end_reason == EndReason.RESIGNED:
         return [words, tr.RESULT_NAME_RESIGNED.format(name=loser_name)]
-    if game.end_reason == "timeout":
+    if game.end_reason == EndReason.TIMEOUT:
         return [words, tr.RESULT_NAME_TIMED_OUT.format(name=loser_name)]
     return [words, tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))]
 
@@ -210,3 +209,14 @@ def render_review(review: Review, tr: ModuleType) -> str | None:
         better="{} {}".format(*board.row_col(review.better_cell)),
         would=would,
     )
+
+
+def render_move_error(error: MoveError, tr: ModuleType) -> str:
+    """A typed move's mistake in the player's language (core's errors carry no words)."""
+    if isinstance(error, NotNumbersError):
+        return tr.ERROR_NOT_NUMBERS
+    if isinstance(error, OutOfRangeError):
+        return tr.ERROR_OUT_OF_RANGE.format(size=error.size)
+    if isinstance(error, CellOccupiedError):
+        return tr.ERROR_OCCUPIED
+    return tr.POPUP_UNKNOWN_BUTTON

@@ -9,10 +9,12 @@ from datetime import datetime, timedelta
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.board_messages import edit_board
-from bot.db.models import utcnow
+from bot.boards import show_board
+from bot.games.chats import Chats
+from bot.games.db.models import utcnow
+from bot.games.model import TurnEvent
+from bot.games.timeouts import TurnTimeouts
 from bot.render import player_name
-from bot.service import GameService, TurnEvent
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -22,8 +24,11 @@ class TurnClock:
     """Checks overdue turns every `interval` seconds. The state lives in the database, so
     several bot instances may run clocks side by side: each change is one versioned write."""
 
-    def __init__(self, service: GameService, bot: Bot, timeout_seconds: float) -> None:
-        self._service = service
+    def __init__(
+        self, timeouts: TurnTimeouts, chats: Chats, bot: Bot, timeout_seconds: float
+    ) -> None:
+        self._timeouts = timeouts
+        self._chats = chats
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
         # Check often enough that a nudge is never much later than the timeout.
@@ -43,20 +48,22 @@ class TurnClock:
     async def tick(self, now: datetime) -> list[tuple[TurnEvent, int]]:
         """Apply every timeout due at `now`; returns what happened to which game."""
         happened = []
-        for game_id in await self._service.overdue_turns(now, self._timeout):
-            outcome = await self._service.enforce_turn_timeout(game_id, now, self._timeout)
+        for game_id in await self._timeouts.overdue(now, self._timeout):
+            outcome = await self._timeouts.enforce(game_id, now, self._timeout)
             if outcome is None:
                 continue
             event, game = outcome
             happened.append((event, game.id))
             try:
-                await edit_board(self._bot, self._service, game)
+                posted = await show_board(self._bot, game)
+                if posted is not None:
+                    await self._chats.attach_message(game.id, posted)
                 if event is TurnEvent.NUDGE and game.chat_id is not None:
                     tr = texts_for(game.language)
                     await self._bot.send_message(
                         game.chat_id,
                         tr.NUDGE_MESSAGE.format(name=player_name(game, game.to_move, tr)),
-                        reply_to_message_id=game.message_id,
+                        reply_to_message_id=posted or game.message_id,
                     )
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)

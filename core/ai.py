@@ -25,15 +25,6 @@ Strategy = Callable[[Board, random.Random], int]
 
 LEVELS = ("easy", "medium", "hard")
 
-SIZES = range(3, 9)  # board sizes from 3×3 to 8×8
-
-
-def default_k(size: int) -> int:
-    """The line length for a board size: 3×3 → 3, 4×4 → 4, 5×5 → 4, 6×6 to 8×8 → 5."""
-    if size not in SIZES:
-        raise ValueError(f"board size must be from {SIZES.start} to {SIZES.stop - 1}")
-    return {3: 3, 4: 4, 5: 4}.get(size, 5)
-
 
 def _free_cells(board: Board) -> list[int]:
     if is_over(board):
@@ -83,7 +74,7 @@ def hard_move(
     On 3×3 (k=3) the best moves are the solved table's (perfect play, instant). On any other
     board they come from a search that takes up to `time_budget` seconds by `clock`.
     """
-    if (board.size, board.k) != (3, 3):
+    if not board.is_classic:
         return search_move(board, rng, time_budget=time_budget, clock=clock)
     moves = best_moves(board)
     if not moves:  # the table has no moves exactly for finished games

@@ -1,7 +1,8 @@
-"""The board value: an immutable grid of cells, plus its coordinate systems.
+"""The board value: an immutable grid of cells, its coordinate systems and the board sizes.
 
 Cells are indexed 0..size²-1, left to right, top to bottom. Size and line length k are data
-of every board, so 3×3 with three in a row is one case of the general rules.
+of every board, so 3×3 with three in a row is one case of the general rules. Text forms of a
+board are in core.notation; this module needs nothing from the rest of core.
 """
 
 from __future__ import annotations
@@ -23,14 +24,18 @@ class InvalidBoardError(BoardError):
 
 
 class MoveError(BoardError):
-    """A move that cannot be played on this board."""
+    """A move that cannot be played on this board.
+
+    Move errors carry data only, no words: each front end says them its own way (the console
+    in the Hyperskill texts, the bot in the user's language).
+    """
 
 
 class NotNumbersError(MoveError):
     """Typed coordinates that are not numbers."""
 
     def __init__(self) -> None:
-        super().__init__("You should enter numbers!")
+        super().__init__()
 
 
 class OutOfRangeError(MoveError):
@@ -38,21 +43,21 @@ class OutOfRangeError(MoveError):
 
     def __init__(self, size: int = 3) -> None:
         self.size = size
-        super().__init__(f"Coordinates should be from 1 to {size}!")
+        super().__init__(size)
 
 
 class CellOccupiedError(MoveError):
     """A move onto a cell that already holds a mark."""
 
     def __init__(self) -> None:
-        super().__init__("This cell is occupied! Choose another one!")
+        super().__init__()
 
 
 class GameOverError(MoveError):
     """A move on a board whose game has already ended."""
 
     def __init__(self) -> None:
-        super().__init__("The game is over.")
+        super().__init__()
 
 
 def other(mark: str) -> str:
@@ -81,33 +86,20 @@ class Board:
         """A board with no marks on it."""
         return cls((EMPTY,) * (size * size), size, size if k is None else k)
 
-    @classmethod
-    def from_cells(cls, text: str, k: int | None = None) -> Board:
-        """Parse Hyperskill cells such as `_XXOO_OX_` (`_` or space is empty).
+    @property
+    def is_classic(self) -> bool:
+        """3×3 with three in a row: the game the solved table (core.solver) covers."""
+        return self.size == 3 and self.k == 3
 
-        The size follows from the length (9 → 3×3). Positions that cannot arise in play are
-        rejected (see `core.rules.validate`).
-        """
-        from core.rules import validate
+    @property
+    def ply(self) -> int:
+        """How many marks are on the board: the number of moves played."""
+        return len(self.cells) - self.cells.count(EMPTY)
 
-        size = round(len(text) ** 0.5)
-        if size * size != len(text) or size < 3:
-            raise InvalidBoardError(f"expected a square number of cells, got {len(text)}")
-        cells = []
-        for ch in text.upper():
-            if ch in "_ ":
-                cells.append(EMPTY)
-            elif ch in MARKS:
-                cells.append(ch)
-            else:
-                raise InvalidBoardError(f"unexpected cell {ch!r}; use X, O, _ or space")
-        board = cls(tuple(cells), size, size if k is None else k)
-        validate(board)
-        return board
-
-    def to_cells(self) -> str:
-        """Hyperskill cells, `_` for empty: the inverse of `from_cells`."""
-        return "".join("_" if c == EMPTY else c for c in self.cells)
+    @property
+    def shape(self) -> BoardSize:
+        """The size and line length, without the marks."""
+        return BoardSize(self.size, self.k)
 
     def __getitem__(self, cell: int) -> str:
         return self.cells[cell]
@@ -160,36 +152,39 @@ class Board:
             raise OutOfRangeError(self.size)
 
 
-def parse_row_col(text: str, size: int = 3) -> tuple[int, int]:
-    """Parse typed `row col` (extra spaces are fine) into two numbers in 1..size.
+# Board sizes the game offers, in one place for the AI, the bot and the tools.
 
-    Raises NotNumbersError for anything but two integers, OutOfRangeError outside the board.
-    """
-    parts = text.split()
-    if len(parts) != 2 or not all(_is_integer(p) for p in parts):
-        raise NotNumbersError()
-    row, col = int(parts[0]), int(parts[1])
-    if not (1 <= row <= size and 1 <= col <= size):
-        raise OutOfRangeError(size)
-    return row, col
+SIZES = range(3, 9)  # 3×3 to 8×8: Telegram allows 8 buttons in a row
 
 
-def parse_typed_move(text: str, board: Board) -> int:
-    """A chat move: `row col` or one cell number 1..size². Returns a free cell index.
-
-    Raises NotNumbersError, OutOfRangeError or CellOccupiedError with the Hyperskill texts.
-    """
-    parts = text.split()
-    if len(parts) == 1 and _is_integer(parts[0]):
-        cell = board.cell_from_number(int(parts[0]))
-    else:
-        cell = board.cell_from_row_col(*parse_row_col(text, board.size))
-    if board[cell] != EMPTY:
-        raise CellOccupiedError()
-    return cell
+def default_k(size: int) -> int:
+    """The line length for a board size: 3×3 → 3, 4×4 → 4, 5×5 → 4, 6×6 to 8×8 → 5."""
+    if size not in SIZES:
+        raise ValueError(f"board size must be from {SIZES.start} to {SIZES.stop - 1}")
+    return {3: 3, 4: 4, 5: 4}.get(size, 5)
 
 
-def _is_integer(text: str) -> bool:
-    # int() accepts "+1", "1_0" and non-ASCII digits; a coordinate is plain ASCII digits.
-    body = text[1:] if text[:1] == "-" else text
-    return body.isascii() and body.isdigit()
+@dataclass(frozen=True)
+class BoardSize:
+    """A board size and line length k, before any mark is placed."""
+
+    size: int = 3
+    k: int = 3
+
+    def empty_board(self) -> Board:
+        return Board.empty(self.size, self.k)
+
+    @property
+    def is_classic(self) -> bool:
+        return self.size == 3 and self.k == 3
+
+
+CLASSIC = BoardSize()
+
+
+def board_size(size: int, k: int | None = None) -> BoardSize | None:
+    """A checked size and line length (3 ≤ k ≤ size ≤ 8); k defaults by the usual rules."""
+    if size not in SIZES:  # before default_k, which raises for such sizes
+        return None
+    k = default_k(size) if k is None else k
+    return BoardSize(size, k) if 3 <= k <= size else None

@@ -39,92 +39,24 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 from core.board import EMPTY, Board, GameOverError, X
-from core.rules import is_over, lines, turn
+from core.rules import is_over, turn
+from core.search_geometry import geometry
 
 Clock = Callable[[], float]
 
 DEFAULT_BUDGET = 0.5  # seconds per move
-NEAR = 2  # candidate moves lie within this (king-move) distance of a mark
 BEAM = 12  # moves searched at an inner node, the best by the ordering score
 WIN = 1_000_000_000  # a win now; a win n plies later scores WIN - n
 MATE = WIN - 10_000  # scores beyond ±MATE are proven wins or losses
 INF = 2 * WIN
-BASE = 8  # each extra mark in an open line weighs this many times more
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
 class _Timeout(Exception):
     """The time budget ran out in the middle of a depth."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Geometry:
-    """Everything about a (size, k) board that does not depend on the marks."""
-
-    size: int
-    k: int
-    lines: tuple[tuple[int, ...], ...]
-    cell_lines: tuple[tuple[int, ...], ...]  # line indexes through each cell
-    neighbours: tuple[tuple[int, ...], ...]  # cells within NEAR of each cell
-    weight: tuple[int, ...]  # static value of an open line with n own marks
-    gain: tuple[int, ...]  # static gain of adding a mark to an open line with n marks
-    attack: tuple[int, ...]  # ordering value of extending an own open line with n marks
-    defend: tuple[int, ...]  # ordering value of blocking an opponent line with n marks
-    centre: tuple[int, ...]  # the central cell(s)
-
-
-@cache
-def _geometry(size: int, k: int) -> _Geometry:
-    all_lines = lines(size, k)
-    through: list[list[int]] = [[] for _ in range(size * size)]
-    for index, line in enumerate(all_lines):
-        for cell in line:
-            through[cell].append(index)
-    neighbours = []
-    for cell in range(size * size):
-        row, col = divmod(cell, size)
-        neighbours.append(
-            tuple(
-                r * size + c
-                for r in range(max(0, row - NEAR), min(size, row + NEAR + 1))
-                for c in range(max(0, col - NEAR), min(size, col + NEAR + 1))
-                if (r, c) != (row, col)
-            )
-        )
-    weight = tuple(0 if n == 0 else BASE ** (n - 1) for n in range(k + 1))
-    gain = tuple(weight[n + 1] - weight[n] if n < k else 0 for n in range(k + 1))
-    # Ordering: making a k−1 line (a threat that must be answered) outranks everything else
-    # the generator can see (a win or a forced block never reaches it); blocking an
-    # opponent's k−2 line comes next.
-    attack = tuple(
-        BASE ** (k + 2) if n == k - 2 else (BASE**n if n < k - 2 else 0) for n in range(k + 1)
-    )
-    defend = tuple(
-        0 if n == 0 else (BASE ** (k + 1) if n == k - 2 else BASE ** (n - 1) * 3)
-        for n in range(k + 1)
-    )
-    half = (size - 1) / 2
-    centre = tuple(
-        cell
-        for cell in range(size * size)
-        if abs(cell // size - half) < 1 and abs(cell % size - half) < 1
-    )
-    return _Geometry(
-        size=size,
-        k=k,
-        lines=all_lines,
-        cell_lines=tuple(tuple(t) for t in through),
-        neighbours=tuple(neighbours),
-        weight=weight,
-        gain=gain,
-        attack=attack,
-        defend=defend,
-        centre=centre,
-    )
 
 
 class _Engine:
@@ -134,7 +66,7 @@ class _Engine:
     """
 
     def __init__(self, board: Board, clock: Clock) -> None:
-        geo = _geometry(board.size, board.k)
+        geo = geometry(board.size, board.k)
         self.geo = geo
         self.k = board.k
         self.lines = geo.lines

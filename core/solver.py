@@ -46,7 +46,7 @@ def position_score(board: Board) -> int:
 
 def best_moves(board: Board) -> tuple[int, ...]:
     """All equally best moves of a 3×3 position; empty once the game is over."""
-    if board.size != 3 or board.k != 3:
+    if not board.is_classic:
         raise ValueError("the solved table covers the 3x3 game only")
     entry = solved_table().get(board.cells)
     if entry is None:

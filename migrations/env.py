@@ -12,8 +12,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.config import DEFAULT_DATABASE_URL, read_env_file
-from bot.db.engine import create_engine
-from bot.db.models import Base
+from bot.games.db.engine import create_engine
+from bot.games.db.models import Base
 
 target_metadata = Base.metadata
 

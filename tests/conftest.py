@@ -1,5 +1,5 @@
 """Shared fixtures: a migrated database per test (SQLite, or PostgreSQL with TEST_DATABASE_URL),
-the game service on it, the fake Bot API server and the real bot."""
+the use-cases on it, the fake Bot API server and the real bot."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import pytest
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.engine import create_engine, create_session_factory
-from bot.db.migrate import upgrade_database
-from bot.service import GameService
+from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.migrate import upgrade_database
+from bot.games.use_cases import Games, open_games
 from tests.bot_runner import BotRunner
 from tests.fake_telegram import FakeTelegram
 
@@ -87,12 +87,12 @@ def _run_admin(admin: URL, sql: str) -> None:
 
 
 @pytest.fixture
-async def service(database_url: str) -> AsyncIterator[GameService]:
-    """The game service on a migrated database (see `database_url`), with a seeded generator."""
+async def games(database_url: str) -> AsyncIterator[Games]:
+    """The use-cases on a migrated database (see `database_url`), with a seeded generator."""
     await asyncio.to_thread(upgrade_database, database_url)
     engine = create_engine(database_url)
     try:
-        yield GameService(create_session_factory(engine), random.Random(7))
+        yield open_games(create_session_factory(engine), random.Random(7))
     finally:
         await engine.dispose()
 

@@ -28,6 +28,7 @@ from core.ai import (
     medium_move,
 )
 from core.board import EMPTY, Board, GameOverError, O, X, other
+from core.notation import format_cells, parse_cells
 from core.rules import is_over, play, turn, winner
 from core.solver import best_moves, position_score, solved_table
 
@@ -168,7 +169,7 @@ def test_completing_cells_on_every_position() -> None:
 
 def test_best_moves_are_the_optimal_moves_on_every_position() -> None:
     for board in IN_PLAY:
-        assert set(best_moves(board)) == _optimal(board.cells), board.to_cells()
+        assert set(best_moves(board)) == _optimal(board.cells), format_cells(board)
         value, plies = _outcome(board.cells)
         score = position_score(board)
         assert (score > 0, score == 0, score < 0) == (value > 0, value == 0, value < 0)
@@ -199,9 +200,9 @@ def test_hard_never_loses_and_converts_every_forced_win(hard_mark: str) -> None:
             return
         visited.add((board.cells, must_win))
         if is_over(board):
-            assert winner(board) != other(hard_mark), board.to_cells()
+            assert winner(board) != other(hard_mark), format_cells(board)
             if must_win:
-                assert winner(board) == hard_mark, board.to_cells()
+                assert winner(board) == hard_mark, format_cells(board)
             endings["win" if winner(board) else "draw"] += 1
             endings["forced win" if must_win else "free"] += 1
             return
@@ -240,7 +241,7 @@ def test_hard_blocks_a_single_threat() -> None:
         threats = _immediate_wins(board.cells, other(me))
         if not _immediate_wins(board.cells, me) and len(threats) == 1:
             seen += 1
-            assert best_moves(board) == tuple(threats), board.to_cells()
+            assert best_moves(board) == tuple(threats), format_cells(board)
     assert seen > 500
 
 
@@ -267,13 +268,13 @@ def test_hard_prefers_the_fastest_win_and_the_slowest_loss() -> None:
 
 def test_hard_example_positions() -> None:
     # X to move: win now in the top row rather than block or set up anything else.
-    assert best_moves(Board.from_cells("XX_OO____")) == (2,)
+    assert best_moves(parse_cells("XX_OO____")) == (2,)
     # O to move, X threatens the top row: block it.
-    assert best_moves(Board.from_cells("XX__O____")) == (2,)
+    assert best_moves(parse_cells("XX__O____")) == (2,)
     # The empty board: every first move draws.
     assert sorted(best_moves(Board.empty())) == list(range(9))
     # O must answer a corner with the centre.
-    assert best_moves(Board.from_cells("X________")) == (4,)
+    assert best_moves(parse_cells("X________")) == (4,)
 
 
 def test_hard_against_hard_is_always_a_draw() -> None:
@@ -295,7 +296,7 @@ def test_medium_completes_its_line_else_blocks_else_plays_anywhere() -> None:
         wins = _immediate_wins(board.cells, me)
         blocks = _immediate_wins(board.cells, other(me))
         expected = wins or blocks or board.free_cells()
-        assert sorted(possible_moves(medium_move, board)) == expected, board.to_cells()
+        assert sorted(possible_moves(medium_move, board)) == expected, format_cells(board)
         for seed in range(3):
             assert medium_move(board, random.Random(seed)) in expected
 
@@ -325,7 +326,7 @@ def _first(predicate: Any) -> Board:
 
 def test_easy_is_uniform_over_the_free_cells() -> None:
     _assert_uniform(easy_move, Board.empty(), list(range(9)), seed=1)
-    board = Board.from_cells("_XXOO_OX_")
+    board = parse_cells("_XXOO_OX_")
     _assert_uniform(easy_move, board, [0, 5, 8], seed=2)
 
 
@@ -344,13 +345,13 @@ def test_medium_is_uniform_over_its_candidates() -> None:
     _assert_uniform(medium_move, two_blocks, blocks, 4)
     # Nothing to win or block: any free cell.
     _assert_uniform(medium_move, Board.empty(), list(range(9)), 5)
-    quiet = Board.from_cells("X___O____")
+    quiet = parse_cells("X___O____")
     _assert_uniform(medium_move, quiet, quiet.free_cells(), 6)
 
 
 def test_hard_is_uniform_over_its_best_moves() -> None:
     _assert_uniform(hard_move, Board.empty(), list(range(9)), seed=7)
-    corners = Board.from_cells("____X____")  # O's best replies are the four corners
+    corners = parse_cells("____X____")  # O's best replies are the four corners
     assert sorted(best_moves(corners)) == [0, 2, 6, 8]
     _assert_uniform(hard_move, corners, [0, 2, 6, 8], seed=8)
 
@@ -362,7 +363,7 @@ def test_hard_is_uniform_over_its_best_moves() -> None:
 @pytest.mark.parametrize("text", ["XXXOO____", "OOOXX_X__", "OXXXOOOXX", "XOXOXOXOX"])
 def test_strategies_refuse_a_finished_board(strategy: Strategy, text: str) -> None:
     with pytest.raises(GameOverError):
-        strategy(Board.from_cells(text), random.Random(0))
+        strategy(parse_cells(text), random.Random(0))
 
 
 def test_every_finished_board_is_refused() -> None:

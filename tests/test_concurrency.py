@@ -2,7 +2,7 @@
 
 Whatever the interleaving, exactly one of two competing moves is applied, the other tap is
 answered with a pop-up, the move table never has two moves with the same ply, and the stored
-board is exactly the board the stored moves make. Runs on the service directly (`asyncio.gather`)
+board is exactly the board the stored moves make. Runs on the use-cases directly (`asyncio.gather`)
 and on the whole bot, which handles updates concurrently.
 """
 
@@ -18,11 +18,13 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.db.engine import create_engine, create_session_factory
-from bot.db.migrate import upgrade_database
-from bot.db.models import Game, Move
-from bot.service import BoardRef, GameService, MoveResult, MoveStatus, PlayerInfo
+from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.migrate import upgrade_database
+from bot.games.db.models import Game, Move
+from bot.games.model import BoardRef, MoveResult, MoveStatus, PlayerInfo
+from bot.games.use_cases import Games, open_games
 from core.board import Board
+from core.notation import format_cells
 from core.rules import play
 from tests.bot_runner import BotRunner
 from tests.chat import assert_every_query_answered
@@ -37,7 +39,7 @@ GROUP_ID = -100500
 
 @dataclass
 class Db:
-    service: GameService
+    games: Games
     sessions: async_sessionmaker[AsyncSession]
 
 
@@ -47,7 +49,7 @@ async def db(database_url: str) -> AsyncIterator[Db]:
     engine = create_engine(database_url)
     try:
         sessions = create_session_factory(engine)
-        yield Db(GameService(sessions, random.Random(11)), sessions)
+        yield Db(open_games(sessions, random.Random(11)), sessions)
     finally:
         await engine.dispose()
 
@@ -73,33 +75,33 @@ async def assert_consistent(db: Db, game_ids: list[int] | None = None) -> None:
             for move in moves:
                 assert move.cell in board.free_cells(), (game.id, move.ply)
                 board = play(board, move.cell)
-            assert board.to_cells() == game.board, game.id
+            assert format_cells(board) == game.board, game.id
 
 
 def applied(results: tuple[MoveResult, ...]) -> list[MoveResult]:
     return [r for r in results if r.status is MoveStatus.PLAYED]
 
 
-# --- the service, with asyncio.gather --------------------------------------------------------
+# --- the use-cases, with asyncio.gather --------------------------------------------------------
 
 REFUSED = {MoveStatus.CONFLICT, MoveStatus.STALE, MoveStatus.OCCUPIED, MoveStatus.NOT_YOUR_TURN}
 
 
 async def test_a_double_tap_on_two_cells_applies_exactly_one_move(db: Db) -> None:
     """Two players on one phone: both taps are legal alone, only one may win."""
-    games = [(await db.service.start_game(i, ALICE, "user", "user")).game for i in range(GAMES)]
+    games = [(await db.games.play.start_game(i, ALICE, "user", "user")).game for i in range(GAMES)]
     rng = random.Random(5)
     for ply in range(4):
         taps = []
         for game in games:
-            current = await db.service.get_game(game.id)
+            current = await db.games.store.get_game(game.id)
             assert current is not None and current.ply == ply
             a, b = rng.sample(current.board.free_cells(), 2)
             ref = BoardRef(chat_id=game.chat_id)
             taps.append(
                 asyncio.gather(
-                    db.service.play_tap(game.id, ref, ALICE, ply, a),
-                    db.service.play_tap(game.id, ref, ALICE, ply, b),
+                    db.games.play.tap(game.id, ref, ALICE, ply, a),
+                    db.games.play.tap(game.id, ref, ALICE, ply, b),
                 )
             )
         for results in await asyncio.gather(*taps):
@@ -108,22 +110,22 @@ async def test_a_double_tap_on_two_cells_applies_exactly_one_move(db: Db) -> Non
             assert loser.status in REFUSED, loser
     await assert_consistent(db, [g.id for g in games])
     for game in games:
-        current = await db.service.get_game(game.id)
+        current = await db.games.store.get_game(game.id)
         assert current is not None and current.ply == 4
 
 
 async def test_both_players_tapping_at_once_moves_only_the_player_to_move(db: Db) -> None:
     games = []
     for i in range(GAMES):
-        challenge = await db.service.create_challenge(GROUP_ID - i, ALICE)
-        joined = await db.service.join(challenge.id, BoardRef(chat_id=GROUP_ID - i), BOB)
+        challenge = await db.games.challenges.create(GROUP_ID - i, ALICE)
+        joined = await db.games.challenges.join(challenge.id, BoardRef(chat_id=GROUP_ID - i), BOB)
         assert joined.played
         games.append(challenge)
     rng = random.Random(6)
     for ply in range(4):
         taps = []
         for game in games:
-            current = await db.service.get_game(game.id)
+            current = await db.games.store.get_game(game.id)
             assert current is not None and current.ply == ply
             a, b = rng.sample(current.board.free_cells(), 2)
             ref = BoardRef(chat_id=game.chat_id)
@@ -131,9 +133,9 @@ async def test_both_players_tapping_at_once_moves_only_the_player_to_move(db: Db
             mover, other = (ALICE, BOB) if ply % 2 == 0 else (BOB, ALICE)
             taps.append(
                 asyncio.gather(
-                    db.service.play_tap(game.id, ref, other, ply, a),
-                    db.service.play_tap(game.id, ref, mover, ply, a),
-                    db.service.play_tap(game.id, ref, mover, ply, b),
+                    db.games.play.tap(game.id, ref, other, ply, a),
+                    db.games.play.tap(game.id, ref, mover, ply, a),
+                    db.games.play.tap(game.id, ref, mover, ply, b),
                 )
             )
         for results in await asyncio.gather(*taps):
@@ -142,20 +144,21 @@ async def test_both_players_tapping_at_once_moves_only_the_player_to_move(db: Db
             assert all(r.status in REFUSED for r in results if not r.played), results
     await assert_consistent(db, [g.id for g in games])
     for game in games:
-        current = await db.service.get_game(game.id)
+        current = await db.games.store.get_game(game.id)
         assert current is not None and current.ply == 4
         assert current.board.cells.count("X") == 2 and current.board.cells.count("O") == 2
 
 
 async def test_two_people_joining_a_challenge_at_once_start_one_game(db: Db) -> None:
     for i in range(GAMES):
-        challenge = await db.service.create_challenge(GROUP_ID - i, ALICE)
+        challenge = await db.games.challenges.create(GROUP_ID - i, ALICE)
         ref = BoardRef(chat_id=GROUP_ID - i)
         results = await asyncio.gather(
-            db.service.join(challenge.id, ref, BOB), db.service.join(challenge.id, ref, CAROL)
+            db.games.challenges.join(challenge.id, ref, BOB),
+            db.games.challenges.join(challenge.id, ref, CAROL),
         )
         assert len(applied(results)) == 1, results
-        game = await db.service.get_game(challenge.id)
+        game = await db.games.store.get_game(challenge.id)
         assert game is not None and game.is_active
         winner = BOB if results[0].played else CAROL
         assert game.o_player_id == winner.id
@@ -163,18 +166,18 @@ async def test_two_people_joining_a_challenge_at_once_start_one_game(db: Db) -> 
 
 async def test_a_move_racing_a_resignation_ends_consistently(db: Db) -> None:
     for i in range(GAMES):
-        challenge = await db.service.create_challenge(GROUP_ID - i, ALICE)
+        challenge = await db.games.challenges.create(GROUP_ID - i, ALICE)
         ref = BoardRef(chat_id=GROUP_ID - i)
-        assert (await db.service.join(challenge.id, ref, BOB)).played
+        assert (await db.games.challenges.join(challenge.id, ref, BOB)).played
         move, resign = await asyncio.gather(
-            db.service.play_tap(challenge.id, ref, ALICE, 0, 4),
-            db.service.resign(challenge.id, ref, BOB),
+            db.games.play.tap(challenge.id, ref, ALICE, 0, 4),
+            db.games.play.resign(challenge.id, ref, BOB),
         )
         assert move.played or resign.played, (move, resign)
         # What is stored is what the applied operations did; never half of one.
-        game = await db.service.get_game(challenge.id)
+        game = await db.games.store.get_game(challenge.id)
         assert game is not None
-        assert game.board.to_cells() == ("____X____" if move.played else "_________")
+        assert format_cells(game.board) == ("____X____" if move.played else "_________")
         if resign.played:
             assert game.result == "X" and game.end_reason == "resigned"
         else:
@@ -221,7 +224,7 @@ def game_id_on(tg: FakeTelegram, message: StoredMessage) -> int:
 
 async def free_cells(db: Db, tg: FakeTelegram, message: StoredMessage) -> list[str]:
     """Callback data of the cells still free in the stored game."""
-    game = await db.service.get_game(game_id_on(tg, message))
+    game = await db.games.store.get_game(game_id_on(tg, message))
     assert game is not None
     cells = cell_buttons(tg, tg.messages[message.key])  # type: ignore[index]
     return [cells[i] for i in game.board.free_cells()]
@@ -253,7 +256,7 @@ async def test_the_bot_applies_one_of_two_simultaneous_taps_per_game(
     game_ids = [game_id_on(telegram, board) for board in boards]
     await assert_consistent(db, game_ids)
     for game_id, board in zip(game_ids, boards, strict=True):
-        game = await db.service.get_game(game_id)
+        game = await db.games.store.get_game(game_id)
         assert game is not None and game.ply == 3
         # The board message shows the stored board: the winning tap's edit came last.
         shown = telegram.messages[board.key]  # type: ignore[index]
@@ -288,7 +291,7 @@ async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
     answers = await answered(telegram, [q for pair in joins for q in pair])
     opponents = {}
     for i, game_id in enumerate(game_ids):
-        game = await db.service.get_game(game_id)
+        game = await db.games.store.get_game(game_id)
         assert game is not None and game.is_active, game
         assert game.o_player_id in (BOB.id, CAROL.id)
         opponents[game_id] = bob if game.o_player_id == BOB.id else carol
@@ -319,6 +322,6 @@ async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
             assert sorted(bool(a.get("text")) for a in triple[1:]) == [False, True], triple
     await assert_consistent(db, game_ids)
     for game_id in game_ids:
-        game = await db.service.get_game(game_id)
+        game = await db.games.store.get_game(game_id)
         assert game is not None and game.ply == 2
     assert_every_query_answered(telegram)

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from bot.console import run_console
+from bot.console import hyperskill_error, run_console
+from core.board import CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -497,6 +498,21 @@ def test_stage_1_error_texts_in_a_user_user_game() -> None:
         + render("O___X____")
         + "Enter the coordinates: "
     )
+
+
+@pytest.mark.parametrize(
+    ("error", "text"),
+    [
+        (NotNumbersError(), "You should enter numbers!"),
+        (OutOfRangeError(), "Coordinates should be from 1 to 3!"),
+        (OutOfRangeError(4), "Coordinates should be from 1 to 4!"),
+        (OutOfRangeError(8), "Coordinates should be from 1 to 8!"),
+        (CellOccupiedError(), "This cell is occupied! Choose another one!"),
+    ],
+)
+def test_hyperskill_error_texts(error: MoveError, text: str) -> None:
+    # core's errors carry no words: the Hyperskill texts are the console's.
+    assert hyperskill_error(error) == text
 
 
 # --- the menu ---------------------------------------------------------------------------------

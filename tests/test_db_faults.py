@@ -30,10 +30,11 @@ from sqlalchemy import select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.engine import create_session_factory
-from bot.db.models import Game, Move
+from bot.games.db.engine import create_session_factory
+from bot.games.db.models import Game, Move
 from bot.locales import en
 from core.board import Board
+from core.notation import format_cells, parse_cells
 from core.rules import play
 from tests.bot_runner import BotRunner
 from tests.chat import board_cells, cell_data, current, game_id_on, successful_answers
@@ -66,7 +67,7 @@ async def stored(engine: AsyncEngine, game_id: int) -> tuple[Game, list[Move]]:
         assert move.mark == ("X" if move.ply % 2 else "O"), (move.ply, move.mark)
         assert move.cell in board.free_cells(), (move.ply, move.cell)
         board = play(board, move.cell)
-    assert game.board == board.to_cells()
+    assert game.board == format_cells(board)
     return game, moves
 
 
@@ -310,7 +311,7 @@ async def test_a_burst_of_simultaneous_taps_never_reaches_users_as_an_error(
             if row.status != "active":
                 continue
             expected[game_id] = sum(1 for c in row.board if c != "_")
-            free = Board.from_cells(row.board).free_cells()
+            free = parse_cells(row.board).free_cells()
             ply = 9 - len(free)
             mover = players[ply % len(players)]
             other = players[(ply + 1) % len(players)]

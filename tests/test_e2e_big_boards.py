@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.board import Board
+from core.notation import parse_cells
 from core.rules import outcome
 from tests.bot_runner import BotRunner
 from tests.chat import RESULTS, board_cells, button_texts, current, send, tap_cell, tap_data
@@ -86,7 +86,7 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
 
     final = await play_against_hard(telegram, board, 5, typed=False)
     placed = board_cells(telegram, final, 5)
-    words = outcome(Board.from_cells(placed, k=4))
+    words = outcome(parse_cells(placed, k=4))
     # Whether hard wins is the AI's business (tests/test_search.py, bench/ai.py); here the
     # result must be the board's.
     assert words in final.text.splitlines()
@@ -105,7 +105,7 @@ async def test_an_8x8_game_by_typed_moves(telegram: FakeTelegram, big_bot: BotRu
     assert board_cells(telegram, current(telegram, board), 8)[63] == "X"
 
     final = await play_against_hard(telegram, board, 8, typed=True)
-    words = outcome(Board.from_cells(board_cells(telegram, final, 8), k=5))
+    words = outcome(parse_cells(board_cells(telegram, final, 8), k=5))
     assert words in final.text.splitlines()
 
 

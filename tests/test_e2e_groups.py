@@ -10,10 +10,10 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from bot.db.models import utcnow
+from bot.games.db.models import utcnow
 from bot.locales import en, ru
 from bot.turn_clock import TurnClock
-from core.board import Board
+from core.notation import parse_cells
 from core.rules import outcome, play
 from core.solver import best_moves, position_score
 from tests.bot_runner import BotRunner, settle
@@ -362,7 +362,7 @@ async def test_playing_the_ai_in_a_group(telegram: FakeTelegram, bot: BotRunner)
     assert match.text.splitlines()[0] == "❌ Easy AI vs ⭕ Hard AI"
     await telegram.wait_until(lambda: bool(words(match)), timeout=10, what="the AI match to end")
     assert words(match) in ("O wins", "Draw")
-    assert outcome(Board.from_cells(board_cells(telegram, match))) == words(match)
+    assert outcome(parse_cells(board_cells(telegram, match))) == words(match)
     # Alice's game against the AI is still there, untouched by the match.
     assert board_cells(telegram, board) == cells and "Alice's turn ❌" in board.text
 
@@ -484,7 +484,7 @@ async def test_review_of_a_game_lost_to_the_hard_ai(telegram: FakeTelegram, bot:
     played: list[tuple[int, int, str, tuple[int, ...]]] = []  # (ply, cell, before, best)
     while not words(board):
         cells = board_cells(telegram, board)
-        position = Board.from_cells(cells)
+        position = parse_cells(cells)
         worst = min(position.free_cells(), key=lambda c: -position_score(play(position, c)))
         played.append((9 - cells.count("_") + 1, worst, cells, best_moves(position)))
         assert not (await tap_cell(telegram, ALICE, board, worst)).get("text")
@@ -495,8 +495,7 @@ async def test_review_of_a_game_lost_to_the_hard_ai(telegram: FakeTelegram, bot:
         (ply, cell, cells, best)
         for ply, cell, cells, best in played
         if cell not in best
-        and -position_score(play(Board.from_cells(cells), cell))
-        < position_score(Board.from_cells(cells))
+        and -position_score(play(parse_cells(cells), cell)) < position_score(parse_cells(cells))
     )
     review = await press(telegram, ALICE, board, REVIEW)
     assert review["show_alert"] is True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.board import Board
+from core.notation import parse_cells
 from core.rules import outcome, winning_cells
 from tests.bot_runner import BotRunner, settle
 from tests.chat import (
@@ -33,7 +33,7 @@ async def play_to_the_end(
     """Tap free cells (the first, or the last one) until the game is over."""
     for _ in range(9):
         cells = board_cells(tg, message)
-        if outcome(Board.from_cells(cells)) != "Game not finished":
+        if outcome(parse_cells(cells)) != "Game not finished":
             break
         free = [i for i, c in enumerate(cells) if c == "_"]
         answer = await tap_cell(tg, ALICE, message, free[0] if pick == "first" else free[-1])
@@ -80,13 +80,13 @@ async def test_full_games_against_every_level_by_taps(
         assert "Your move ❌" in board.text
         assert board_cells(telegram, board) == "_________"
         final = await play_to_the_end(telegram, board)
-        words = outcome(Board.from_cells(board_cells(telegram, final)))
+        words = outcome(parse_cells(board_cells(telegram, final)))
         assert words in ("X wins", "O wins", "Draw")
         assert words in final.text.splitlines()
         if words != "Draw":
             # Every winning line is highlighted: usually one, two when the last move made two.
             lit = highlighted(telegram, final)
-            assert lit == winning_cells(Board.from_cells(board_cells(telegram, final)))
+            assert lit == winning_cells(parse_cells(board_cells(telegram, final)))
             assert len(lit) in (3, 5)
         if level == "hard":
             assert words != "X wins"
@@ -150,6 +150,27 @@ async def test_typed_mistakes_answer_with_hyperskill_texts_and_change_nothing(
         assert telegram.last_bot_message(ALICE["id"]).text == reply, text
     assert telegram.messages[board.key].edit_count == edits
     assert board_cells(telegram, telegram.messages[board.key]) == "____X____"
+
+
+async def test_typed_mistakes_are_answered_in_the_players_language(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """core raises typed errors with no wording; a Russian-speaking player reads Russian."""
+    boris = FakeTelegram.user(1002, "Борис", language_code="ru")
+    board = await new_board(telegram, boris, "/start user user 5")
+    await send(telegram, boris, "3 3")
+    edits = telegram.messages[board.key].edit_count
+    for text, reply in [
+        ("3 3", "Эта клетка занята! Выбери другую!"),
+        ("13", "Эта клетка занята! Выбери другую!"),
+        ("6 1", "Координаты должны быть от 1 до 5!"),
+        ("26", "Координаты должны быть от 1 до 5!"),
+        ("три", "Нужно ввести числа!"),
+    ]:
+        await send(telegram, boris, text)
+        assert telegram.last_bot_message(boris["id"]).text == reply, text
+    assert telegram.messages[board.key].edit_count == edits
+    assert board_cells(telegram, telegram.messages[board.key]) == "____________X____________"
 
 
 async def test_typed_move_without_a_game_says_how_to_start(
@@ -276,9 +297,9 @@ async def test_ai_vs_ai_plays_to_the_end_one_edit_per_move(
     await telegram.wait_until(finished, timeout=10, what="the AI match to finish")
     final = telegram.messages[board.key]
     cells = board_cells(telegram, final)
-    assert outcome(Board.from_cells(cells)) in final.text
+    assert outcome(parse_cells(cells)) in final.text
     assert final.edit_count == 9 - cells.count("_")
-    assert outcome(Board.from_cells(cells)) != "X wins"  # hard never loses
+    assert outcome(parse_cells(cells)) != "X wins"  # hard never loses
     await telegram.wait_idle(quiet=0.2)
     assert telegram.messages[board.key].edit_count == final.edit_count
 

@@ -14,6 +14,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter
 
 from bot.telegram_request import RetryingRequest
+from core.notation import format_cells
 from tests.bot_runner import BotRunner
 from tests.chat import cell_data, game_id_on
 from tests.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
@@ -164,8 +165,8 @@ def cell_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
 
 async def stored_cells(runner: BotRunner, game_id: int) -> str:
     assert runner.application is not None
-    game = await runner.application.bot_data["service"].get_game(game_id)
-    return game.board.to_cells()
+    game = await runner.application.bot_data["games"].store.get_game(game_id)
+    return format_cells(game.board)
 
 
 async def settle(tg: FakeTelegram, mark: int, method: str | None) -> None:

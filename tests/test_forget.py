@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
-from bot.db.models import Game, Move, Player
-from bot.service import BoardRef, GameService, MoveStatus, PlayerInfo
+from bot.games.db.models import Game, Move, Player
+from bot.games.model import BoardRef, MoveStatus, PlayerInfo
+from bot.games.use_cases import Games
 from tests.bot_runner import BotRunner
 from tests.chat import send, tap_data
 from tests.fake_telegram import FakeTelegram
@@ -15,24 +16,24 @@ BOB = PlayerInfo(22, "Bob", "en", "bob")
 GROUP = -500
 
 
-async def _count(service: GameService, model: type, *where) -> int:
-    async with service._sessions() as session:
+async def _count(games: Games, model: type, *where) -> int:
+    async with games.store.sessions() as session:
         return await session.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
 async def test_forget_deletes_solo_games_and_anonymizes_games_with_people(
-    service: GameService,
+    games: Games,
 ) -> None:
     # Alice: one finished game against the AI, one running game against Bob, one open challenge.
-    solo = (await service.start_game(ALICE.id, ALICE, "user", "easy")).game
-    await service.play_tap(solo.id, BoardRef(ALICE.id), ALICE, 0, 4)
-    duel = await service.create_challenge(GROUP, ALICE)
-    assert (await service.join(duel.id, BoardRef(GROUP), BOB)).played
-    assert (await service.play_tap(duel.id, BoardRef(GROUP), ALICE, 0, 0)).played
-    lonely = await service.create_challenge(GROUP, ALICE)
-    await service.attach_message(lonely.id, 77)
+    solo = (await games.play.start_game(ALICE.id, ALICE, "user", "easy")).game
+    await games.play.tap(solo.id, BoardRef(ALICE.id), ALICE, 0, 4)
+    duel = await games.challenges.create(GROUP, ALICE)
+    assert (await games.challenges.join(duel.id, BoardRef(GROUP), BOB)).played
+    assert (await games.play.tap(duel.id, BoardRef(GROUP), ALICE, 0, 0)).played
+    lonely = await games.challenges.create(GROUP, ALICE)
+    await games.chats.attach_message(lonely.id, 77)
 
-    report = await service.forget(ALICE)
+    report = await games.privacy.forget(ALICE)
 
     # The solo game and the challenge nobody joined were Alice's alone: gone.
     assert report.had_profile and report.games_deleted == 2 and report.moves_deleted == 2
@@ -41,21 +42,21 @@ async def test_forget_deletes_solo_games_and_anonymizes_games_with_people(
         (duel.id, "finished"),
         (lonely.id, "cancelled"),
     }
-    assert await service.get_game(solo.id) is None
-    assert await service.get_game(lonely.id) is None
-    assert await _count(service, Player, Player.id == ALICE.id) == 0
+    assert await games.store.get_game(solo.id) is None
+    assert await games.store.get_game(lonely.id) is None
+    assert await _count(games, Player, Player.id == ALICE.id) == 0
     for column in (Game.x_player_id, Game.o_player_id, Game.created_by_id, Game.invited_player_id):
-        assert await _count(service, Game, column == ALICE.id) == 0
-    assert await _count(service, Move, Move.player_id == ALICE.id) == 0
+        assert await _count(games, Game, column == ALICE.id) == 0
+    assert await _count(games, Move, Move.player_id == ALICE.id) == 0
     # Bob keeps his game: Alice resigned it, so he won.
-    kept = await service.get_game(duel.id)
+    kept = await games.store.get_game(duel.id)
     assert kept is not None and kept.result == "O" and kept.end_reason == "resigned"
-    assert (await service.stats(BOB.id)).by_opponent["human"].wins == 1
-    assert (await service.stats(ALICE.id)).by_opponent == {}
+    assert (await games.records.stats(BOB.id)).by_opponent["human"].wins == 1
+    assert (await games.records.stats(ALICE.id)).by_opponent == {}
     # Forgetting twice finds nothing.
-    again = await service.forget(ALICE)
+    again = await games.privacy.forget(ALICE)
     assert not (again.had_profile or again.games_deleted or again.games_anonymized)
-    assert (await service.play_tap(duel.id, BoardRef(GROUP), BOB, 1, 1)).status is (
+    assert (await games.play.tap(duel.id, BoardRef(GROUP), BOB, 1, 1)).status is (
         MoveStatus.GAME_OVER
     )
 

@@ -45,22 +45,27 @@ from bot.callback_data import (
     parse_callback_data,
     resign_data,
 )
-from bot.db.models import Game, Move
-from bot.game_spec import BoardSize, GameSpec, parse_board_size, parse_start_args
+from bot.console import hyperskill_error
+from bot.game_spec import GameSpec, parse_board_size, parse_start_args
+from bot.games.db.models import Game, Move
+from bot.games.model import PLAYER_KINDS
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.locales import en
-from bot.service import MARKS, PLAYER_KINDS
+from bot.render import render_move_error
 from bot.texts import texts_for
-from core.ai import LEVELS, SIZES
+from core.ai import LEVELS
 from core.board import (
     EMPTY,
+    MARKS,
+    SIZES,
     Board,
+    BoardSize,
     CellOccupiedError,
     MoveError,
     NotNumbersError,
     OutOfRangeError,
-    parse_typed_move,
 )
+from core.notation import format_cells, parse_cells, parse_typed_move
 from tests.bot_runner import BotRunner, settle
 from tests.chat import assert_every_query_answered, game_id_on, send
 from tests.fake_telegram import FakeTelegram, StoredMessage
@@ -283,7 +288,9 @@ def test_typed_moves_give_a_free_cell_or_a_hyperskill_error(board: Board, text: 
         cell = parse_typed_move(text, board)
     except MoveError as error:
         assert type(error) in texts, repr(error)
-        assert str(error) == texts[type(error)]
+        # core's errors carry no words: the console and the bot (in English) word them.
+        assert hyperskill_error(error) == texts[type(error)]
+        assert render_move_error(error, texts_for("en")) == texts[type(error)]
     else:
         assert 0 <= cell < board.size**2 and board[cell] == EMPTY
 
@@ -474,10 +481,10 @@ async def scene(telegram: FakeTelegram, bot: BotRunner) -> Scene:
         ),
         scene.group_id: KnownGame(GROUP["id"], frozenset(PLAYERS), BOB["id"], 1, everything - {0}),
     }
-    service = bot.application.bot_data["service"]  # type: ignore[union-attr]
+    games = bot.application.bot_data["games"]  # type: ignore[union-attr]
     for game_id, cells in ((scene.private_id, "X___O____"), (scene.group_id, "X________")):
-        game = await service.get_game(game_id)
-        assert game is not None and game.is_active and game.board.to_cells() == cells
+        game = await games.store.get_game(game_id)
+        assert game is not None and game.is_active and format_cells(game.board) == cells
     scene.baseline = await scene.snapshot()
     return scene
 
@@ -578,7 +585,7 @@ def expected_typed_reply(board: Board, text: str) -> str | None:
     try:
         parse_typed_move(text, board)
     except MoveError as error:
-        return str(error)
+        return hyperskill_error(error)  # English players get the Hyperskill words
     return None
 
 
@@ -594,8 +601,8 @@ TEXTS = st.one_of(
     st.sampled_from(["\u202e1 1", "١ ١", "1\u200b1", "𝟏 𝟐", "one two", "🙂", "1 1 1", "+1 +1"]),
 ).filter(lambda t: bool(t.strip()) and not t.startswith("/") and utf16_len(t) <= 4096)
 
-PRIVATE_BOARD = Board.from_cells("X___O____")
-GROUP_BOARD = Board.from_cells("X________")
+PRIVATE_BOARD = parse_cells("X___O____")
+GROUP_BOARD = parse_cells("X________")
 
 
 @BOT_SETTINGS

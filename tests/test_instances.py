@@ -31,10 +31,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.engine import create_session_factory
-from bot.db.models import Game, Move
+from bot.games.db.engine import create_session_factory
+from bot.games.db.models import Game, Move
 from bot.locales import en
 from core.board import Board
+from core.notation import format_cells, parse_cells
 from core.rules import play
 from tests.chat import board_cells, cell_data, successful_answers
 from tests.fake_telegram import QUERY_INVALID, FakeTelegram, StoredMessage
@@ -148,7 +149,7 @@ async def assert_moves_in_order(engine: AsyncEngine, game: Tracked) -> tuple[Gam
         assert move.player_id == game.player_of(mark), (game.name, move.ply, move.player_id)
         assert move.cell in board.free_cells(), (game.name, move.ply, move.cell)
         board = play(board, move.cell)
-    assert row.board == board.to_cells(), game.name
+    assert row.board == format_cells(board), game.name
     return row, moves
 
 
@@ -277,7 +278,7 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
                 row = rows[game.name]
                 assert game.board is not None
                 board = fake.messages[game.board.key]  # type: ignore[index]
-                free = Board.from_cells(row.board).free_cells()
+                free = parse_cells(row.board).free_cells()
                 ply = 9 - len(free)
                 mover = game.x if ply % 2 == 0 else game.o
                 other = game.o if ply % 2 == 0 else game.x

@@ -10,9 +10,10 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
-from bot.db.engine import create_engine, create_session_factory
-from bot.db.migrate import alembic_config, upgrade_database
-from bot.service import BoardRef, GameService, MoveStatus, PlayerInfo
+from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.migrate import alembic_config, upgrade_database
+from bot.games.model import BoardRef, MoveStatus, PlayerInfo
+from bot.games.use_cases import Games, open_games
 
 REVISIONS = ["0001", "0002", "0003"]
 ALICE = PlayerInfo(7001, "Alice", "en")
@@ -57,9 +58,9 @@ async def _seed_0001(database_url: str) -> None:
     )
 
 
-async def _service(database_url: str) -> tuple[GameService, object]:
+async def _service(database_url: str) -> tuple[Games, object]:
     engine = create_engine(database_url)
-    return GameService(create_session_factory(engine), random.Random(3)), engine
+    return open_games(create_session_factory(engine), random.Random(3)), engine
 
 
 @pytest.mark.parametrize("start", REVISIONS[:-1])
@@ -77,15 +78,15 @@ async def test_upgrading_from_an_earlier_revision_keeps_games(
         (2, 2, 4),
     ]
 
-    service, engine = await _service(database_url)
+    games, engine = await _service(database_url)
     try:
-        lost = await service.get_game(1)
+        lost = await games.store.get_game(1)
         assert lost is not None and lost.result == "O" and lost.board.size == 3
-        assert (await service.stats(ALICE.id)).by_opponent["hard"].losses == 1
-        running = await service.get_game(2)
+        assert (await games.records.stats(ALICE.id)).by_opponent["hard"].losses == 1
+        running = await games.store.get_game(2)
         assert running is not None and running.is_active and running.board.k == 3
         # The running game goes on where it was: Alice's move, on the same board message.
-        result = await service.play_tap(2, BoardRef(ALICE.id), ALICE, 2, 8)
+        result = await games.play.tap(2, BoardRef(ALICE.id), ALICE, 2, 8)
         assert result.status is MoveStatus.PLAYED
         assert result.game is not None and result.game.message_id == 11
     finally:

@@ -13,9 +13,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from bot.db.engine import create_engine
-from bot.db.migrate import alembic_config, upgrade_database
-from bot.db.models import Base
+from bot.games.db.engine import create_engine
+from bot.games.db.migrate import alembic_config, upgrade_database
+from bot.games.db.models import Base
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from core.board import Board
+from core.notation import parse_cells
 from core.rules import outcome
 from tests.chat import RESULTS, board_cells, button_texts, cell_data, current
 from tests.fake_telegram import FakeTelegram, StoredMessage
@@ -52,7 +52,7 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 
 
 def finished(fake: FakeTelegram, message: StoredMessage) -> bool:
-    return outcome(Board.from_cells(board_cells(fake, message))) in RESULTS
+    return outcome(parse_cells(board_cells(fake, message))) in RESULTS
 
 
 async def send(fake: FakeTelegram, text: str) -> StoredMessage:
@@ -96,7 +96,7 @@ async def play_to_the_end(fake: FakeTelegram, message: StoredMessage) -> StoredM
 
 
 def result_line(fake: FakeTelegram, message: StoredMessage) -> str:
-    words = outcome(Board.from_cells(board_cells(fake, message)))
+    words = outcome(parse_cells(board_cells(fake, message)))
     assert words in message.text.splitlines(), message.text
     return words
 

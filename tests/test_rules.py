@@ -17,8 +17,8 @@ from core.board import (
     O,
     OutOfRangeError,
     X,
-    parse_row_col,
 )
+from core.notation import format_cells, parse_cells, parse_row_col
 from core.rules import (
     DRAW,
     NOT_FINISHED,
@@ -123,21 +123,21 @@ def test_winning_line_in_a_real_game(line: tuple[int, ...]) -> None:
     [("XXXXOOXOO", {0, 1, 2, 3, 6}), ("XOXOXOXOX", {0, 2, 4, 6, 8})],
 )
 def test_two_lines_through_the_last_move_are_both_highlighted(text: str, cells: set[int]) -> None:
-    board = Board.from_cells(text)
+    board = parse_cells(text)
     assert winner(board) == X
     assert winning_cells(board) == frozenset(cells)
 
 
 def test_no_winner() -> None:
     for text in ["_________", "_XXOO_OX_", "OXXXOOOXX", "XOXXOOOXX"]:
-        board = Board.from_cells(text)
+        board = parse_cells(text)
         assert winner(board) is None
         assert winning_cells(board) == frozenset()
 
 
 def test_two_in_a_row_plus_the_other_mark_is_no_win() -> None:
-    assert winner(Board.from_cells("XXO______")) is None
-    assert winner(Board.from_cells("XOX_O_X__")) is None
+    assert winner(parse_cells("XXO______")) is None
+    assert winner(parse_cells("XOX_O_X__")) is None
 
 
 # --- outcome: the seed's stage 1 examples -----------------------------------------------------
@@ -154,10 +154,10 @@ STAGE_1_EXAMPLES = [
 
 @pytest.mark.parametrize(("start", "typed", "after", "state"), STAGE_1_EXAMPLES)
 def test_stage_1_examples(start: str, typed: str, after: str, state: str) -> None:
-    board = Board.from_cells(start)
+    board = parse_cells(start)
     assert outcome(board) == NOT_FINISHED
     played = play(board, board.cell_from_row_col(*parse_row_col(typed)))
-    assert played.to_cells() == after
+    assert format_cells(played) == after
     assert outcome(played) == state
     assert is_over(played) == (state != NOT_FINISHED)
 
@@ -172,7 +172,7 @@ def test_outcome_words() -> None:
 
 
 def test_a_full_board_with_a_line_is_a_win_not_a_draw() -> None:
-    board = Board.from_cells("XOXOXOOXX")
+    board = parse_cells("XOXOXOOXX")
     assert winner(board) == X
     assert outcome(board) == X_WINS
 
@@ -182,35 +182,35 @@ def test_a_full_board_with_a_line_is_a_win_not_a_draw() -> None:
 
 def test_turn() -> None:
     assert turn(Board.empty()) == X
-    assert turn(Board.from_cells("X________")) == O
-    assert turn(Board.from_cells("X___O____")) == X
-    assert turn(Board.from_cells("_XXOO_OX_")) == X
-    assert turn(Board.from_cells("XX_XOXOO_")) == O
+    assert turn(parse_cells("X________")) == O
+    assert turn(parse_cells("X___O____")) == X
+    assert turn(parse_cells("_XXOO_OX_")) == X
+    assert turn(parse_cells("XX_XOXOO_")) == O
 
 
 def test_legal_moves() -> None:
     assert legal_moves(Board.empty()) == list(range(9))
-    assert legal_moves(Board.from_cells("_XXOO_OX_")) == [0, 5, 8]
-    assert legal_moves(Board.from_cells("XXXOO_OX_")) == []
-    assert legal_moves(Board.from_cells("OXXXOOOXX")) == []
+    assert legal_moves(parse_cells("_XXOO_OX_")) == [0, 5, 8]
+    assert legal_moves(parse_cells("XXXOO_OX_")) == []
+    assert legal_moves(parse_cells("OXXXOOOXX")) == []
 
 
 def test_play_returns_a_new_board_with_the_mark_of_the_player_to_move() -> None:
     board = Board.empty()
     first = play(board, 4)
-    assert first.to_cells() == "____X____"
+    assert format_cells(first) == "____X____"
     assert board == Board.empty()
     second = play(first, 0)
-    assert second.to_cells() == "O___X____"
-    assert first.to_cells() == "____X____"
+    assert format_cells(second) == "O___X____"
+    assert format_cells(first) == "____X____"
 
 
 @pytest.mark.parametrize("cell", [1, 2, 3, 4, 6, 7])
 def test_play_on_an_occupied_cell(cell: int) -> None:
-    board = Board.from_cells("_XXOO_OX_")
+    board = parse_cells("_XXOO_OX_")
     with pytest.raises(CellOccupiedError):
         play(board, cell)
-    assert board.to_cells() == "_XXOO_OX_"
+    assert format_cells(board) == "_XXOO_OX_"
 
 
 @pytest.mark.parametrize("cell", [-1, 9, 10, -10])
@@ -221,7 +221,7 @@ def test_play_out_of_range(cell: int) -> None:
 
 @pytest.mark.parametrize("text", ["XXXOO_OX_", "XX_XOXOOO", "OXXXOOOXX"])
 def test_play_after_the_game_is_over(text: str) -> None:
-    board = Board.from_cells(text)
+    board = parse_cells(text)
     for cell in range(9):
         with pytest.raises((GameOverError, CellOccupiedError)):
             play(board, cell)
@@ -251,7 +251,7 @@ def test_play_after_the_game_is_over(text: str) -> None:
 )
 def test_validate_rejects_positions_that_cannot_arise(text: str) -> None:
     with pytest.raises(InvalidBoardError):
-        Board.from_cells(text)
+        parse_cells(text)
     cells = tuple(EMPTY if c == "_" else c for c in text)
     with pytest.raises(InvalidBoardError):
         validate(Board(cells))
@@ -270,7 +270,7 @@ def test_validate_rejects_positions_that_cannot_arise(text: str) -> None:
     ],
 )
 def test_validate_accepts_reachable_positions(text: str) -> None:
-    board = Board.from_cells(text)
+    board = parse_cells(text)
     validate(board)
     assert board.cells in solved_table()
 
@@ -283,7 +283,7 @@ def test_validate_rejects_two_disjoint_lines_on_a_larger_board() -> None:
     with pytest.raises(InvalidBoardError):
         validate(board)
     with pytest.raises(InvalidBoardError):
-        Board.from_cells(text, k=3)
+        parse_cells(text, k=3)
 
 
 # --- every valid position is reachable --------------------------------------------------------
@@ -294,10 +294,10 @@ def test_valid_boards_are_exactly_the_reachable_ones() -> None:
     for symbols in itertools.product("_XO", repeat=9):
         text = "".join(symbols)
         try:
-            board = Board.from_cells(text)
+            board = parse_cells(text)
         except InvalidBoardError:
             continue
-        assert board.to_cells() == text
+        assert format_cells(board) == text
         valid.add(board.cells)
     assert len(valid) == 5478
     assert valid == set(solved_table())
@@ -328,10 +328,10 @@ def test_random_games(order: list[int]) -> None:
         marks.append(mover)
         board = after
         validate(board)
-        assert Board.from_cells(board.to_cells()) == board
+        assert parse_cells(format_cells(board)) == board
         assert board.cells in solved_table()
         w = winner(board)
-        assert w == _reference_winner(board.to_cells())
+        assert w == _reference_winner(format_cells(board))
         if w is None:
             assert outcome(board) == (NOT_FINISHED if board.free_cells() else DRAW)
         else:

@@ -11,8 +11,9 @@ from functools import cache
 
 import pytest
 
-from core.ai import choose_move, default_k, easy_move, hard_move, medium_move
-from core.board import EMPTY, Board, GameOverError, O, X, other
+from core.ai import choose_move, easy_move, hard_move, medium_move
+from core.board import EMPTY, Board, GameOverError, O, X, default_k, other
+from core.notation import format_cells, parse_cells
 from core.rules import is_over, play, turn, winner
 from core.search import search, search_move
 
@@ -130,7 +131,7 @@ def sample(size: int, k: int) -> tuple[Board, ...]:
 
 def test_the_model_on_known_positions() -> None:
     # 5×5, k=4: `_OO__` in the middle row; O at 13 makes `_OOO_` with both ends winning.
-    board = Board.from_cells("X____" + "_____" + "_OO__" + "_____" + "____X", k=4)
+    board = parse_cells("X____" + "_____" + "_OO__" + "_____" + "____X", k=4)
     assert wins(board, O) == set()
     assert forks(board, O) == {13}  # and 10 gives `OOO__` with a single winning cell
     assert wins(board.with_mark(13, O), O) == {10, 14}
@@ -147,7 +148,7 @@ def test_hard_takes_every_win_in_one(size: int, k: int) -> None:
         if wins(board, me):
             seen += 1
             move = hard(board, seed)
-            assert move in wins(board, me), board.to_cells()
+            assert move in wins(board, me), format_cells(board)
             assert winner(play(board, move)) == me
     assert seen >= 5
 
@@ -160,7 +161,7 @@ def test_hard_blocks_every_win_in_one(size: int, k: int) -> None:
         threats = wins(board, other(me))
         if threats and not wins(board, me):
             seen += 1
-            assert hard(board, seed) in threats, board.to_cells()
+            assert hard(board, seed) in threats, format_cells(board)
     assert seen >= 5
 
 
@@ -180,7 +181,7 @@ def test_hard_stops_open_threats_before_they_become_unstoppable(size: int, k: in
             # Only acceptable when every move loses the same way.
             assert all(
                 opponent_forces_a_win(board.with_mark(cell, me), me) for cell in board.free_cells()
-            ), board.to_cells()
+            ), format_cells(board)
         else:
             seen += 1
     assert seen >= (1 if size == 4 else 3)  # forks are rare on 4×4, where lines span the board
@@ -195,7 +196,7 @@ def test_hard_makes_its_own_unstoppable_threat(size: int, k: int) -> None:
             continue
         seen += 1
         move = hard(board, seed)
-        assert len(wins(board.with_mark(move, me), me)) >= 2, board.to_cells()
+        assert len(wins(board.with_mark(move, me), me)) >= 2, format_cells(board)
     assert seen >= (0 if size == 4 else 3)  # see the hand-made 4×4 fork below
 
 
@@ -222,17 +223,17 @@ def test_hard_answers_hand_made_open_threats(text: str, k: int, answers: set[int
     if size == 8:
         for i in (2, 3, 4):
             cells[i * 8 + i] = "O"
-    board = Board.from_cells("".join(cells), k=k)
+    board = parse_cells("".join(cells), k=k)
     me = turn(board)
     assert me == X
     assert not wins(board, O)
     assert forks(board, O)
     for seed in range(5):
         move = hard(board, seed)
-        assert move in answers, (move, board.to_cells())
+        assert move in answers, (move, format_cells(board))
         assert not opponent_forces_a_win(board.with_mark(move, me), me)
     # The same shapes with the marks swapped: O (to move after an extra X) answers them too.
-    swapped = "".join({"X": "O", "O": "X"}.get(c, c) for c in board.to_cells())
+    swapped = "".join({"X": "O", "O": "X"}.get(c, c) for c in format_cells(board))
     # One more X, in no run with another X, so the shapes stay the same.
     extra = next(
         cell
@@ -241,7 +242,7 @@ def test_hard_answers_hand_made_open_threats(text: str, k: int, answers: set[int
         and not any(cell in run and "X" in {swapped[i] for i in run} for run in runs(size, k))
     )
     swapped = swapped[:extra] + "X" + swapped[extra + 1 :]
-    board = Board.from_cells(swapped, k=k)
+    board = parse_cells(swapped, k=k)
     assert turn(board) == O
     assert not wins(board, X)
     assert forks(board, X)
@@ -251,7 +252,7 @@ def test_hard_answers_hand_made_open_threats(text: str, k: int, answers: set[int
 
 def test_hard_makes_a_fork_on_4x4() -> None:
     # X to move: 0 completes three of the top row and three of the first column at once.
-    board = Board.from_cells("_XX_" + "X_O_" + "X__O" + "_O_O", k=4)
+    board = parse_cells("_XX_" + "X_O_" + "X__O" + "_O_O", k=4)
     assert turn(board) == X
     for seed in range(3):
         move = hard(board, seed)
@@ -261,7 +262,7 @@ def test_hard_makes_a_fork_on_4x4() -> None:
 
 def test_hard_makes_an_open_line_on_a_big_board() -> None:
     # 7×7, k=5, X to move with `__XXX__` in the middle row: X makes an open four.
-    board = Board.from_cells(
+    board = parse_cells(
         "O______" + "_______" + "_______" + "__XXX__" + "_______" + "_______" + "O_____O", k=5
     )
     move = hard(board)
@@ -362,7 +363,7 @@ def test_more_time_searches_deeper() -> None:
 def test_a_clock_past_the_deadline_still_gets_a_depth_one_answer() -> None:
     # The clock jumps an hour on each reading: only depth 1 (never timed) completes, and it
     # already blocks the open three.
-    board = Board.from_cells("X____" + "_____" + "_OO__" + "_____" + "____X", k=4)
+    board = parse_cells("X____" + "_____" + "_OO__" + "_____" + "____X", k=4)
     clock = NodeClock(step=3600.0)
     info = search(board, random.Random(0), time_budget=0.5, clock=clock)
     assert info.depth == 1
@@ -406,4 +407,4 @@ def test_hard_never_loses_to_easy_or_medium(size: int, k: int) -> None:
                 board = play(board, hard_move(board, rng, time_budget=BUDGET, clock=NodeClock()))
             else:
                 board = play(board, opponent(board, rng))
-        assert winner(board) != other(hard_mark), board.to_cells()
+        assert winner(board) != other(hard_mark), format_cells(board)

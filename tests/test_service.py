@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.service import ABANDONED, FINISHED, BoardRef, GameService, MoveStatus, PlayerInfo
+from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo
+from bot.games.use_cases import Games
 from core.board import CellOccupiedError, NotNumbersError, OutOfRangeError
+from core.notation import format_cells
 from core.rules import outcome
 
 ALICE = PlayerInfo(101, "Alice", "en")
@@ -15,36 +17,36 @@ HERE = BoardRef(chat_id=CHAT)
 
 
 async def test_start_against_ai_as_x_leaves_an_empty_board_for_the_user(
-    service: GameService,
+    games: Games,
 ) -> None:
-    game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    assert game.board.to_cells() == "_________"
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    assert format_cells(game.board) == "_________"
     assert (game.x_name, game.o_name, game.to_move) == ("Alice", None, "X")
     assert game.is_active and game.ply == 0
 
 
-async def test_start_as_o_lets_the_ai_move_first(service: GameService) -> None:
-    game = (await service.start_game(CHAT, ALICE, "medium", "user")).game
+async def test_start_as_o_lets_the_ai_move_first(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "medium", "user")).game
     assert game.ply == 1 and game.to_move == "O"
 
 
 async def test_a_tap_plays_the_cell_and_the_ai_answers_in_the_same_transaction(
-    service: GameService,
+    games: Games,
 ) -> None:
-    game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    result = await service.play_tap(game.id, HERE, ALICE, 0, 4)
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    result = await games.play.tap(game.id, HERE, ALICE, 0, 4)
     assert result.status is MoveStatus.PLAYED
     assert result.game is not None
     assert result.game.board[4] == "X" and result.game.ply == 2
     # Hard answers a centre opening in a corner: anything else loses.
     assert {i for i, c in enumerate(result.game.board.cells) if c == "O"} <= {0, 2, 6, 8}
-    stored = await service.get_game(game.id)
+    stored = await games.store.get_game(game.id)
     assert stored == result.game
 
 
-async def test_refused_taps_change_nothing(service: GameService) -> None:
-    game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    played = (await service.play_tap(game.id, HERE, ALICE, 0, 4)).game
+async def test_refused_taps_change_nothing(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    played = (await games.play.tap(game.id, HERE, ALICE, 0, 4)).game
     assert played is not None
     o_cell = played.board.cells.index("O")
     cases = [
@@ -58,15 +60,15 @@ async def test_refused_taps_change_nothing(service: GameService) -> None:
         (game.id, HERE, ALICE, 2, 9, MoveStatus.INVALID),
     ]
     for game_id, ref, user, ply, cell, expected in cases:
-        result = await service.play_tap(game_id, ref, user, ply, cell)
+        result = await games.play.tap(game_id, ref, user, ply, cell)
         assert result.status is expected, (ply, cell, user)
-    assert await service.get_game(game.id) == played
+    assert await games.store.get_game(game.id) == played
 
 
-async def test_a_double_tap_applies_one_move(service: GameService) -> None:
-    game = (await service.start_game(CHAT, ALICE, "user", "user")).game
+async def test_a_double_tap_applies_one_move(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
     first, second = await asyncio.gather(
-        service.play_tap(game.id, HERE, ALICE, 0, 0), service.play_tap(game.id, HERE, ALICE, 0, 1)
+        games.play.tap(game.id, HERE, ALICE, 0, 0), games.play.tap(game.id, HERE, ALICE, 0, 1)
     )
     statuses = sorted([first.status, second.status])
     assert statuses.count(MoveStatus.PLAYED) == 1
@@ -76,13 +78,13 @@ async def test_a_double_tap_applies_one_move(service: GameService) -> None:
         + statuses.count(MoveStatus.CONFLICT)
         == 2
     )
-    stored = await service.get_game(game.id)
+    stored = await games.store.get_game(game.id)
     assert stored is not None and stored.ply == 1
 
 
-async def test_typed_moves_use_the_hyperskill_errors(service: GameService) -> None:
-    await service.start_game(CHAT, ALICE, "user", "user")
-    assert (await service.play_typed(CHAT, ALICE, "2 2")).played
+async def test_typed_moves_use_the_hyperskill_errors(games: Games) -> None:
+    await games.play.start_game(CHAT, ALICE, "user", "user")
+    assert (await games.play.typed(CHAT, ALICE, "2 2")).played
     for text, error in [
         ("one", NotNumbersError),
         ("one three", NotNumbersError),
@@ -92,81 +94,81 @@ async def test_typed_moves_use_the_hyperskill_errors(service: GameService) -> No
         ("2 2", CellOccupiedError),
         ("5", CellOccupiedError),
     ]:
-        result = await service.play_typed(CHAT, ALICE, text)
+        result = await games.play.typed(CHAT, ALICE, text)
         assert result.status is MoveStatus.INVALID
         assert isinstance(result.error, error), text
-    result = await service.play_typed(CHAT, ALICE, "  1   3 ")
+    result = await games.play.typed(CHAT, ALICE, "  1   3 ")
     assert result.played and result.game is not None
-    assert result.game.board.to_cells() == "__O_X____"
-    assert (await service.play_typed(CHAT, ALICE, "7")).game.board[6] == "X"  # type: ignore[union-attr]
+    assert format_cells(result.game.board) == "__O_X____"
+    assert (await games.play.typed(CHAT, ALICE, "7")).game.board[6] == "X"  # type: ignore[union-attr]
 
 
-async def test_typed_move_without_a_game(service: GameService) -> None:
-    assert (await service.play_typed(CHAT, ALICE, "1 1")).status is MoveStatus.NO_GAME
+async def test_typed_move_without_a_game(games: Games) -> None:
+    assert (await games.play.typed(CHAT, ALICE, "1 1")).status is MoveStatus.NO_GAME
 
 
-async def test_a_new_game_in_a_private_chat_closes_the_old_one(service: GameService) -> None:
-    old = (await service.start_game(CHAT, ALICE, "user", "easy")).game
-    started = await service.start_game(CHAT, ALICE, "user", "hard")
+async def test_a_new_game_in_a_private_chat_closes_the_old_one(games: Games) -> None:
+    old = (await games.play.start_game(CHAT, ALICE, "user", "easy")).game
+    started = await games.play.start_game(CHAT, ALICE, "user", "hard")
     assert [g.id for g in started.closed] == [old.id]
-    assert (await service.get_game(old.id)).status == ABANDONED  # type: ignore[union-attr]
-    result = await service.play_tap(old.id, HERE, ALICE, 0, 0)
+    assert (await games.store.get_game(old.id)).status == GameStatus.ABANDONED  # type: ignore[union-attr]
+    result = await games.play.tap(old.id, HERE, ALICE, 0, 0)
     assert result.status is MoveStatus.GAME_OVER
 
 
-async def test_stop_resigns_and_counts_as_a_loss(service: GameService) -> None:
-    await service.start_game(CHAT, ALICE, "user", "medium")
-    result = await service.stop_current(CHAT, ALICE)
+async def test_stop_resigns_and_counts_as_a_loss(games: Games) -> None:
+    await games.play.start_game(CHAT, ALICE, "user", "medium")
+    result = await games.play.stop_current(CHAT, ALICE)
     assert result.played and result.game is not None
     assert (result.game.status, result.game.result, result.game.end_reason) == (
-        FINISHED,
+        GameStatus.FINISHED,
         "O",
         "resigned",
     )
-    assert (await service.stop_current(CHAT, ALICE)).status is MoveStatus.NO_GAME
-    record = (await service.stats(ALICE.id)).by_opponent["medium"]
+    assert (await games.play.stop_current(CHAT, ALICE)).status is MoveStatus.NO_GAME
+    record = (await games.records.stats(ALICE.id)).by_opponent["medium"]
     assert (record.wins, record.losses, record.draws) == (0, 1, 0)
 
 
-async def test_hard_vs_hard_by_ai_steps_ends_in_a_draw(service: GameService) -> None:
-    game = (await service.start_game(CHAT, ALICE, "hard", "hard")).game
+async def test_hard_vs_hard_by_ai_steps_ends_in_a_draw(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "hard", "hard")).game
     assert game.ply == 0  # AI matches advance one step at a time, not at start
     steps = 0
-    while (step := await service.ai_step(game.id)) is not None:
+    while (step := await games.ai_turns.step(game.id)) is not None:
         steps += 1
         last = step
     assert steps == 9
-    assert last.status == FINISHED and last.result == "draw"
+    assert last.status == GameStatus.FINISHED and last.result == "draw"
     assert outcome(last.board) == "Draw"
 
 
-async def test_ai_step_does_nothing_on_a_human_turn(service: GameService) -> None:
-    game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
-    assert await service.ai_step(game.id) is None
+async def test_ai_step_does_nothing_on_a_human_turn(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    assert await games.ai_turns.step(game.id) is None
 
 
-async def test_stats_count_wins_losses_and_draws_per_level(service: GameService) -> None:
+async def test_stats_count_wins_losses_and_draws_per_level(games: Games) -> None:
     # Alice loses to hard by playing the first free cell every time.
     for _ in range(2):
-        game = (await service.start_game(CHAT, ALICE, "user", "hard")).game
+        game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
         while game.is_active:
             cell = game.board.free_cells()[0]
-            result = await service.play_tap(game.id, HERE, ALICE, game.ply, cell)
+            result = await games.play.tap(game.id, HERE, ALICE, game.ply, cell)
             assert result.game is not None
             game = result.game
         assert game.result == "O"
     # And resigns against easy once.
-    await service.start_game(CHAT, ALICE, "user", "easy")
-    await service.stop_current(CHAT, ALICE)
-    stats = await service.stats(ALICE.id)
+    await games.play.start_game(CHAT, ALICE, "user", "easy")
+    await games.play.stop_current(CHAT, ALICE)
+    stats = await games.records.stats(ALICE.id)
     assert set(stats.by_opponent) == {"hard", "easy"}
     assert stats.by_opponent["hard"].losses == 2
     assert stats.total.played == 3
-    assert (await service.stats(BOB.id)).by_opponent == {}
+    assert (await games.records.stats(BOB.id)).by_opponent == {}
 
 
-async def test_players_are_stored_with_their_latest_name(service: GameService) -> None:
-    await service.start_game(CHAT, ALICE, "user", "easy")
+async def test_players_are_stored_with_their_latest_name(games: Games) -> None:
+    await games.play.start_game(CHAT, ALICE, "user", "easy")
     renamed = PlayerInfo(ALICE.id, "Alice B.", "ru")
-    game = (await service.start_game(CHAT, renamed, "user", "easy")).game
+    game = (await games.play.start_game(CHAT, renamed, "user", "easy")).game
     assert game.x_name == "Alice B."

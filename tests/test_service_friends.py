@@ -1,4 +1,4 @@
-"""Playing with friends, on the game service and a real SQLite file: challenges (open, by
+"""Playing with friends, on the game games and a real SQLite file: challenges (open, by
 @username, by reply), join, decline, cancel, rematch, inline games, turn timeouts, stats with
 streaks, the group leaderboard, review and group migration. Races run with `asyncio.gather`."""
 
@@ -9,14 +9,11 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
-from bot.db.models import Game, utcnow
-from bot.service import (
-    CANCELLED,
-    DECLINED,
-    FINISHED,
+from bot.games.db.models import Game, utcnow
+from bot.games.model import (
     HUMAN,
     BoardRef,
-    GameService,
+    GameStatus,
     GameView,
     MoveStatus,
     PlayerInfo,
@@ -24,6 +21,8 @@ from bot.service import (
     ReviewStatus,
     TurnEvent,
 )
+from bot.games.use_cases import Games
+from core.notation import format_cells
 
 ALICE = PlayerInfo(1001, "Alice", "en", "alice")
 BOB = PlayerInfo(1002, "Bob", "en", "bob")
@@ -42,38 +41,38 @@ SLOPPY_DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
 
 
 async def started_game(
-    service: GameService, x: PlayerInfo = ALICE, o: PlayerInfo = BOB, chat: int = GROUP
+    games: Games, x: PlayerInfo = ALICE, o: PlayerInfo = BOB, chat: int = GROUP
 ) -> GameView:
     """A challenge by `x` in `chat`, joined by `o`."""
-    challenge = await service.create_challenge(chat, x)
-    joined = await service.join(challenge.id, BoardRef(chat_id=chat), o)
+    challenge = await games.challenges.create(chat, x)
+    joined = await games.challenges.join(challenge.id, BoardRef(chat_id=chat), o)
     assert joined.played and joined.game is not None
     return joined.game
 
 
-async def play_moves(service: GameService, game: GameView, cells: list[int]) -> GameView:
+async def play_moves(games: Games, game: GameView, cells: list[int]) -> GameView:
     """Tap `cells` in order, each by the player whose turn it is."""
     ref = BoardRef(chat_id=game.chat_id, inline_message_id=game.inline_message_id)
     for cell in cells:
         assert game.x_player_id is not None and game.o_player_id is not None
         mover_id = game.player_id_of(game.to_move)
         mover = next(p for p in (ALICE, BOB, CAROL, DAVE) if p.id == mover_id)
-        result = await service.play_tap(game.id, ref, mover, game.ply, cell)
+        result = await games.play.tap(game.id, ref, mover, game.ply, cell)
         assert result.played and result.game is not None, result
         game = result.game
     return game
 
 
-async def won_by(service: GameService, winner: PlayerInfo, loser: PlayerInfo) -> GameView:
+async def won_by(games: Games, winner: PlayerInfo, loser: PlayerInfo) -> GameView:
     """A finished game in the group: `loser` resigns at once."""
-    game = await started_game(service, winner, loser)
-    result = await service.resign(game.id, HERE, loser)
+    game = await started_game(games, winner, loser)
+    result = await games.play.resign(game.id, HERE, loser)
     assert result.played and result.game is not None
     return result.game
 
 
-async def drawn(service: GameService, x: PlayerInfo, o: PlayerInfo) -> GameView:
-    game = await play_moves(service, await started_game(service, x, o), PERFECT_DRAW)
+async def drawn(games: Games, x: PlayerInfo, o: PlayerInfo) -> GameView:
+    game = await play_moves(games, await started_game(games, x, o), PERFECT_DRAW)
     assert game.result == "draw"
     return game
 
@@ -82,88 +81,106 @@ async def drawn(service: GameService, x: PlayerInfo, o: PlayerInfo) -> GameView:
 
 
 async def test_an_open_challenge_waits_then_anyone_but_the_challenger_joins(
-    service: GameService,
+    games: Games,
 ) -> None:
-    challenge = await service.create_challenge(GROUP, ALICE)
+    challenge = await games.challenges.create(GROUP, ALICE)
     assert challenge.is_open and challenge.x_name == "Alice" and challenge.o_player_id is None
-    assert (await service.play_tap(challenge.id, HERE, ALICE, 0, 4)).status is MoveStatus.WAITING
-    assert (await service.resign(challenge.id, HERE, ALICE)).status is MoveStatus.WAITING
-    assert (await service.join(challenge.id, HERE, ALICE)).status is MoveStatus.OWN_GAME
+    assert (await games.play.tap(challenge.id, HERE, ALICE, 0, 4)).status is MoveStatus.WAITING
+    assert (await games.play.resign(challenge.id, HERE, ALICE)).status is MoveStatus.WAITING
+    assert (await games.challenges.join(challenge.id, HERE, ALICE)).status is MoveStatus.OWN_GAME
     elsewhere = BoardRef(chat_id=GROUP - 1)
-    assert (await service.join(challenge.id, elsewhere, BOB)).status is MoveStatus.NO_GAME
-    assert (await service.join(challenge.id + 99, HERE, BOB)).status is MoveStatus.NO_GAME
+    assert (await games.challenges.join(challenge.id, elsewhere, BOB)).status is MoveStatus.NO_GAME
+    assert (await games.challenges.join(challenge.id + 99, HERE, BOB)).status is MoveStatus.NO_GAME
 
-    joined = await service.join(challenge.id, HERE, BOB)
+    joined = await games.challenges.join(challenge.id, HERE, BOB)
     assert joined.status is MoveStatus.PLAYED and joined.game is not None
     game = joined.game
     assert game.is_active and (game.x_name, game.o_name) == ("Alice", "Bob")
     assert game.mark_of(BOB.id) == "O" and game.to_move == "X" and game.is_between_people
     # A double tap on Join by the joiner is stale; a latecomer finds the game taken.
-    assert (await service.join(challenge.id, HERE, BOB)).status is MoveStatus.STALE
-    assert (await service.join(challenge.id, HERE, CAROL)).status is MoveStatus.NOT_A_PLAYER
-    assert (await service.play_tap(game.id, HERE, BOB, 0, 4)).status is MoveStatus.NOT_YOUR_TURN
-    assert (await service.play_tap(game.id, HERE, CAROL, 0, 4)).status is MoveStatus.NOT_A_PLAYER
-    assert await service.get_game(game.id) == game
+    assert (await games.challenges.join(challenge.id, HERE, BOB)).status is MoveStatus.STALE
+    assert (
+        await games.challenges.join(challenge.id, HERE, CAROL)
+    ).status is MoveStatus.NOT_A_PLAYER
+    assert (await games.play.tap(game.id, HERE, BOB, 0, 4)).status is MoveStatus.NOT_YOUR_TURN
+    assert (await games.play.tap(game.id, HERE, CAROL, 0, 4)).status is MoveStatus.NOT_A_PLAYER
+    assert await games.store.get_game(game.id) == game
 
 
-async def test_a_challenge_by_username_is_for_that_user_only(service: GameService) -> None:
-    challenge = await service.create_challenge(GROUP, ALICE, invited_username="@Bob")
+async def test_a_challenge_by_username_is_for_that_user_only(games: Games) -> None:
+    challenge = await games.challenges.create(GROUP, ALICE, invited_username="@Bob")
     assert challenge.invited_username == "Bob"
-    for action in (service.join, service.decline):
+    for action in (games.challenges.join, games.challenges.decline):
         assert (await action(challenge.id, HERE, CAROL)).status is MoveStatus.NOT_INVITED
         assert (await action(challenge.id, HERE, DAVE)).status is MoveStatus.NOT_INVITED
     # Only the challenger can cancel; the invited user can decline.
-    assert (await service.cancel(challenge.id, HERE, BOB)).status is MoveStatus.NOT_CHALLENGER
-    declined = await service.decline(challenge.id, HERE, BOB)  # usernames match in any case
+    assert (
+        await games.challenges.cancel(challenge.id, HERE, BOB)
+    ).status is MoveStatus.NOT_CHALLENGER
+    declined = await games.challenges.decline(
+        challenge.id, HERE, BOB
+    )  # usernames match in any case
     assert declined.played and declined.game is not None
-    assert declined.game.status == DECLINED and declined.game.end_reason == DECLINED
-    assert (await service.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
-    assert (await service.decline(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
-    assert (await service.cancel(challenge.id, HERE, ALICE)).status is MoveStatus.GAME_OVER
+    assert (
+        declined.game.status == GameStatus.DECLINED
+        and declined.game.end_reason == GameStatus.DECLINED
+    )
+    assert (await games.challenges.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
+    assert (await games.challenges.decline(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
+    assert (await games.challenges.cancel(challenge.id, HERE, ALICE)).status is MoveStatus.GAME_OVER
 
 
-async def test_a_challenge_by_reply_is_for_that_person_only(service: GameService) -> None:
-    challenge = await service.create_challenge(GROUP, ALICE, invited=CAROL)
+async def test_a_challenge_by_reply_is_for_that_person_only(games: Games) -> None:
+    challenge = await games.challenges.create(GROUP, ALICE, invited=CAROL)
     assert challenge.invited_player_id == CAROL.id and challenge.invited_name == "Carol"
-    assert (await service.join(challenge.id, HERE, BOB)).status is MoveStatus.NOT_INVITED
+    assert (await games.challenges.join(challenge.id, HERE, BOB)).status is MoveStatus.NOT_INVITED
     # The challenger is not the invited person either: they cancel, not decline.
-    assert (await service.decline(challenge.id, HERE, ALICE)).status is MoveStatus.NOT_INVITED
-    joined = await service.join(challenge.id, HERE, CAROL)
+    assert (
+        await games.challenges.decline(challenge.id, HERE, ALICE)
+    ).status is MoveStatus.NOT_INVITED
+    joined = await games.challenges.join(challenge.id, HERE, CAROL)
     assert joined.played and joined.game is not None and joined.game.o_name == "Carol"
-    assert (await service.decline(challenge.id, HERE, CAROL)).status is MoveStatus.GAME_OVER
+    assert (
+        await games.challenges.decline(challenge.id, HERE, CAROL)
+    ).status is MoveStatus.GAME_OVER
 
 
-async def test_nobody_declines_an_open_challenge(service: GameService) -> None:
+async def test_nobody_declines_an_open_challenge(games: Games) -> None:
     # An open challenge has no Decline button; forged callback data must not close it.
-    challenge = await service.create_challenge(GROUP, ALICE)
+    challenge = await games.challenges.create(GROUP, ALICE)
     for user in (ALICE, BOB):
-        assert (await service.decline(challenge.id, HERE, user)).status is MoveStatus.NOT_INVITED
-    current = await service.get_game(challenge.id)
+        assert (
+            await games.challenges.decline(challenge.id, HERE, user)
+        ).status is MoveStatus.NOT_INVITED
+    current = await games.store.get_game(challenge.id)
     assert current is not None and current.is_open
 
 
-async def test_the_challenger_cancels_before_anyone_joins(service: GameService) -> None:
-    challenge = await service.create_challenge(GROUP, ALICE)
-    assert (await service.cancel(challenge.id, HERE, BOB)).status is MoveStatus.NOT_CHALLENGER
-    cancelled = await service.cancel(challenge.id, HERE, ALICE)
+async def test_the_challenger_cancels_before_anyone_joins(games: Games) -> None:
+    challenge = await games.challenges.create(GROUP, ALICE)
+    assert (
+        await games.challenges.cancel(challenge.id, HERE, BOB)
+    ).status is MoveStatus.NOT_CHALLENGER
+    cancelled = await games.challenges.cancel(challenge.id, HERE, ALICE)
     assert cancelled.played and cancelled.game is not None
-    assert cancelled.game.status == CANCELLED
-    assert (await service.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
+    assert cancelled.game.status == GameStatus.CANCELLED
+    assert (await games.challenges.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
 
-    game = await started_game(service)
-    assert (await service.cancel(game.id, HERE, ALICE)).status is MoveStatus.GAME_OVER
+    game = await started_game(games)
+    assert (await games.challenges.cancel(game.id, HERE, ALICE)).status is MoveStatus.GAME_OVER
 
 
-async def test_two_joiners_at_once_one_joins(service: GameService) -> None:
+async def test_two_joiners_at_once_one_joins(games: Games) -> None:
     for _ in range(10):
-        challenge = await service.create_challenge(GROUP, ALICE)
+        challenge = await games.challenges.create(GROUP, ALICE)
         bob, carol = await asyncio.gather(
-            service.join(challenge.id, HERE, BOB), service.join(challenge.id, HERE, CAROL)
+            games.challenges.join(challenge.id, HERE, BOB),
+            games.challenges.join(challenge.id, HERE, CAROL),
         )
         assert [bob.played, carol.played].count(True) == 1, (bob, carol)
         loser = carol if bob.played else bob
         assert loser.status in (MoveStatus.CONFLICT, MoveStatus.NOT_A_PLAYER), loser
-        game = await service.get_game(challenge.id)
+        game = await games.store.get_game(challenge.id)
         assert game is not None and game.is_active
         assert game.o_player_id == (BOB.id if bob.played else CAROL.id)
 
@@ -171,62 +188,69 @@ async def test_two_joiners_at_once_one_joins(service: GameService) -> None:
 # Moves, typed replies
 
 
-async def test_a_typed_reply_goes_to_the_game_on_that_board(service: GameService) -> None:
-    first = await started_game(service, ALICE, BOB)
-    second = await started_game(service, CAROL, DAVE)
-    await service.attach_message(first.id, 10)
-    await service.attach_message(second.id, 11)
-    played = await service.play_typed(GROUP, CAROL, "2 2", message_id=11)
+async def test_a_typed_reply_goes_to_the_game_on_that_board(games: Games) -> None:
+    first = await started_game(games, ALICE, BOB)
+    second = await started_game(games, CAROL, DAVE)
+    await games.chats.attach_message(first.id, 10)
+    await games.chats.attach_message(second.id, 11)
+    played = await games.play.typed(GROUP, CAROL, "2 2", message_id=11)
     assert played.played and played.game is not None and played.game.id == second.id
-    refused = await service.play_typed(GROUP, CAROL, "1 1", message_id=10)
+    refused = await games.play.typed(GROUP, CAROL, "1 1", message_id=10)
     assert refused.status is MoveStatus.NOT_A_PLAYER
-    assert (await service.play_typed(GROUP, ALICE, "1 1", message_id=99)).status is (
+    assert (await games.play.typed(GROUP, ALICE, "1 1", message_id=99)).status is (
         MoveStatus.NO_GAME
     )
-    first_now = await service.get_game(first.id)
+    first_now = await games.store.get_game(first.id)
     assert first_now is not None and first_now.ply == 0
 
 
 # Rematch
 
 
-async def test_rematch_swaps_sides_once(service: GameService) -> None:
-    game = await started_game(service)
-    assert (await service.rematch(game.id, HERE, ALICE)).status is MoveStatus.INVALID  # running
-    finished = await won_by(service, BOB, ALICE)  # Bob plays X and wins
-    assert (await service.rematch(finished.id, HERE, CAROL)).status is MoveStatus.NOT_A_PLAYER
+async def test_rematch_swaps_sides_once(games: Games) -> None:
+    game = await started_game(games)
+    assert (
+        await games.challenges.rematch(game.id, HERE, ALICE)
+    ).status is MoveStatus.INVALID  # running
+    finished = await won_by(games, BOB, ALICE)  # Bob plays X and wins
+    assert (
+        await games.challenges.rematch(finished.id, HERE, CAROL)
+    ).status is MoveStatus.NOT_A_PLAYER
     wrong_chat = BoardRef(chat_id=GROUP - 1)
-    assert (await service.rematch(finished.id, wrong_chat, ALICE)).status is MoveStatus.NO_GAME
+    assert (
+        await games.challenges.rematch(finished.id, wrong_chat, ALICE)
+    ).status is MoveStatus.NO_GAME
 
-    result = await service.rematch(finished.id, HERE, ALICE)
+    result = await games.challenges.rematch(finished.id, HERE, ALICE)
     assert result.played and result.game is not None
     rematch = result.game
     assert rematch.id != finished.id and rematch.rematch_of_id == finished.id
     assert (rematch.x_name, rematch.o_name) == ("Alice", "Bob") and rematch.is_active
     assert rematch.chat_id == GROUP and rematch.message_id is None
-    again = await service.rematch(finished.id, HERE, BOB)
+    again = await games.challenges.rematch(finished.id, HERE, BOB)
     assert again.status is MoveStatus.REMATCH_TAKEN
 
 
-async def test_no_rematch_against_the_ai_or_on_one_phone(service: GameService) -> None:
+async def test_no_rematch_against_the_ai_or_on_one_phone(games: Games) -> None:
     for o_kind in ("hard", "user"):
-        game = (await service.start_game(ALICE.id, ALICE, "user", o_kind)).game
+        game = (await games.play.start_game(ALICE.id, ALICE, "user", o_kind)).game
         ref = BoardRef(chat_id=ALICE.id)
-        resigned = await service.resign(game.id, ref, ALICE)
+        resigned = await games.play.resign(game.id, ref, ALICE)
         assert resigned.played
-        assert (await service.rematch(game.id, ref, ALICE)).status is MoveStatus.INVALID
+        assert (await games.challenges.rematch(game.id, ref, ALICE)).status is MoveStatus.INVALID
 
 
-async def test_two_rematch_taps_at_once_start_one_game(service: GameService) -> None:
+async def test_two_rematch_taps_at_once_start_one_game(games: Games) -> None:
     for _ in range(10):
-        finished = await won_by(service, ALICE, BOB)
+        finished = await won_by(games, ALICE, BOB)
         first, second = await asyncio.gather(
-            service.rematch(finished.id, HERE, ALICE), service.rematch(finished.id, HERE, BOB)
+            games.challenges.rematch(finished.id, HERE, ALICE),
+            games.challenges.rematch(finished.id, HERE, BOB),
         )
         assert [first.played, second.played].count(True) == 1, (first, second)
         loser = second if first.played else first
         assert loser.status in (MoveStatus.REMATCH_TAKEN, MoveStatus.CONFLICT), loser
-        async with service._sessions() as session:
+        async with games.store.sessions() as session:
             count = await session.scalar(
                 select(func.count()).select_from(Game).where(Game.rematch_of_id == finished.id)
             )
@@ -236,39 +260,39 @@ async def test_two_rematch_taps_at_once_start_one_game(service: GameService) -> 
 # Inline games
 
 
-async def test_inline_challenge_is_created_by_the_first_joiner(service: GameService) -> None:
-    await service.register_player(ALICE)
-    own = await service.join_inline_challenge("inline-1", ALICE, ALICE.id, "O")
+async def test_inline_challenge_is_created_by_the_first_joiner(games: Games) -> None:
+    await games.challenges.register_player(ALICE)
+    own = await games.challenges.join_inline("inline-1", ALICE, ALICE.id, "O")
     assert own.status is MoveStatus.OWN_GAME
-    unknown = await service.join_inline_challenge("inline-1", BOB, 424242, "O")
+    unknown = await games.challenges.join_inline("inline-1", BOB, 424242, "O")
     assert unknown.status is MoveStatus.NO_GAME
-    bad = await service.join_inline_challenge("inline-1", BOB, ALICE.id, "Z")
+    bad = await games.challenges.join_inline("inline-1", BOB, ALICE.id, "Z")
     assert bad.status is MoveStatus.INVALID
 
-    joined = await service.join_inline_challenge("inline-1", BOB, ALICE.id, "O")
+    joined = await games.challenges.join_inline("inline-1", BOB, ALICE.id, "O")
     assert joined.played and joined.game is not None
     game = joined.game
     # Alice chose to play O, so Bob is X and moves first.
     assert (game.x_name, game.o_name, game.to_move) == ("Bob", "Alice", "X")
     assert game.inline_message_id == "inline-1" and game.chat_id is None
-    again = await service.join_inline_challenge("inline-1", BOB, ALICE.id, "O")
+    again = await games.challenges.join_inline("inline-1", BOB, ALICE.id, "O")
     assert again.status is MoveStatus.STALE
-    late = await service.join_inline_challenge("inline-1", CAROL, ALICE.id, "O")
+    late = await games.challenges.join_inline("inline-1", CAROL, ALICE.id, "O")
     assert late.status is MoveStatus.NOT_A_PLAYER
     ref = BoardRef(inline_message_id="inline-1")
-    assert (await service.play_tap(game.id, ref, ALICE, 0, 0)).status is MoveStatus.NOT_YOUR_TURN
-    assert (await service.play_tap(game.id, HERE, BOB, 0, 0)).status is MoveStatus.NO_GAME
+    assert (await games.play.tap(game.id, ref, ALICE, 0, 0)).status is MoveStatus.NOT_YOUR_TURN
+    assert (await games.play.tap(game.id, HERE, BOB, 0, 0)).status is MoveStatus.NO_GAME
 
 
 async def test_two_first_taps_on_an_inline_message_create_one_game(
-    service: GameService,
+    games: Games,
 ) -> None:
-    await service.register_player(ALICE)
+    await games.challenges.register_player(ALICE)
     for i in range(10):
         inline_id = f"race-join-{i}"
         bob, carol = await asyncio.gather(
-            service.join_inline_challenge(inline_id, BOB, ALICE.id, "X"),
-            service.join_inline_challenge(inline_id, CAROL, ALICE.id, "X"),
+            games.challenges.join_inline(inline_id, BOB, ALICE.id, "X"),
+            games.challenges.join_inline(inline_id, CAROL, ALICE.id, "X"),
         )
         assert [bob.played, carol.played].count(True) == 1, (bob, carol)
         loser = carol if bob.played else bob
@@ -276,72 +300,75 @@ async def test_two_first_taps_on_an_inline_message_create_one_game(
 
         inline_id = f"race-ai-{i}"
         first, second = await asyncio.gather(
-            service.start_inline_ai_game(inline_id, ALICE, ALICE.id, "hard", 4),
-            service.start_inline_ai_game(inline_id, ALICE, ALICE.id, "hard", 0),
+            games.play.start_inline_ai_game(inline_id, ALICE, ALICE.id, "hard", 4),
+            games.play.start_inline_ai_game(inline_id, ALICE, ALICE.id, "hard", 0),
         )
         assert [first.played, second.played].count(True) == 1, (first, second)
         loser = second if first.played else first
         assert loser.status in (MoveStatus.CONFLICT, MoveStatus.STALE), loser
-    async with service._sessions() as session:
+    async with games.store.sessions() as session:
         per_message = await session.execute(
             select(Game.inline_message_id, func.count()).group_by(Game.inline_message_id)
         )
         assert {count for _, count in per_message.all()} == {1}
 
 
-async def test_inline_ai_game_starts_with_the_creators_first_tap(service: GameService) -> None:
-    assert (await service.start_inline_ai_game("ai-1", BOB, ALICE.id, "hard", 4)).status is (
+async def test_inline_ai_game_starts_with_the_creators_first_tap(games: Games) -> None:
+    assert (await games.play.start_inline_ai_game("ai-1", BOB, ALICE.id, "hard", 4)).status is (
         MoveStatus.NOT_A_PLAYER
     )
-    assert (await service.start_inline_ai_game("ai-1", ALICE, ALICE.id, "god", 4)).status is (
+    assert (await games.play.start_inline_ai_game("ai-1", ALICE, ALICE.id, "god", 4)).status is (
         MoveStatus.INVALID
     )
-    result = await service.start_inline_ai_game("ai-1", ALICE, ALICE.id, "hard", 4)
+    result = await games.play.start_inline_ai_game("ai-1", ALICE, ALICE.id, "hard", 4)
     assert result.played and result.game is not None
     game = result.game
     assert game.board[4] == "X" and game.ply == 2 and game.o_kind == "hard"
     assert {i for i, c in enumerate(game.board.cells) if c == "O"} <= {0, 2, 6, 8}
-    stale = await service.start_inline_ai_game("ai-1", ALICE, ALICE.id, "hard", 1)
+    stale = await games.play.start_inline_ai_game("ai-1", ALICE, ALICE.id, "hard", 1)
     assert stale.status is MoveStatus.STALE
     ref = BoardRef(inline_message_id="ai-1")
-    assert (await service.play_tap(game.id, ref, BOB, 2, 1)).status is MoveStatus.NOT_A_PLAYER
+    assert (await games.play.tap(game.id, ref, BOB, 2, 1)).status is MoveStatus.NOT_A_PLAYER
 
 
-async def test_an_inline_rematch_takes_the_message_over(service: GameService) -> None:
-    await service.register_player(ALICE)
-    joined = await service.join_inline_challenge("inline-r", BOB, ALICE.id, "X")
+async def test_an_inline_rematch_takes_the_message_over(games: Games) -> None:
+    await games.challenges.register_player(ALICE)
+    joined = await games.challenges.join_inline("inline-r", BOB, ALICE.id, "X")
     assert joined.game is not None
     ref = BoardRef(inline_message_id="inline-r")
-    assert (await service.resign(joined.game.id, ref, BOB)).played
-    result = await service.rematch(joined.game.id, ref, BOB)
+    assert (await games.play.resign(joined.game.id, ref, BOB)).played
+    result = await games.challenges.rematch(joined.game.id, ref, BOB)
     assert result.played and result.game is not None
     assert result.game.inline_message_id == "inline-r"
     assert (result.game.x_name, result.game.o_name) == ("Bob", "Alice")
-    old = await service.get_game(joined.game.id)
+    old = await games.store.get_game(joined.game.id)
     assert old is not None and old.inline_message_id is None and old.result == "X"
     # The other player's Rematch tap on the same message comes second.
-    again = await service.rematch(joined.game.id, ref, ALICE)
+    again = await games.challenges.rematch(joined.game.id, ref, ALICE)
     assert again.status is MoveStatus.REMATCH_TAKEN
     assert again.game is not None and again.game.id == result.game.id
     other = BoardRef(inline_message_id="elsewhere")
-    assert (await service.rematch(joined.game.id, other, ALICE)).status is MoveStatus.NO_GAME
+    assert (
+        await games.challenges.rematch(joined.game.id, other, ALICE)
+    ).status is MoveStatus.NO_GAME
 
 
-async def test_two_rematch_taps_at_once_on_an_inline_message(service: GameService) -> None:
-    await service.register_player(ALICE)
+async def test_two_rematch_taps_at_once_on_an_inline_message(games: Games) -> None:
+    await games.challenges.register_player(ALICE)
     for i in range(10):
         inline_id = f"inline-race-{i}"
-        joined = await service.join_inline_challenge(inline_id, BOB, ALICE.id, "X")
+        joined = await games.challenges.join_inline(inline_id, BOB, ALICE.id, "X")
         assert joined.game is not None
         ref = BoardRef(inline_message_id=inline_id)
-        assert (await service.resign(joined.game.id, ref, BOB)).played
+        assert (await games.play.resign(joined.game.id, ref, BOB)).played
         first, second = await asyncio.gather(
-            service.rematch(joined.game.id, ref, ALICE), service.rematch(joined.game.id, ref, BOB)
+            games.challenges.rematch(joined.game.id, ref, ALICE),
+            games.challenges.rematch(joined.game.id, ref, BOB),
         )
         assert [first.played, second.played].count(True) == 1, (first, second)
         loser = second if first.played else first
         assert loser.status in (MoveStatus.REMATCH_TAKEN, MoveStatus.CONFLICT), loser
-        async with service._sessions() as session:
+        async with games.store.sessions() as session:
             on_message = await session.scalars(
                 select(Game).where(Game.inline_message_id == inline_id)
             )
@@ -352,86 +379,86 @@ async def test_two_rematch_taps_at_once_on_an_inline_message(service: GameServic
 # Turn timeouts
 
 
-async def test_the_player_to_move_is_nudged_then_loses_on_time(service: GameService) -> None:
-    game = await started_game(service)
-    game = await play_moves(service, game, [4])  # Bob (O) to move
+async def test_the_player_to_move_is_nudged_then_loses_on_time(games: Games) -> None:
+    game = await started_game(games)
+    game = await play_moves(games, game, [4])  # Bob (O) to move
     t0 = utcnow()
-    assert await service.enforce_turn_timeout(game.id, t0 + T / 2, T) is None
-    assert game.id not in await service.overdue_turns(t0 + T / 2, T)
-    assert game.id in await service.overdue_turns(t0 + T, T)
+    assert await games.timeouts.enforce(game.id, t0 + T / 2, T) is None
+    assert game.id not in await games.timeouts.overdue(t0 + T / 2, T)
+    assert game.id in await games.timeouts.overdue(t0 + T, T)
 
-    nudge = await service.enforce_turn_timeout(game.id, t0 + T, T)
+    nudge = await games.timeouts.enforce(game.id, t0 + T, T)
     assert nudge is not None and nudge[0] is TurnEvent.NUDGE and nudge[1].nudges == 1
     assert nudge[1].is_active
-    assert await service.enforce_turn_timeout(game.id, t0 + T * 1.5, T) is None  # once only
+    assert await games.timeouts.enforce(game.id, t0 + T * 1.5, T) is None  # once only
 
-    timeout = await service.enforce_turn_timeout(game.id, t0 + 2 * T, T)
+    timeout = await games.timeouts.enforce(game.id, t0 + 2 * T, T)
     assert timeout is not None and timeout[0] is TurnEvent.TIMEOUT
     ended = timeout[1]
-    assert (ended.status, ended.result, ended.end_reason) == (FINISHED, "X", "timeout")
-    assert ended.board.to_cells() == "____X____"
-    assert game.id not in await service.overdue_turns(t0 + 3 * T, T)
-    assert await service.enforce_turn_timeout(game.id, t0 + 3 * T, T) is None
+    assert (ended.status, ended.result, ended.end_reason) == (GameStatus.FINISHED, "X", "timeout")
+    assert format_cells(ended.board) == "____X____"
+    assert game.id not in await games.timeouts.overdue(t0 + 3 * T, T)
+    assert await games.timeouts.enforce(game.id, t0 + 3 * T, T) is None
 
 
-async def test_a_move_restarts_the_turn_clock(service: GameService) -> None:
-    game = await started_game(service)
+async def test_a_move_restarts_the_turn_clock(games: Games) -> None:
+    game = await started_game(games)
     t0 = utcnow()
-    nudge = await service.enforce_turn_timeout(game.id, t0 + T, T)
+    nudge = await games.timeouts.enforce(game.id, t0 + T, T)
     assert nudge is not None and nudge[0] is TurnEvent.NUDGE
-    game = await play_moves(service, nudge[1], [0])
+    game = await play_moves(games, nudge[1], [0])
     assert game.nudges == 0
     t1 = utcnow()
     # Two timeouts after the first turn began, but only one since the move: Bob is nudged.
-    again = await service.enforce_turn_timeout(game.id, t1 + T, T)
+    again = await games.timeouts.enforce(game.id, t1 + T, T)
     assert again is not None and again[0] is TurnEvent.NUDGE and again[1].to_move == "O"
 
 
 async def test_nobody_joining_expires_the_challenge_after_two_timeouts(
-    service: GameService,
+    games: Games,
 ) -> None:
-    challenge = await service.create_challenge(GROUP, ALICE)
+    challenge = await games.challenges.create(GROUP, ALICE)
     t0 = utcnow()
-    assert challenge.id in await service.overdue_turns(t0 + T, T)
-    assert await service.enforce_turn_timeout(challenge.id, t0 + T, T) is None
-    expired = await service.enforce_turn_timeout(challenge.id, t0 + 2 * T, T)
+    assert challenge.id in await games.timeouts.overdue(t0 + T, T)
+    assert await games.timeouts.enforce(challenge.id, t0 + T, T) is None
+    expired = await games.timeouts.enforce(challenge.id, t0 + 2 * T, T)
     assert expired is not None and expired[0] is TurnEvent.EXPIRED
-    assert (expired[1].status, expired[1].end_reason) == (CANCELLED, "expired")
-    assert (await service.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
+    assert (expired[1].status, expired[1].end_reason) == (GameStatus.CANCELLED, "expired")
+    assert (await games.challenges.join(challenge.id, HERE, BOB)).status is MoveStatus.GAME_OVER
 
 
-async def test_games_without_two_people_have_no_turn_clock(service: GameService) -> None:
-    ai = (await service.start_game(ALICE.id, ALICE, "user", "hard")).game
-    phone = (await service.start_game(BOB.id, BOB, "user", "user")).game
+async def test_games_without_two_people_have_no_turn_clock(games: Games) -> None:
+    ai = (await games.play.start_game(ALICE.id, ALICE, "user", "hard")).game
+    phone = (await games.play.start_game(BOB.id, BOB, "user", "user")).game
     later = utcnow() + 5 * T
-    overdue = await service.overdue_turns(later, T)
+    overdue = await games.timeouts.overdue(later, T)
     assert ai.id not in overdue
-    assert await service.enforce_turn_timeout(ai.id, later, T) is None
-    assert await service.enforce_turn_timeout(phone.id, later, T) is None
-    current = await service.get_game(phone.id)
+    assert await games.timeouts.enforce(ai.id, later, T) is None
+    assert await games.timeouts.enforce(phone.id, later, T) is None
+    current = await games.store.get_game(phone.id)
     assert current is not None and current.is_active and current.nudges == 0
 
 
 # Stats and the leaderboard
 
 
-async def test_stats_per_opponent_kind_and_streaks(service: GameService) -> None:
-    empty = await service.stats(ALICE.id)
+async def test_stats_per_opponent_kind_and_streaks(games: Games) -> None:
+    empty = await games.records.stats(ALICE.id)
     assert empty.by_opponent == {} and (empty.current_streak, empty.best_streak) == (0, 0)
 
-    await won_by(service, ALICE, BOB)
-    await won_by(service, ALICE, CAROL)
+    await won_by(games, ALICE, BOB)
+    await won_by(games, ALICE, CAROL)
     for level in ("hard", "medium"):
-        game = (await service.start_game(ALICE.id, ALICE, "user", level)).game
-        assert (await service.resign(game.id, BoardRef(chat_id=ALICE.id), ALICE)).played
+        game = (await games.play.start_game(ALICE.id, ALICE, "user", level)).game
+        assert (await games.play.resign(game.id, BoardRef(chat_id=ALICE.id), ALICE)).played
     for _ in range(3):
-        await won_by(service, ALICE, BOB)
-    await drawn(service, ALICE, BOB)
+        await won_by(games, ALICE, BOB)
+    await drawn(games, ALICE, BOB)
     # Two players on one phone count for nobody.
-    phone = (await service.start_game(ALICE.id, ALICE, "user", "user")).game
-    assert (await service.resign(phone.id, BoardRef(chat_id=ALICE.id), ALICE)).played
+    phone = (await games.play.start_game(ALICE.id, ALICE, "user", "user")).game
+    assert (await games.play.resign(phone.id, BoardRef(chat_id=ALICE.id), ALICE)).played
 
-    stats = await service.stats(ALICE.id)
+    stats = await games.records.stats(ALICE.id)
     assert stats.by_opponent == {
         HUMAN: Record(wins=5, losses=0, draws=1),
         "hard": Record(0, 1, 0),
@@ -441,39 +468,39 @@ async def test_stats_per_opponent_kind_and_streaks(service: GameService) -> None
     assert stats.total.played == 8
     assert (stats.current_streak, stats.best_streak) == (0, 3)  # the draw ended the streak
 
-    await won_by(service, ALICE, DAVE)
-    stats = await service.stats(ALICE.id)
+    await won_by(games, ALICE, DAVE)
+    stats = await games.records.stats(ALICE.id)
     assert (stats.current_streak, stats.best_streak) == (1, 3)
 
-    bob = await service.stats(BOB.id)
+    bob = await games.records.stats(BOB.id)
     assert bob.by_opponent == {HUMAN: Record(0, 4, 1)}
     assert (bob.current_streak, bob.best_streak) == (0, 0)
 
 
-async def test_top_ranks_the_groups_players(service: GameService) -> None:
-    assert await service.top(GROUP) == []
-    await won_by(service, ALICE, BOB)
-    await won_by(service, ALICE, CAROL)
-    await won_by(service, BOB, CAROL)
-    await drawn(service, CAROL, DAVE)
-    await drawn(service, BOB, DAVE)
+async def test_top_ranks_the_groups_players(games: Games) -> None:
+    assert await games.records.top(GROUP) == []
+    await won_by(games, ALICE, BOB)
+    await won_by(games, ALICE, CAROL)
+    await won_by(games, BOB, CAROL)
+    await drawn(games, CAROL, DAVE)
+    await drawn(games, BOB, DAVE)
     # Not in this group's table: games elsewhere, against the AI, open or running games.
-    elsewhere = await started_game(service, DAVE, CAROL, chat=GROUP - 1)
-    assert (await service.resign(elsewhere.id, BoardRef(chat_id=GROUP - 1), CAROL)).played
-    ai = (await service.start_game(GROUP, DAVE, "user", "easy", replace_current=False)).game
-    assert (await service.resign(ai.id, HERE, DAVE)).played
-    await started_game(service, DAVE, ALICE)
-    await service.create_challenge(GROUP, DAVE)
+    elsewhere = await started_game(games, DAVE, CAROL, chat=GROUP - 1)
+    assert (await games.play.resign(elsewhere.id, BoardRef(chat_id=GROUP - 1), CAROL)).played
+    ai = (await games.play.start_game(GROUP, DAVE, "user", "easy", replace_current=False)).game
+    assert (await games.play.resign(ai.id, HERE, DAVE)).played
+    await started_game(games, DAVE, ALICE)
+    await games.challenges.create(GROUP, DAVE)
 
-    table = [(row.name, row.record) for row in await service.top(GROUP)]
+    table = [(row.name, row.record) for row in await games.records.top(GROUP)]
     assert table == [
         ("Alice", Record(2, 0, 0)),
         ("Bob", Record(1, 1, 1)),
         ("Dave", Record(0, 0, 2)),  # ties on wins: fewer losses first
         ("Carol", Record(0, 2, 1)),
     ]
-    assert [row.name for row in await service.top(GROUP, limit=2)] == ["Alice", "Bob"]
-    assert [(r.name, r.record) for r in await service.top(GROUP - 1)] == [
+    assert [row.name for row in await games.records.top(GROUP, limit=2)] == ["Alice", "Bob"]
+    assert [(r.name, r.record) for r in await games.records.top(GROUP - 1)] == [
         ("Dave", Record(1, 0, 0)),
         ("Carol", Record(0, 1, 0)),
     ]
@@ -482,29 +509,29 @@ async def test_top_ranks_the_groups_players(service: GameService) -> None:
 # Review
 
 
-async def test_review_names_the_first_losing_move(service: GameService) -> None:
-    game = await play_moves(service, await started_game(service), EDGE_REPLY_LOSES)
+async def test_review_names_the_first_losing_move(games: Games) -> None:
+    game = await play_moves(games, await started_game(games), EDGE_REPLY_LOSES)
     assert game.result == "X" and game.end_reason == "line"
 
-    review = await service.review(game.id, HERE, BOB)
+    review = await games.reviews.review(game.id, HERE, BOB)
     assert review.status is ReviewStatus.MISTAKE
     assert (review.move_number, review.played_cell, review.better_cell) == (2, 1, 4)
     assert (review.played_score, review.better_score) == (-3, 0)
-    assert (await service.review(game.id, HERE, ALICE)).status is ReviewStatus.WON
-    assert (await service.review(game.id, HERE, CAROL)).status is ReviewStatus.NOT_A_PLAYER
+    assert (await games.reviews.review(game.id, HERE, ALICE)).status is ReviewStatus.WON
+    assert (await games.reviews.review(game.id, HERE, CAROL)).status is ReviewStatus.NOT_A_PLAYER
     wrong = BoardRef(chat_id=GROUP - 1)
-    assert (await service.review(game.id, wrong, BOB)).status is ReviewStatus.NO_GAME
-    assert (await service.review(game.id + 99, HERE, BOB)).status is ReviewStatus.NO_GAME
+    assert (await games.reviews.review(game.id, wrong, BOB)).status is ReviewStatus.NO_GAME
+    assert (await games.reviews.review(game.id + 99, HERE, BOB)).status is ReviewStatus.NO_GAME
 
 
-async def test_review_of_draws_and_running_games(service: GameService) -> None:
-    perfect = await drawn(service, ALICE, BOB)
+async def test_review_of_draws_and_running_games(games: Games) -> None:
+    perfect = await drawn(games, ALICE, BOB)
     for user in (ALICE, BOB):
-        assert (await service.review(perfect.id, HERE, user)).status is ReviewStatus.PERFECT
+        assert (await games.reviews.review(perfect.id, HERE, user)).status is ReviewStatus.PERFECT
 
-    sloppy = await play_moves(service, await started_game(service), SLOPPY_DRAW)
+    sloppy = await play_moves(games, await started_game(games), SLOPPY_DRAW)
     assert sloppy.result == "draw"
-    o_review = await service.review(sloppy.id, HERE, BOB)
+    o_review = await games.reviews.review(sloppy.id, HERE, BOB)
     assert (o_review.status, o_review.move_number, o_review.played_cell) == (
         ReviewStatus.MISTAKE,
         4,
@@ -512,32 +539,32 @@ async def test_review_of_draws_and_running_games(service: GameService) -> None:
     )
     assert o_review.played_score is not None and o_review.played_score < 0
     assert o_review.better_score == 0
-    x_review = await service.review(sloppy.id, HERE, ALICE)
+    x_review = await games.reviews.review(sloppy.id, HERE, ALICE)
     assert (x_review.move_number, x_review.played_cell, x_review.better_cell) == (7, 5, 7)
     assert (x_review.played_score, x_review.better_score) == (0, 3)
 
-    running = await started_game(service)
-    assert (await service.review(running.id, HERE, ALICE)).status is ReviewStatus.NOT_FINISHED
+    running = await started_game(games)
+    assert (await games.reviews.review(running.id, HERE, ALICE)).status is ReviewStatus.NOT_FINISHED
 
 
 # Group migration
 
 
-async def test_games_follow_a_group_that_became_a_supergroup(service: GameService) -> None:
+async def test_games_follow_a_group_that_became_a_supergroup(games: Games) -> None:
     supergroup = -1001234567890
-    game = await started_game(service)
-    open_challenge = await service.create_challenge(GROUP, CAROL)
-    other = await started_game(service, CAROL, DAVE, chat=GROUP - 1)
-    assert await service.migrate_chat(GROUP, supergroup) == 2
-    assert await service.migrate_chat(GROUP, supergroup) == 0  # both service messages come
+    game = await started_game(games)
+    open_challenge = await games.challenges.create(GROUP, CAROL)
+    other = await started_game(games, CAROL, DAVE, chat=GROUP - 1)
+    assert await games.chats.migrate(GROUP, supergroup) == 2
+    assert await games.chats.migrate(GROUP, supergroup) == 0  # both service messages come
 
     new_ref = BoardRef(chat_id=supergroup)
-    assert (await service.play_tap(game.id, HERE, ALICE, 0, 4)).status is MoveStatus.NO_GAME
-    moved = await service.play_tap(game.id, new_ref, ALICE, 0, 4)
+    assert (await games.play.tap(game.id, HERE, ALICE, 0, 4)).status is MoveStatus.NO_GAME
+    moved = await games.play.tap(game.id, new_ref, ALICE, 0, 4)
     assert moved.played and moved.game is not None and moved.game.chat_id == supergroup
-    assert (await service.join(open_challenge.id, new_ref, BOB)).played
-    other_now = await service.get_game(other.id)
+    assert (await games.challenges.join(open_challenge.id, new_ref, BOB)).played
+    other_now = await games.store.get_game(other.id)
     assert other_now is not None and other_now.chat_id == GROUP - 1
-    assert (await service.resign(game.id, new_ref, BOB)).played
-    assert [row.name for row in await service.top(supergroup)] == ["Alice", "Bob"]
-    assert await service.top(GROUP) == []
+    assert (await games.play.resign(game.id, new_ref, BOB)).played
+    assert [row.name for row in await games.records.top(supergroup)] == ["Alice", "Bob"]
+    assert await games.records.top(GROUP) == []

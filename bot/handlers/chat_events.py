@@ -13,6 +13,6 @@ async def chat_migrated(update: Update, context: BotContext) -> None:
     if message is None:
         return
     if message.migrate_to_chat_id is not None:
-        await context.service.migrate_chat(message.chat.id, message.migrate_to_chat_id)
+        await context.games.chats.migrate(message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id is not None:
-        await context.service.migrate_chat(message.migrate_from_chat_id, message.chat.id)
+        await context.games.chats.migrate(message.migrate_from_chat_id, message.chat.id)

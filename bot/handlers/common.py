@@ -1,16 +1,23 @@
-"""Small pieces every handler needs."""
+"""What every handler needs: the sender as plain values, their texts, answering a tap, and
+showing a game after a use-case changed it."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable
+from dataclasses import replace
 from types import ModuleType
 
-from telegram import Chat, User
+from telegram import CallbackQuery, Chat, Update, User
+from telegram.error import BadRequest
 
-from bot.board_messages import edit_board, send_board
+from bot.boards import send_board, show_board
 from bot.context import BotContext
-from bot.game_spec import GameSpec
-from bot.service import USER, MoveStatus, PlayerInfo
+from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.render import symbol
 from bot.texts import texts_for
+
+log = logging.getLogger(__name__)
 
 POPUPS = {
     MoveStatus.GAME_OVER: "POPUP_GAME_OVER",
@@ -50,24 +57,77 @@ def is_group(chat: Chat) -> bool:
     return chat.type in (Chat.GROUP, Chat.SUPERGROUP)
 
 
-async def start_and_send(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
-    """Start a game in the chat and post its board. In a group, `user user` is a challenge
-    anyone can join; in a private chat a new game replaces the current one."""
-    board = spec.board.empty_board()
-    if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
-        challenge = await context.service.create_challenge(chat.id, player_from(user), board=board)
-        await send_board(context.bot, context.service, chat.id, challenge)
-        return
-    started = await context.service.start_game(
-        chat.id,
-        player_from(user),
-        spec.x_kind,
-        spec.o_kind,
-        replace_current=chat.type == Chat.PRIVATE,
-        board=board,
-    )
-    for closed in started.closed:
-        context.ai_matches.cancel(closed.id)
-        await edit_board(context.bot, context.service, closed)
-    game = await send_board(context.bot, context.service, chat.id, started.game)
+def board_ref(query: CallbackQuery) -> BoardRef | None:
+    """Where a tapped button lives: a chat message or an inline message (None if neither is
+    known, e.g. a message too old for Telegram to include)."""
+    if query.inline_message_id is not None:
+        return BoardRef(inline_message_id=query.inline_message_id)
+    if query.message is not None:
+        return BoardRef(chat_id=query.message.chat.id)
+    return None
+
+
+async def unknown_button(update: Update, context: BotContext) -> None:
+    """A button of no kind this bot makes (or one made up): say so, change nothing."""
+    query = update.callback_query
+    if query is not None:
+        await answer(query, texts_of(query.from_user).POPUP_UNKNOWN_BUTTON)
+
+
+async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
+    """Answer a tap (clients spin until it is answered). Telegram takes one answer per query,
+    and only for a while: a query already answered (the same update delivered twice) or too
+    old (handled late, after a restart) is no failure, and must not keep a move that is
+    already stored from being shown on the board."""
+    try:
+        await query.answer(text, show_alert=True if alert else None)
+    except BadRequest as error:
+        if "query is too old" not in str(error).lower():
+            raise
+        log.info("callback query %s was not answered: %s", query.id, error)
+
+
+async def edit_tapped(edit: Awaitable[object]) -> None:
+    """Edit the tapped message; after a double tap it already shows this ("not modified")."""
+    try:
+        await edit
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            raise
+
+
+async def show_game(context: BotContext, game: GameView) -> None:
+    """Show a game's new state on its board, record a board that had to be posted afresh,
+    and let the AI play its turns if it is to move."""
+    posted = await show_board(context.bot, game)
+    if posted is not None:
+        await context.games.chats.attach_message(game.id, posted)
+        game = replace(game, message_id=posted)
     context.ai_matches.follow(game)
+
+
+async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
+    """Post a new game's board in a chat, record where it is, and let the AI start."""
+    message_id = await send_board(context.bot, chat_id, game)
+    await context.games.chats.attach_message(game.id, message_id)
+    context.ai_matches.follow(replace(game, message_id=message_id))
+
+
+async def answer_and_show(
+    query: CallbackQuery, context: BotContext, result: MoveResult, *, joined: bool = False
+) -> None:
+    """Answer the tap (a pop-up when refused), then show the game's new state."""
+    tr = texts_of(query.from_user)
+    if not result.played or result.game is None:
+        await answer(query, popup(tr, result.status))
+        return
+    game = result.game
+    if game.message_id is None and game.chat_id is not None and query.message is not None:
+        # A tap that raced the board's first posting: the tapped message is the board.
+        game = replace(game, message_id=query.message.message_id)
+    mark = game.mark_of(query.from_user.id)
+    if joined and mark is not None:
+        await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
+    else:
+        await answer(query)
+    await show_game(context, game)

@@ -1,16 +1,24 @@
-"""Inline mode: `@bot` in any chat offers challenges and games against the AI."""
+"""Inline mode: `@bot` in any chat offers challenges and games against the AI; the posted
+message's first tap creates the game."""
 
 from __future__ import annotations
 
 from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 
-from bot.callback_data import inline_key
+from bot.callback_data import (
+    InlineAiTap,
+    InlineJoinTap,
+    inline_key,
+    is_authentic,
+    parse_callback_data,
+)
 from bot.context import BotContext
-from bot.game_spec import CLASSIC, parse_board_size
-from bot.handlers.common import player_from, texts_of
+from bot.game_spec import parse_board_size
+from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
 from core.ai import LEVELS
+from core.board import CLASSIC
 
 
 async def inline_query(update: Update, context: BotContext) -> None:
@@ -25,7 +33,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
     key = inline_key(context.bot.token)
     size_note = "" if board.is_classic else " · " + tr.BOARD_SIZE.format(size=board.size, k=board.k)
     # The game itself is created on the first tap; remember the challenger's name for it.
-    await context.service.register_player(user)
+    await context.games.challenges.register_player(user)
     results = []
     for mark, other, title in (
         ("X", "O", tr.INLINE_CHALLENGE_X_TITLE),
@@ -58,3 +66,49 @@ async def inline_query(update: Update, context: BotContext) -> None:
         )
     # Results carry the sender's id: personal, and cached only briefly.
     await query.answer(results, cache_time=10, is_personal=True)
+
+
+def _signed_tap(update: Update, context: BotContext) -> InlineJoinTap | InlineAiTap | None:
+    """The inline tap, if this bot's inline results made its data (they are signed) and it
+    was tapped on an inline message."""
+    query = update.callback_query
+    assert query is not None
+    tap = parse_callback_data(query.data)
+    if not isinstance(tap, InlineJoinTap | InlineAiTap) or query.inline_message_id is None:
+        return None
+    return tap if is_authentic(tap, inline_key(context.bot.token)) else None
+
+
+async def tap_join(update: Update, context: BotContext) -> None:
+    """Join on an inline challenge: the game between the two starts on this message."""
+    query, tap = update.callback_query, _signed_tap(update, context)
+    assert query is not None
+    if not isinstance(tap, InlineJoinTap) or query.inline_message_id is None:
+        await unknown_button(update, context)
+        return
+    result = await context.games.challenges.join_inline(
+        query.inline_message_id,
+        player_from(query.from_user),
+        tap.creator_id,
+        tap.creator_mark,
+        tap.board.empty_board(),
+    )
+    await answer_and_show(query, context, result, joined=True)
+
+
+async def tap_ai_cell(update: Update, context: BotContext) -> None:
+    """The first move on an inline board against the AI: the game starts with it."""
+    query, tap = update.callback_query, _signed_tap(update, context)
+    assert query is not None
+    if not isinstance(tap, InlineAiTap) or query.inline_message_id is None:
+        await unknown_button(update, context)
+        return
+    result = await context.games.play.start_inline_ai_game(
+        query.inline_message_id,
+        player_from(query.from_user),
+        tap.creator_id,
+        tap.level,
+        tap.cell,
+        tap.board.empty_board(),
+    )
+    await answer_and_show(query, context, result)

@@ -103,7 +103,11 @@ NUDGE_MESSAGE = "⏰ {name}, it's your move in this game!"
 
 POPUP_GAME_OVER = "This game is over. Start a new one with /start."
 POPUP_STALE = "This board is out of date: the game has moved on."
-POPUP_OCCUPIED = "This cell is occupied! Choose another one!"
+# Typed moves: the Hyperskill texts.
+ERROR_NOT_NUMBERS = "You should enter numbers!"
+ERROR_OUT_OF_RANGE = "Coordinates should be from 1 to {size}!"
+ERROR_OCCUPIED = "This cell is occupied! Choose another one!"
+POPUP_OCCUPIED = ERROR_OCCUPIED
 POPUP_NOT_YOUR_TURN = "It's not your turn."
 POPUP_NOT_A_PLAYER = "This is not your game."
 POPUP_NO_GAME = "This game doesn't exist any more."

@@ -107,7 +107,10 @@ NUDGE_MESSAGE = "⏰ {name}, твой ход в этой игре!"
 
 POPUP_GAME_OVER = "Эта игра окончена. Начни новую: /start."
 POPUP_STALE = "Это поле устарело: игра уже продвинулась дальше."
-POPUP_OCCUPIED = "Эта клетка занята! Выбери другую!"
+ERROR_NOT_NUMBERS = "Нужно ввести числа!"
+ERROR_OUT_OF_RANGE = "Координаты должны быть от 1 до {size}!"
+ERROR_OCCUPIED = "Эта клетка занята! Выбери другую!"
+POPUP_OCCUPIED = ERROR_OCCUPIED
 POPUP_NOT_YOUR_TURN = "Сейчас не твой ход."
 POPUP_NOT_A_PLAYER = "Это не твоя игра."
 POPUP_NO_GAME = "Этой игры больше нет."

@@ -1,0 +1,193 @@
+"""Games between people: challenges in a group (open or addressed to one person), joining,
+declining, cancelling, inline-mode challenges, and rematches."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
+
+from bot.games import lifecycle, store
+from bot.games.db.models import utcnow
+from bot.games.model import (
+    USER,
+    BoardRef,
+    EndReason,
+    GameStatus,
+    GameView,
+    MoveResult,
+    MoveStatus,
+    PlayerInfo,
+)
+from bot.games.store import LOST_RACE, Loaded, Store
+from core.board import MARKS, Board
+
+
+class Challenges:
+    """Use-cases of challenges and rematches; each is one transaction."""
+
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def create(
+        self,
+        chat_id: int,
+        user: PlayerInfo,
+        *,
+        invited: PlayerInfo | None = None,
+        invited_username: str | None = None,
+        board: Board | None = None,
+    ) -> GameView:
+        """A group challenge: the sender plays X; anyone (or only the invited person) joins."""
+        username = (invited_username or "").replace("\x00", "").lstrip("@")[:64] or None
+        async with self._store.transaction() as session:
+            player = await store.upsert_player(session, user)
+            invited_player = await store.upsert_player(session, invited) if invited else None
+            draft = lifecycle.new_game(
+                chat_id=chat_id,
+                board=board or Board.empty(),
+                x_kind=USER,
+                o_kind=USER,
+                x_player=player,
+                creator=player,
+                now=utcnow(),
+                status=GameStatus.OPEN,
+                invited=invited_player,
+                invited_username=username,
+            )
+            return (await store.insert(session, draft)).view
+
+    async def register_player(self, user: PlayerInfo) -> None:
+        """Remember a user's name and language (an inline challenger, before any game)."""
+        async with self._store.transaction() as session:
+            await store.upsert_player(session, user)
+
+    async def join(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+        """Accept a challenge: the joiner plays O and the game starts."""
+
+        async def join(session: AsyncSession, game: Loaded) -> MoveResult:
+            refusal = lifecycle.join_refusal(game.view, user)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            joiner = await store.upsert_player(session, user)
+            after = await store.save(session, game, lifecycle.join(game.view, joiner, utcnow()))
+            return MoveResult(MoveStatus.PLAYED, after)
+
+        return await self._store.on_game(game_id, ref, join)
+
+    async def decline(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+        """The invited person says no."""
+
+        async def decline(session: AsyncSession, game: Loaded) -> MoveResult:
+            refusal = lifecycle.decline_refusal(game.view, user)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            declined = lifecycle.close(game.view, GameStatus.DECLINED, EndReason.DECLINED)
+            return MoveResult(MoveStatus.PLAYED, await store.save(session, game, declined))
+
+        return await self._store.on_game(game_id, ref, decline)
+
+    async def cancel(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+        """The challenger withdraws a challenge nobody has joined yet."""
+
+        async def cancel(session: AsyncSession, game: Loaded) -> MoveResult:
+            refusal = lifecycle.cancel_refusal(game.view, user.id)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            cancelled = lifecycle.close(game.view, GameStatus.CANCELLED, EndReason.CANCELLED)
+            return MoveResult(MoveStatus.PLAYED, await store.save(session, game, cancelled))
+
+        return await self._store.on_game(game_id, ref, cancel)
+
+    async def join_inline(
+        self,
+        inline_message_id: str,
+        user: PlayerInfo,
+        creator_id: int,
+        creator_mark: str,
+        board: Board | None = None,
+    ) -> MoveResult:
+        """A tap on Join of an inline challenge: the first person other than the challenger
+        starts the game with them (the game is created here, keyed by the inline message)."""
+        if creator_mark not in MARKS:
+            return MoveResult(MoveStatus.INVALID)
+        try:
+            async with self._store.transaction() as session:
+                existing = await store.load_on_inline_message(session, inline_message_id)
+                if existing is not None:
+                    refusal = lifecycle.join_refusal(existing.view, user)
+                    return MoveResult(refusal or MoveStatus.GAME_OVER, existing.view)
+                if user.id == creator_id:
+                    return MoveResult(MoveStatus.OWN_GAME)
+                creator = await store.stored_player(session, creator_id)
+                if creator is None:
+                    return MoveResult(MoveStatus.NO_GAME)
+                joiner = await store.upsert_player(session, user)
+                x, o = (creator, joiner) if creator_mark == "X" else (joiner, creator)
+                draft = lifecycle.new_game(
+                    inline_message_id=inline_message_id,
+                    board=board or Board.empty(),
+                    x_kind=USER,
+                    o_kind=USER,
+                    x_player=x,
+                    o_player=o,
+                    creator=creator,
+                    now=utcnow(),
+                )
+                return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
+        except LOST_RACE:
+            return await self._store.conflict_on_inline(inline_message_id)
+
+    async def rematch(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+        """A new game between the same two people with sides swapped. On an inline message
+        the new game takes the message over; in a chat it gets a message of its own."""
+        try:
+            async with self._store.transaction() as session:
+                return await self._rematch(session, game_id, ref, user)
+        except IntegrityError:
+            return MoveResult(MoveStatus.REMATCH_TAKEN, await self._store.get_game(game_id))
+        except StaleDataError:
+            return await self._store.conflict(game_id)
+
+    async def _rematch(
+        self, session: AsyncSession, game_id: int, ref: BoardRef, user: PlayerInfo
+    ) -> MoveResult:
+        old = await store.load(session, game_id)
+        if old is not None and ref.inline_message_id and not ref.matches(old.view):
+            # A second Rematch tap: the first one's game took the inline message over.
+            taken = await store.load_on_inline_message(session, ref.inline_message_id)
+            if taken is not None and taken.view.rematch_of_id == old.view.id:
+                return MoveResult(MoveStatus.REMATCH_TAKEN, taken.view)
+        if old is None or not ref.matches(old.view):
+            return MoveResult(MoveStatus.NO_GAME)
+        view = old.view
+        if not view.is_finished or not view.is_between_people:
+            return MoveResult(MoveStatus.INVALID, view)
+        if view.mark_of(user.id) is None:
+            return MoveResult(MoveStatus.NOT_A_PLAYER, view)
+        await store.upsert_player(session, user)
+        # The inline message moves to the new game (one game per inline message).
+        await store.save(session, old, replace(view, inline_message_id=None))
+        draft = replace(
+            lifecycle.new_game(
+                chat_id=view.chat_id,
+                inline_message_id=view.inline_message_id,
+                board=Board.empty(view.board.size, view.board.k),
+                x_kind=USER,
+                o_kind=USER,
+                x_player=_player(view, "O"),
+                o_player=_player(view, "X"),
+                creator=_player(view, "O"),
+                now=utcnow(),
+            ),
+            language=view.language,
+            rematch_of_id=view.id,
+        )
+        return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
+
+
+def _player(game: GameView, mark: str) -> PlayerInfo | None:
+    player_id, name = game.player_id_of(mark), game.name_of(mark)
+    return None if player_id is None else PlayerInfo(player_id, name or str(player_id))

@@ -1,0 +1,37 @@
+"""Where boards live in chats: the message that shows a game, and groups that migrate."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from bot.games.db.models import Game
+from bot.games.store import Store
+
+
+class Chats:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def attach_message(self, game_id: int, message_id: int) -> None:
+        """Remember which message shows the game's board.
+
+        Where the board lives is not game state: a plain UPDATE that leaves the version alone,
+        so a tap racing the new board's first appearance is not refused as a conflict."""
+        async with self._store.transaction() as session:
+            await session.execute(
+                update(Game)
+                .where(Game.id == game_id)
+                .values(message_id=message_id)
+                .execution_options(synchronize_session=False)
+            )
+
+    async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
+        """A group became a supergroup with a new id: its games follow it."""
+        async with self._store.transaction() as session:
+            result = await session.execute(
+                update(Game)
+                .where(Game.chat_id == old_chat_id)
+                .values(chat_id=new_chat_id)
+                .execution_options(synchronize_session=False)
+            )
+            return result.rowcount or 0

@@ -1,0 +1,308 @@
+"""The game's rules as pure functions on plain values: who may do what, a move and the AI's
+instant replies, resigning, closing, turn-clock verdicts.
+
+Each function takes a `GameView` and returns a new one (or a refusal); the store writes the
+difference back in one versioned UPDATE. Nothing here reads a clock or a database: `now` and
+the random generator come in as arguments.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from bot.games.model import (
+    DRAW,
+    USER,
+    EndReason,
+    GameStatus,
+    GameView,
+    MoveStatus,
+    PlayerInfo,
+    TurnEvent,
+    other_mark,
+)
+from core.ai import choose_move
+from core.board import EMPTY, Board
+from core.rules import play, winner
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    """One ply to store beside the game: for history, stats and review."""
+
+    ply: int
+    cell: int
+    mark: str
+    player_id: int | None  # None for the AI
+
+
+@dataclass(frozen=True)
+class Turn:
+    """A game after one or more moves, and the moves that got it there."""
+
+    game: GameView
+    moves: tuple[PlayedMove, ...] = ()
+
+
+def is_instant(level: str, game: GameView) -> bool:
+    """Moves that take microseconds: every 3×3 move (a table lookup) and easy and medium on
+    any board. Only hard on a bigger board searches."""
+    return level != "hard" or game.board.is_classic
+
+
+def move_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    """Why this user may not move now, or None if they may."""
+    if game.status == GameStatus.OPEN:
+        return MoveStatus.WAITING
+    if game.status != GameStatus.ACTIVE:
+        return MoveStatus.GAME_OVER
+    if game.mark_of(user_id) is None:
+        return MoveStatus.NOT_A_PLAYER
+    if not game.is_player(game.to_move, user_id):
+        return MoveStatus.NOT_YOUR_TURN
+    return None
+
+
+def tap_refusal(game: GameView, user_id: int, ply: int, cell: int) -> MoveStatus | None:
+    """Why a tap on `cell` of a board drawn at move `ply` does nothing, or None."""
+    if game.status == GameStatus.OPEN:
+        return MoveStatus.WAITING
+    if game.status != GameStatus.ACTIVE:
+        return MoveStatus.GAME_OVER
+    if ply != game.ply:
+        return MoveStatus.STALE
+    if not 0 <= cell < len(game.board.cells):
+        return MoveStatus.INVALID
+    return move_refusal(game, user_id) or cell_refusal(game, cell)
+
+
+def cell_refusal(game: GameView, cell: int) -> MoveStatus | None:
+    return MoveStatus.OCCUPIED if game.board[cell] != EMPTY else None
+
+
+def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -> Turn:
+    """The side to move marks `cell` (already checked free); the game ends on a line or a
+    full board."""
+    board = play(game.board, cell)
+    move = PlayedMove(game.ply + 1, cell, game.to_move, player_id)
+    after = replace(game, board=board, turn_started_at=now, nudges=0)
+    line = winner(board)
+    if line is not None or EMPTY not in board.cells:
+        after = replace(
+            after,
+            status=GameStatus.FINISHED,
+            result=line or DRAW,
+            end_reason=EndReason.LINE if line else EndReason.FULL,
+        )
+    return Turn(after, (move,))
+
+
+def ai_replies(turn: Turn, rng: random.Random, now: datetime) -> Turn:
+    """Let the AI answer at once while its answer needs no thought, until it is a person's
+    turn or the game is over. A reply that needs thought is left to the AI-turns runner."""
+    game, moves = turn.game, list(turn.moves)
+    while game.is_active:
+        level = game.kind_to_move
+        if level == USER or not is_instant(level, game):
+            break
+        played = play_cell(game, choose_move(level, game.board, rng), None, now)
+        game = played.game
+        moves.extend(played.moves)
+    return Turn(game, tuple(moves))
+
+
+def human_move(game: GameView, cell: int, user_id: int, rng: random.Random, now: datetime) -> Turn:
+    """A person's move (already allowed) and the AI's instant replies."""
+    return ai_replies(play_cell(game, cell, user_id, now), rng, now)
+
+
+def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
+    """The joiner takes O and the game starts."""
+    return replace(
+        game,
+        o_player_id=joiner.id,
+        o_name=joiner.name,
+        status=GameStatus.ACTIVE,
+        turn_started_at=now,
+        nudges=0,
+    )
+
+
+def join_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
+    if game.is_active and user.id in (game.x_player_id, game.o_player_id):
+        return MoveStatus.STALE  # already in: a double tap on Join
+    if game.is_active:
+        return MoveStatus.NOT_A_PLAYER  # someone else joined first: the game is running
+    if not game.is_open:
+        return MoveStatus.GAME_OVER
+    if game.x_player_id == user.id:
+        return MoveStatus.OWN_GAME
+    if not is_invited(game, user):
+        return MoveStatus.NOT_INVITED
+    return None
+
+
+def is_invited(game: GameView, user: PlayerInfo) -> bool:
+    if not game.is_invitation:
+        return True  # an open challenge: anyone may join
+    if game.invited_player_id is not None and game.invited_player_id == user.id:
+        return True
+    return bool(
+        game.invited_username
+        and user.username
+        and game.invited_username.lower() == user.username.lower()
+    )
+
+
+def decline_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
+    if not game.is_open:
+        return MoveStatus.GAME_OVER
+    # An open challenge (nobody invited) has no one to decline it: only cancel.
+    if not game.is_invitation or not is_invited(game, user):
+        return MoveStatus.NOT_INVITED
+    return None
+
+
+def cancel_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    if not game.is_open:
+        return MoveStatus.GAME_OVER
+    if game.created_by_id != user_id:
+        return MoveStatus.NOT_CHALLENGER
+    return None
+
+
+def close(game: GameView, status: GameStatus, reason: EndReason) -> GameView:
+    """End a game without a result: abandoned, cancelled, declined, expired."""
+    return replace(game, status=status, end_reason=reason)
+
+
+def resign_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    if game.is_open:
+        return MoveStatus.WAITING
+    if not game.is_active:
+        return MoveStatus.GAME_OVER
+    if game.mark_of(user_id) is None:
+        return MoveStatus.NOT_A_PLAYER
+    return None
+
+
+def resign(game: GameView, user_id: int) -> GameView:
+    """The user (allowed by `resign_refusal`) gives up; the opponent wins. On one phone both
+    sides belong to the user: the side to move gives up."""
+    loser = game.to_move if game.is_one_phone else game.mark_of(user_id)
+    assert loser is not None
+    return replace(
+        game,
+        status=GameStatus.FINISHED,
+        result=other_mark(loser),
+        end_reason=EndReason.RESIGNED,
+    )
+
+
+def stop(game: GameView, user_id: int) -> GameView | None:
+    """`/stop` on one of the chat's live games: a running game of the user's is resigned, their
+    challenge withdrawn, an AI match they started stopped; None if none of that applies."""
+    if game.is_active and game.mark_of(user_id) is not None:
+        return resign(game, user_id)
+    if game.is_open and game.created_by_id == user_id:
+        return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
+    if game.is_ai_match and game.created_by_id in (user_id, None):
+        return close(game, GameStatus.ABANDONED, EndReason.ABANDONED)
+    return None
+
+
+def leave(game: GameView, user_id: int) -> GameView:
+    """A user leaves a game for good (`/forget`): a running game of theirs is resigned, an
+    open challenge withdrawn."""
+    if game.is_active and game.mark_of(user_id) is not None:
+        return resign(game, user_id)
+    if game.is_open:
+        return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
+    return game
+
+
+def anonymize(game: GameView, user_id: int) -> GameView:
+    """The game without the user's id (it stays for the other person)."""
+    gone = {
+        column: None
+        for column in ("x_player_id", "o_player_id", "created_by_id", "invited_player_id")
+        if getattr(game, column) == user_id
+    }
+    return replace(game, **gone)
+
+
+def timeout_verdict(game: GameView, waited: timedelta, timeout: timedelta) -> TurnEvent | None:
+    """What the turn clock does to a game whose turn has lasted `waited`: nudge the player to
+    move after one timeout, end the game after two (after a nudge); expire a challenge nobody
+    joined after two."""
+    if game.is_open:
+        return TurnEvent.EXPIRED if waited >= 2 * timeout else None
+    if not game.is_active or not game.is_between_people:
+        return None
+    if waited >= 2 * timeout and game.nudges >= 1:
+        return TurnEvent.TIMEOUT
+    if waited >= timeout and game.nudges == 0:
+        return TurnEvent.NUDGE
+    return None
+
+
+def apply_timeout(game: GameView, event: TurnEvent) -> GameView:
+    if event is TurnEvent.EXPIRED:
+        return close(game, GameStatus.CANCELLED, EndReason.EXPIRED)
+    if event is TurnEvent.TIMEOUT:
+        return replace(
+            game,
+            status=GameStatus.FINISHED,
+            result=other_mark(game.to_move),
+            end_reason=EndReason.TIMEOUT,
+        )
+    return replace(game, nudges=1)
+
+
+def outcome_for(result: str | None, mark: str) -> str:
+    """`win`, `loss` or `draw` for the side `mark` of a finished game."""
+    if result == DRAW:
+        return "draw"
+    return "win" if result == mark else "loss"
+
+
+def new_game(
+    *,
+    board: Board,
+    x_kind: str,
+    o_kind: str,
+    creator: PlayerInfo | None,
+    now: datetime,
+    x_player: PlayerInfo | None = None,
+    o_player: PlayerInfo | None = None,
+    chat_id: int | None = None,
+    inline_message_id: str | None = None,
+    status: GameStatus = GameStatus.ACTIVE,
+    invited: PlayerInfo | None = None,
+    invited_username: str | None = None,
+) -> GameView:
+    """A game not stored yet (id 0), written in its creator's language."""
+    return GameView(
+        id=0,
+        chat_id=chat_id,
+        message_id=None,
+        inline_message_id=inline_message_id,
+        board=board,
+        x_kind=x_kind,
+        o_kind=o_kind,
+        x_player_id=x_player.id if x_player else None,
+        o_player_id=o_player.id if o_player else None,
+        x_name=x_player.name if x_player else None,
+        o_name=o_player.name if o_player else None,
+        status=status,
+        result=None,
+        end_reason=None,
+        language=creator.language_code if creator else None,
+        created_by_id=creator.id if creator else None,
+        invited_player_id=invited.id if invited else None,
+        invited_name=invited.name if invited else None,
+        invited_username=invited_username,
+        turn_started_at=now,
+    )

@@ -1,0 +1,294 @@
+"""The games layer's plain values: who plays, where a board lives, a game as shown, and what
+each use-case answers. No database objects and nothing from Telegram: handlers, rendering and
+tests all speak these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from functools import cached_property
+
+from core.ai import LEVELS
+from core.board import MARKS, Board, MoveError, X
+from core.rules import turn
+
+USER = "user"  # a person (in `x_kind`/`o_kind`); the other kinds are the AI levels
+HUMAN = "human"  # the opponent kind of a game between two people, in stats
+PLAYER_KINDS = (USER, *LEVELS)
+DRAW = "draw"  # the stored result of a drawn game (X and O for a win)
+
+
+class GameStatus(StrEnum):
+    OPEN = "open"  # a challenge waiting for an opponent
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+    CANCELLED = "cancelled"
+    DECLINED = "declined"
+
+
+LIVE = (GameStatus.OPEN, GameStatus.ACTIVE)
+
+
+class EndReason(StrEnum):
+    LINE = "line"
+    FULL = "full"
+    RESIGNED = "resigned"
+    TIMEOUT = "timeout"
+    ABANDONED = "abandoned"
+    CANCELLED = "cancelled"
+    DECLINED = "declined"
+    EXPIRED = "expired"  # a challenge nobody joined in time
+
+
+def other_mark(mark: str) -> str:
+    return "O" if mark == X else X
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    """Who sent an update: a Telegram user as plain values."""
+
+    id: int
+    name: str
+    language_code: str | None = None
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class BoardRef:
+    """Where a tap came from: a chat message, or an inline message (any chat)."""
+
+    chat_id: int | None = None
+    inline_message_id: str | None = None
+
+    def matches(self, game: GameView) -> bool:
+        if self.inline_message_id is not None:
+            return game.inline_message_id == self.inline_message_id
+        return self.chat_id is None or game.chat_id == self.chat_id
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as the bot shows it: everything rendering needs, parsed once per load."""
+
+    id: int
+    chat_id: int | None
+    message_id: int | None
+    inline_message_id: str | None
+    board: Board
+    x_kind: str
+    o_kind: str
+    x_player_id: int | None
+    o_player_id: int | None
+    x_name: str | None
+    o_name: str | None
+    status: str
+    result: str | None
+    end_reason: str | None
+    language: str | None = None
+    created_by_id: int | None = None
+    invited_player_id: int | None = None
+    invited_name: str | None = None
+    invited_username: str | None = None
+    rematch_of_id: int | None = None
+    nudges: int = 0
+    # When the player to move got the turn: bookkeeping for the turn clock, not for display.
+    turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def ply(self) -> int:
+        """Moves played so far; callback data carries it to spot stale taps."""
+        return self.board.ply
+
+    @cached_property
+    def to_move(self) -> str:
+        return turn(self.board)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == GameStatus.ACTIVE
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == GameStatus.OPEN
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == GameStatus.FINISHED
+
+    def kind_of(self, mark: str) -> str:
+        return self.x_kind if mark == X else self.o_kind
+
+    def player_id_of(self, mark: str) -> int | None:
+        return self.x_player_id if mark == X else self.o_player_id
+
+    def name_of(self, mark: str) -> str | None:
+        return self.x_name if mark == X else self.o_name
+
+    def is_player(self, mark: str, user_id: int) -> bool:
+        """Whether the user plays this side (a person, not an AI level)."""
+        return self.kind_of(mark) == USER and self.player_id_of(mark) == user_id
+
+    def mark_of(self, user_id: int) -> str | None:
+        """The side a user plays (X on one phone, where they play both)."""
+        return next((mark for mark in MARKS if self.is_player(mark, user_id)), None)
+
+    @property
+    def kind_to_move(self) -> str:
+        return self.kind_of(self.to_move)
+
+    @property
+    def waits_for_ai(self) -> bool:
+        return self.is_active and self.kind_to_move != USER
+
+    @property
+    def is_ai_match(self) -> bool:
+        return self.x_kind != USER and self.o_kind != USER
+
+    @property
+    def is_one_phone(self) -> bool:
+        return (
+            self.x_kind == USER
+            and self.o_kind == USER
+            and self.x_player_id is not None
+            and self.x_player_id == self.o_player_id
+        )
+
+    @property
+    def is_between_people(self) -> bool:
+        """Two different people (or a challenge waiting for the second one)."""
+        return self.x_kind == USER and self.o_kind == USER and not self.is_one_phone
+
+    @property
+    def is_invitation(self) -> bool:
+        """A challenge addressed to one person (by id or @username), not to anyone."""
+        return self.invited_player_id is not None or self.invited_username is not None
+
+    @property
+    def has_board_message(self) -> bool:
+        return self.message_id is not None or self.inline_message_id is not None
+
+
+class MoveStatus(StrEnum):
+    PLAYED = "played"
+    NO_GAME = "no_game"
+    NOT_A_PLAYER = "not_a_player"
+    NOT_YOUR_TURN = "not_your_turn"
+    STALE = "stale"
+    GAME_OVER = "game_over"
+    OCCUPIED = "occupied"
+    INVALID = "invalid"
+    CONFLICT = "conflict"
+    WAITING = "waiting"  # the game waits for an opponent to join
+    OWN_GAME = "own_game"  # a challenger tapping Join on their own challenge
+    NOT_INVITED = "not_invited"
+    NOT_CHALLENGER = "not_challenger"
+    REMATCH_TAKEN = "rematch_taken"
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """What a move attempt did. `error` is core's typed error of a typed move (no wording:
+    the bot words it in the player's language)."""
+
+    status: MoveStatus
+    game: GameView | None = None
+    error: MoveError | None = None
+
+    @property
+    def played(self) -> bool:
+        return self.status is MoveStatus.PLAYED
+
+
+@dataclass(frozen=True)
+class StartResult:
+    game: GameView
+    # Games this start replaced (a private chat has one current game); their boards need closing.
+    closed: tuple[GameView, ...] = ()
+
+
+class TurnEvent(StrEnum):
+    NUDGE = "nudge"
+    TIMEOUT = "timeout"
+    EXPIRED = "expired"  # a challenge nobody joined
+
+
+@dataclass
+class Record:
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def played(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    def add(self, outcome: str) -> None:
+        if outcome == "win":
+            self.wins += 1
+        elif outcome == "loss":
+            self.losses += 1
+        else:
+            self.draws += 1
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A player's record per opponent kind (each AI level, `human`) and win streaks."""
+
+    by_opponent: dict[str, Record] = field(default_factory=dict)
+    current_streak: int = 0
+    best_streak: int = 0
+
+    @property
+    def total(self) -> Record:
+        total = Record()
+        for record in self.by_opponent.values():
+            total.wins += record.wins
+            total.losses += record.losses
+            total.draws += record.draws
+        return total
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    player_id: int
+    name: str
+    record: Record
+
+
+class ReviewStatus(StrEnum):
+    MISTAKE = "mistake"
+    PERFECT = "perfect"
+    WON = "won"
+    NOT_A_PLAYER = "not_a_player"
+    NOT_FINISHED = "not_finished"
+    NO_GAME = "no_game"
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True)
+class Review:
+    """The first move of a player where a better one existed (3×3, from the solved table).
+
+    Scores are from the player's point of view: >0 a forced win, 0 a draw, <0 a loss."""
+
+    status: ReviewStatus
+    move_number: int | None = None
+    played_cell: int | None = None
+    better_cell: int | None = None
+    played_score: int | None = None
+    better_score: int | None = None
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """What `/forget` deleted, and the boards of games it ended (to show them ended)."""
+
+    had_profile: bool
+    games_deleted: int
+    moves_deleted: int
+    games_anonymized: int
+    ended: tuple[GameView, ...] = ()

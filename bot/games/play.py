@@ -1,0 +1,188 @@
+"""Playing: starting a game alone (against the AI, an AI match, one phone, an inline board
+against the AI), moves by tap or typed, resigning and `/stop`."""
+
+from __future__ import annotations
+
+import random
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games import lifecycle, store
+from bot.games.db.models import Game, utcnow
+from bot.games.model import (
+    PLAYER_KINDS,
+    USER,
+    BoardRef,
+    EndReason,
+    GameStatus,
+    MoveResult,
+    MoveStatus,
+    PlayerInfo,
+    StartResult,
+)
+from bot.games.store import LOST_RACE, Loaded, Store
+from core.ai import LEVELS
+from core.board import Board, MoveError
+from core.notation import parse_typed_move
+
+
+class Play:
+    """Use-cases of one player's game; each is one transaction."""
+
+    def __init__(self, games: Store, rng: random.Random) -> None:
+        self._store = games
+        self._rng = rng
+
+    async def start_game(
+        self,
+        chat_id: int,
+        user: PlayerInfo,
+        x_kind: str,
+        o_kind: str,
+        *,
+        replace_current: bool = True,
+        board: Board | None = None,
+    ) -> StartResult:
+        """A game the sender starts alone: against an AI, an AI match, or two players on one
+        phone. An AI that plays X moves at once, unless both sides are AIs (those games advance
+        through the AI-turns runner)."""
+        if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
+            raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
+        now = utcnow()
+        async with self._store.transaction() as session:
+            player = await store.upsert_player(session, user)
+            closed = []
+            if replace_current:
+                for old in await store.live_games_in_chat(session, chat_id):
+                    gone = lifecycle.close(old.view, GameStatus.ABANDONED, EndReason.ABANDONED)
+                    closed.append(await store.save(session, old, gone))
+            draft = lifecycle.new_game(
+                chat_id=chat_id,
+                board=board or Board.empty(),
+                x_kind=x_kind,
+                o_kind=o_kind,
+                x_player=player if x_kind == USER else None,
+                o_player=player if o_kind == USER else None,
+                creator=player,
+                now=now,
+            )
+            turn = lifecycle.Turn(draft)
+            if x_kind != USER and o_kind == USER:
+                turn = lifecycle.ai_replies(turn, self._rng, now)
+            started = await store.insert(session, turn.game, turn.moves)
+            return StartResult(started.view, tuple(closed))
+
+    async def start_inline_ai_game(
+        self,
+        inline_message_id: str,
+        user: PlayerInfo,
+        creator_id: int,
+        level: str,
+        cell: int,
+        board: Board | None = None,
+    ) -> MoveResult:
+        """The first tap on an inline "play the AI" board: creates the game and plays the cell."""
+        board = board or Board.empty()
+        # Checked before any game exists: a refused tap must not take the message over.
+        if level not in LEVELS or not 0 <= cell < len(board.cells):
+            return MoveResult(MoveStatus.INVALID)
+        try:
+            async with self._store.transaction() as session:
+                existing = await store.load_on_inline_message(session, inline_message_id)
+                if existing is not None:
+                    # The board was already replaced by the game's own buttons: an old tap.
+                    return MoveResult(MoveStatus.STALE, existing.view)
+                if user.id != creator_id:
+                    return MoveResult(MoveStatus.NOT_A_PLAYER)
+                player = await store.upsert_player(session, user)
+                now = utcnow()
+                draft = lifecycle.new_game(
+                    inline_message_id=inline_message_id,
+                    board=board,
+                    x_kind=USER,
+                    o_kind=level,
+                    x_player=player,
+                    creator=player,
+                    now=now,
+                )
+                turn = lifecycle.human_move(draft, cell, user.id, self._rng, now)
+                started = await store.insert(session, turn.game, turn.moves)
+                return MoveResult(MoveStatus.PLAYED, started.view)
+        except LOST_RACE:
+            return await self._store.conflict_on_inline(inline_message_id)
+
+    async def tap(
+        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int, cell: int
+    ) -> MoveResult:
+        """A tap on a board cell. `ply` is the move number the board showed when tapped."""
+
+        async def tap(session: AsyncSession, game: Loaded) -> MoveResult:
+            refusal = lifecycle.tap_refusal(game.view, user.id, ply, cell)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            return await self._move(session, game, cell, user)
+
+        return await self._store.on_game(game_id, ref, tap)
+
+    async def typed(
+        self, chat_id: int, user: PlayerInfo, text: str, *, message_id: int | None = None
+    ) -> MoveResult:
+        """A typed move (`2 3` or `6`): in the game on `message_id` (a reply to a board in a
+        group), else in the chat's current game. A malformed move answers INVALID with
+        core's typed error."""
+        try:
+            async with self._store.transaction() as session:
+                if message_id is not None:
+                    found = await store.load_all(
+                        session, Game.chat_id == chat_id, Game.message_id == message_id
+                    )
+                else:
+                    found = await store.live_games_in_chat(session, chat_id)
+                if not found:
+                    return MoveResult(MoveStatus.NO_GAME)
+                game = found[0]
+                refusal = lifecycle.move_refusal(game.view, user.id)
+                if refusal is not None:
+                    return MoveResult(refusal, game.view)
+                try:
+                    cell = parse_typed_move(text, game.view.board)
+                except MoveError as error:
+                    return MoveResult(MoveStatus.INVALID, game.view, error)
+                return await self._move(session, game, cell, user)
+        except LOST_RACE:
+            return await self._store.conflict(None)
+
+    async def resign(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+        """The user gives up a game they play in; the opponent wins."""
+
+        async def resign(session: AsyncSession, game: Loaded) -> MoveResult:
+            refusal = lifecycle.resign_refusal(game.view, user.id)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            after = await store.save(session, game, lifecycle.resign(game.view, user.id))
+            return MoveResult(MoveStatus.PLAYED, after)
+
+        return await self._store.on_game(game_id, ref, resign)
+
+    async def stop_current(self, chat_id: int, user: PlayerInfo) -> MoveResult:
+        """`/stop`: end the sender's newest game in this chat. A running game counts as
+        resigned; a challenge is withdrawn; an AI match the sender started is stopped."""
+        try:
+            async with self._store.transaction() as session:
+                for game in await store.live_games_in_chat(session, chat_id):
+                    stopped = lifecycle.stop(game.view, user.id)
+                    if stopped is not None:
+                        return MoveResult(
+                            MoveStatus.PLAYED, await store.save(session, game, stopped)
+                        )
+                return MoveResult(MoveStatus.NO_GAME)
+        except LOST_RACE:
+            return await self._store.conflict(None)
+
+    async def _move(
+        self, session: AsyncSession, game: Loaded, cell: int, user: PlayerInfo
+    ) -> MoveResult:
+        """Play an allowed move on a free cell, and the AI's instant replies."""
+        turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())
+        after = await store.save(session, game, turn.game, turn.moves)
+        return MoveResult(MoveStatus.PLAYED, after)

@@ -1,0 +1,65 @@
+"""Privacy: `/forget` deletes everything stored about a user."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, or_, select, update
+
+from bot.games import lifecycle, store
+from bot.games.db.models import Game, Move, Player
+from bot.games.model import LIVE, EndReason, ForgetReport, GameStatus, GameView, PlayerInfo
+from bot.games.store import Store
+
+
+class Privacy:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def forget(self, user: PlayerInfo) -> ForgetReport:
+        """Delete everything stored about a user. Games of theirs alone (against the AI, on one
+        phone) go entirely; games against people stay for the other person, without this
+        user's id. Running games end first: resigned, or a challenge withdrawn."""
+        uid = user.id
+        async with self._store.transaction() as session:
+            player = await session.get(Player, uid)
+            games = await store.load_all(
+                session,
+                or_(
+                    Game.x_player_id == uid,
+                    Game.o_player_id == uid,
+                    Game.created_by_id == uid,
+                    Game.invited_player_id == uid,
+                ),
+            )
+            deleted = moves = anonymized = 0
+            ended: list[GameView] = []
+            for game in games:
+                view = game.view
+                others = {view.x_player_id, view.o_player_id, view.invited_player_id} - {uid, None}
+                if not others and view.created_by_id in (uid, None):
+                    moves += (
+                        await session.scalar(
+                            select(func.count()).select_from(Move).where(Move.game_id == view.id)
+                        )
+                        or 0
+                    )
+                    if view.status in LIVE and view.has_board_message:
+                        ended.append(_closed(view))
+                    await session.delete(game.row)
+                    deleted += 1
+                    continue
+                left = lifecycle.leave(view, uid)
+                if left.status != view.status:
+                    ended.append(left)
+                await store.save(session, game, lifecycle.anonymize(left, uid))
+                anonymized += 1
+            await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
+            if player is not None:
+                await session.delete(player)
+            return ForgetReport(player is not None, deleted, moves, anonymized, tuple(ended))
+
+
+def _closed(game: GameView) -> GameView:
+    """How a deleted game's board is left: a challenge withdrawn, a game closed."""
+    if game.is_open:
+        return lifecycle.close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
+    return lifecycle.close(game, GameStatus.ABANDONED, EndReason.ABANDONED)

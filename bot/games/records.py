@@ -1,0 +1,64 @@
+"""Records: a player's wins, losses and draws, and a group's leaderboard."""
+
+from __future__ import annotations
+
+from sqlalchemy import or_
+
+from bot.games import store
+from bot.games.db.models import Game
+from bot.games.lifecycle import outcome_for
+from bot.games.model import HUMAN, USER, GameStatus, LeaderRow, Record, Stats, other_mark
+from bot.games.store import Store
+
+
+class Records:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def stats(self, user_id: int) -> Stats:
+        """A user's wins, losses and draws against each AI level and against people, and
+        their current and best winning streaks."""
+        async with self._store.sessions() as session:
+            found = await store.load_all(
+                session,
+                Game.status == GameStatus.FINISHED,
+                or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+                order_by=(Game.updated_at, Game.id),  # streaks follow the order games ended in
+            )
+        by_opponent: dict[str, Record] = {}
+        streak = best = 0
+        for game in (loaded.view for loaded in found):
+            mine = game.mark_of(user_id)
+            if game.is_one_phone or mine is None:
+                continue  # two players on one phone: not a record against anybody
+            theirs = game.kind_of(other_mark(mine))
+            outcome = outcome_for(game.result, mine)
+            by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)
+            streak = streak + 1 if outcome == "win" else 0
+            best = max(best, streak)
+        return Stats(by_opponent, current_streak=streak, best_streak=best)
+
+    async def top(self, chat_id: int, limit: int = 10) -> list[LeaderRow]:
+        """The chat's leaderboard of games between people played there."""
+        async with self._store.sessions() as session:
+            found = await store.load_all(
+                session,
+                Game.chat_id == chat_id,
+                Game.status == GameStatus.FINISHED,
+                Game.x_kind == USER,
+                Game.o_kind == USER,
+                Game.x_player_id != Game.o_player_id,
+            )
+        table: dict[int, LeaderRow] = {}
+        for game in (loaded.view for loaded in found):
+            for mark in ("X", "O"):
+                player_id, name = game.player_id_of(mark), game.name_of(mark)
+                if player_id is None:
+                    continue
+                row = table.setdefault(player_id, LeaderRow(player_id, name or "?", Record()))
+                row.record.add(outcome_for(game.result, mark))
+        ranked = sorted(
+            table.values(),
+            key=lambda r: (-r.record.wins, r.record.losses, -r.record.draws, r.name),
+        )
+        return ranked[:limit]

@@ -1,0 +1,49 @@
+"""Turn timeouts of games between people: a nudge, then a loss by timeout; a challenge
+nobody joins expires."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+
+from bot.games import lifecycle, store
+from bot.games.db.models import Game
+from bot.games.model import LIVE, USER, GameView, TurnEvent
+from bot.games.store import LOST_RACE, Store
+
+
+class TurnTimeouts:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def overdue(self, now: datetime, turn_timeout: timedelta) -> list[int]:
+        """Games whose player to move (or whose challenge) has waited at least `turn_timeout`."""
+        async with self._store.sessions() as session:
+            rows = await session.scalars(
+                select(Game.id).where(
+                    Game.status.in_(LIVE),
+                    Game.x_kind == USER,
+                    Game.o_kind == USER,
+                    Game.turn_started_at <= now - turn_timeout,
+                )
+            )
+            return list(rows)
+
+    async def enforce(
+        self, game_id: int, now: datetime, turn_timeout: timedelta
+    ) -> tuple[TurnEvent, GameView] | None:
+        """Apply what is due to one game at `now` (see `lifecycle.timeout_verdict`)."""
+        try:
+            async with self._store.transaction() as session:
+                game = await store.load(session, game_id)
+                if game is None or game.view.turn_started_at is None:
+                    return None
+                waited = now - game.view.turn_started_at
+                event = lifecycle.timeout_verdict(game.view, waited, turn_timeout)
+                if event is None:
+                    return None
+                after = lifecycle.apply_timeout(game.view, event)
+                return event, await store.save(session, game, after)
+        except LOST_RACE:
+            return None  # a move came in meanwhile: the turn is fresh again

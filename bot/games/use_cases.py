@@ -1,0 +1,52 @@
+"""Every family of use-cases, opened on one database: what the bot (and a test) holds."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.games.ai_turns import AiTurns, Thinker
+from bot.games.challenges import Challenges
+from bot.games.chats import Chats
+from bot.games.play import Play
+from bot.games.privacy import Privacy
+from bot.games.records import Records
+from bot.games.review import Reviews
+from bot.games.store import Store
+from bot.games.timeouts import TurnTimeouts
+
+
+@dataclass(frozen=True)
+class Games:
+    """The use-case families, sharing one store. Holds no logic of its own."""
+
+    store: Store
+    play: Play
+    challenges: Challenges
+    ai_turns: AiTurns
+    timeouts: TurnTimeouts
+    records: Records
+    reviews: Reviews
+    privacy: Privacy
+    chats: Chats
+
+
+def open_games(
+    sessions: async_sessionmaker[AsyncSession], rng: random.Random, think: Thinker | None = None
+) -> Games:
+    """The use-cases on a database. `rng` drives the AI's instant moves; `think` computes
+    moves that need thought (a worker process in the bot, a thread by default)."""
+    games = Store(sessions)
+    return Games(
+        store=games,
+        play=Play(games, rng),
+        challenges=Challenges(games),
+        ai_turns=AiTurns(games, rng, think),
+        timeouts=TurnTimeouts(games),
+        records=Records(games),
+        reviews=Reviews(games),
+        privacy=Privacy(games),
+        chats=Chats(games),
+    )

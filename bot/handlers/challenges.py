@@ -1,0 +1,94 @@
+"""Games between people in a group: /challenge, Join (Accept), Decline, Cancel, Rematch."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.callback_data import CANCEL, DECLINE, JOIN, GameTap, parse_callback_data
+from bot.context import BotContext
+from bot.game_spec import parse_board_size
+from bot.handlers.common import (
+    answer,
+    answer_and_show,
+    board_ref,
+    is_group,
+    player_from,
+    popup,
+    post_game,
+    show_game,
+    texts_of,
+    unknown_button,
+)
+
+
+async def challenge(update: Update, context: BotContext) -> None:
+    """Challenge anyone in the group, `@name`, or the author of the replied-to message."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user)
+    if not is_group(chat):
+        await message.reply_text(tr.GROUP_ONLY.format(bot=context.bot.username))
+        return
+    args = [a.lower() for a in context.args or []]
+    invited = message.reply_to_message.from_user if message.reply_to_message else None
+    mentions = [a for a in args if a.startswith("@")]
+    size = parse_board_size([a for a in args if not a.startswith("@")])
+    if size is None or len(mentions) > 1 or any(len(m) < 2 for m in mentions):
+        await message.reply_text(tr.BAD_CHALLENGE)
+        return
+    username = None
+    if mentions:
+        username, invited = mentions[0][1:], None
+    if invited is not None and invited.is_bot:
+        await message.reply_text(tr.CHALLENGE_BOT)
+        return
+    if (invited is not None and invited.id == user.id) or (
+        username and user.username and username.lower() == user.username.lower()
+    ):
+        await message.reply_text(tr.CHALLENGE_YOURSELF)
+        return
+    game = await context.games.challenges.create(
+        chat.id,
+        player_from(user),
+        invited=player_from(invited) if invited else None,
+        invited_username=username,
+        board=size.empty_board(),
+    )
+    await post_game(context, chat.id, game)
+
+
+async def tap_challenge(update: Update, context: BotContext) -> None:
+    """Join (or Accept), Decline or Cancel a challenge."""
+    query = update.callback_query
+    assert query is not None
+    tap, ref = parse_callback_data(query.data), board_ref(query)
+    if not isinstance(tap, GameTap) or tap.action not in (JOIN, DECLINE, CANCEL) or ref is None:
+        await unknown_button(update, context)
+        return
+    challenges = context.games.challenges
+    act = {JOIN: challenges.join, DECLINE: challenges.decline, CANCEL: challenges.cancel}
+    result = await act[tap.action](tap.game_id, ref, player_from(query.from_user))
+    await answer_and_show(query, context, result, joined=tap.action == JOIN)
+
+
+async def tap_rematch(update: Update, context: BotContext) -> None:
+    """A new game of the same two people, sides swapped: on the same inline message, or on
+    a new board in the chat."""
+    query = update.callback_query
+    assert query is not None
+    tap, ref = parse_callback_data(query.data), board_ref(query)
+    if not isinstance(tap, GameTap) or ref is None:
+        await unknown_button(update, context)
+        return
+    tr = texts_of(query.from_user)
+    result = await context.games.challenges.rematch(tap.game_id, ref, player_from(query.from_user))
+    if not result.played or result.game is None:
+        await answer(query, popup(tr, result.status))
+        return
+    await answer(query)
+    game = result.game
+    if game.inline_message_id is not None:
+        await show_game(context, game)  # the invitation becomes the game
+    elif game.chat_id is not None:
+        await post_game(context, game.chat_id, game)

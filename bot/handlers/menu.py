@@ -1,0 +1,116 @@
+"""The menu and starting games: /start (with or without arguments, deep links too), /help,
+and the menu's buttons: a new game, a board size, help."""
+
+from __future__ import annotations
+
+from telegram import Chat, Update, User
+
+from bot.callback_data import NEW_GAME, MenuTap, NewGameTap, parse_callback_data
+from bot.context import BotContext
+from bot.game_spec import GameSpec, parse_start_args
+from bot.games.model import USER
+from bot.handlers.common import (
+    answer,
+    edit_tapped,
+    is_group,
+    player_from,
+    post_game,
+    show_game,
+    texts_of,
+    unknown_button,
+)
+from bot.keyboards import menu_keyboard
+
+
+async def start(update: Update, context: BotContext) -> None:
+    """Show the menu, or start the game named in the arguments (deep links too)."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user)
+    if not context.args:
+        welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+        await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
+        return
+    spec = parse_start_args(context.args)
+    if spec is None:
+        await message.reply_text(tr.BAD_PARAMETERS)
+        return
+    await start_game(context, chat, user, spec)
+
+
+async def help_command(update: Update, context: BotContext) -> None:
+    """How to play, in a few lines."""
+    if update.effective_message is not None:
+        tr = texts_of(update.effective_user)
+        await update.effective_message.reply_text(tr.HELP.format(bot=context.bot.username))
+
+
+async def tap_new_game(update: Update, context: BotContext) -> None:
+    """A menu (or play-again) button: start that game in this chat."""
+    query = update.callback_query
+    assert query is not None
+    tap = parse_callback_data(query.data)
+    chat = query.message.chat if query.message is not None else None
+    if not isinstance(tap, NewGameTap) or chat is None:
+        await unknown_button(update, context)
+        return
+    await answer(query)
+    await start_game(context, chat, query.from_user, GameSpec(tap.x_kind, tap.o_kind, tap.board))
+
+
+async def tap_menu(update: Update, context: BotContext) -> None:
+    """The menu for a board size: redrawn in place on a menu, posted anew under a board."""
+    query = update.callback_query
+    assert query is not None
+    tap = parse_callback_data(query.data)
+    if not isinstance(tap, MenuTap) or query.message is None:
+        await unknown_button(update, context)
+        return
+    await answer(query)
+    tr, chat = texts_of(query.from_user), query.message.chat
+    menu = menu_keyboard(tr, group=is_group(chat), board=tap.board)
+    markup = query.message.reply_markup
+    rows = markup.inline_keyboard if markup is not None else ()
+    first = rows[0][0] if rows and rows[0] else None
+    if first is not None and str(first.callback_data or "").startswith(f"{NEW_GAME}:"):
+        # A size button on a menu (its first button starts a game): redraw, don't repost.
+        if markup != menu:
+            await edit_tapped(query.edit_message_reply_markup(menu))
+        return
+    welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+    await context.bot.send_message(chat.id, welcome, reply_markup=menu)
+
+
+async def tap_help(update: Update, context: BotContext) -> None:
+    """The menu's help button."""
+    query = update.callback_query
+    assert query is not None
+    if query.message is None:
+        await unknown_button(update, context)
+        return
+    await answer(query)
+    tr = texts_of(query.from_user)
+    await context.bot.send_message(query.message.chat.id, tr.HELP.format(bot=context.bot.username))
+
+
+async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
+    """Start a game in the chat and post its board. In a group, `user user` is a challenge
+    anyone can join; in a private chat a new game replaces the current one."""
+    board = spec.board.empty_board()
+    if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
+        challenge = await context.games.challenges.create(chat.id, player_from(user), board=board)
+        await post_game(context, chat.id, challenge)
+        return
+    started = await context.games.play.start_game(
+        chat.id,
+        player_from(user),
+        spec.x_kind,
+        spec.o_kind,
+        replace_current=chat.type == Chat.PRIVATE,
+        board=board,
+    )
+    for closed in started.closed:
+        context.ai_matches.cancel(closed.id)
+        await show_game(context, closed)
+    await post_game(context, chat.id, started.game)

@@ -1,0 +1,102 @@
+"""Playing a game: taps on cells, Resign, typed moves (`2 3` or `6`) and /stop."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.boards import show_board
+from bot.callback_data import CellTap, ResignTap, parse_callback_data
+from bot.context import BotContext
+from bot.games.model import GameStatus, MoveStatus
+from bot.handlers.common import (
+    answer_and_show,
+    board_ref,
+    player_from,
+    popup,
+    show_game,
+    texts_of,
+    unknown_button,
+)
+from bot.render import render_move_error
+
+
+async def tap_cell(update: Update, context: BotContext) -> None:
+    """A tap on a board cell: the move (and the AI's answer) in one edit of the board."""
+    query = update.callback_query
+    assert query is not None
+    tap, ref = parse_callback_data(query.data), board_ref(query)
+    if not isinstance(tap, CellTap) or ref is None:
+        await unknown_button(update, context)
+        return
+    user = player_from(query.from_user)
+    result = await context.games.play.tap(tap.game_id, ref, user, tap.ply, tap.cell)
+    await answer_and_show(query, context, result)
+
+
+async def tap_resign(update: Update, context: BotContext) -> None:
+    """Resign: the opponent wins."""
+    query = update.callback_query
+    assert query is not None
+    tap, ref = parse_callback_data(query.data), board_ref(query)
+    if not isinstance(tap, ResignTap) or ref is None:
+        await unknown_button(update, context)
+        return
+    result = await context.games.play.resign(tap.game_id, ref, player_from(query.from_user))
+    await answer_and_show(query, context, result)
+
+
+async def typed_move(update: Update, context: BotContext) -> None:
+    """Play a typed move: in a private chat in the current game, in a group as a reply to a
+    board (privacy mode hides other messages). Mistakes are answered in the player's words."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None or message.text is None:
+        return
+    reply_to = message.reply_to_message
+    board_id = None
+    if chat.type != chat.PRIVATE:
+        if (
+            reply_to is None
+            or reply_to.from_user is None
+            or reply_to.from_user.id != context.bot.id
+        ):
+            return  # group chatter, not a move
+        board_id = reply_to.message_id
+    tr = texts_of(user)
+    result = await context.games.play.typed(
+        chat.id, player_from(user), message.text, message_id=board_id
+    )
+    if result.played and result.game is not None:
+        await show_game(context, result.game)
+    elif result.status is MoveStatus.NO_GAME:
+        if board_id is None:
+            await message.reply_text(tr.NO_GAME)
+    elif result.error is not None:
+        await message.reply_text(render_move_error(result.error, tr))
+    elif result.status is MoveStatus.NOT_YOUR_TURN:
+        await message.reply_text(tr.NOT_YOUR_TURN)
+    else:
+        await message.reply_text(popup(tr, result.status))
+
+
+async def stop(update: Update, context: BotContext) -> None:
+    """End the sender's current game here; a running game counts as resigned."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user)
+    result = await context.games.play.stop_current(chat.id, player_from(user))
+    if result.status is MoveStatus.NO_GAME or result.game is None:
+        await message.reply_text(tr.NO_GAME)
+        return
+    if not result.played:
+        await message.reply_text(tr.POPUP_CONFLICT)
+        return
+    game = result.game
+    context.ai_matches.cancel(game.id)
+    await show_board(context.bot, game)  # a closed game: nothing to post afresh
+    if game.is_ai_match:
+        await message.reply_text(tr.STOPPED_AI_MATCH)
+    elif game.status == GameStatus.CANCELLED:
+        await message.reply_text(tr.STOPPED_CHALLENGE)
+    else:
+        await message.reply_text(tr.STOPPED)

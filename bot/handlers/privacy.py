@@ -1,0 +1,58 @@
+"""/forget: after a confirmation tap, delete everything stored about the sender."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.boards import show_board
+from bot.callback_data import ForgetTap, parse_callback_data
+from bot.context import BotContext
+from bot.handlers.common import answer, edit_tapped, player_from, texts_of, unknown_button
+from bot.keyboards import forget_keyboard
+
+
+async def forget(update: Update, context: BotContext) -> None:
+    """Ask before deleting everything stored about the sender."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    tr = texts_of(user)
+    await message.reply_text(tr.FORGET_ASK, reply_markup=forget_keyboard(tr, user.id))
+
+
+async def tap_forget(update: Update, context: BotContext) -> None:
+    """Yes (delete) or No on the /forget question; only the person asked may answer."""
+    query = update.callback_query
+    assert query is not None
+    tap = parse_callback_data(query.data)
+    if not isinstance(tap, ForgetTap):
+        await unknown_button(update, context)
+        return
+    tr = texts_of(query.from_user)
+    if tap.user_id != query.from_user.id:
+        await answer(query, tr.POPUP_NOT_YOURS)
+        return
+    markup = query.message.reply_markup if query.message is not None else None
+    buttons = markup.inline_keyboard if markup is not None else ()
+    if query.data not in {button.callback_data for row in buttons for button in row}:
+        # Forged: only the /forget question carries this button. Never overwrite a board.
+        await unknown_button(update, context)
+        return
+    await answer(query)
+    if not tap.confirmed:
+        await edit_tapped(query.edit_message_text(tr.FORGET_KEPT))
+        return
+    report = await context.games.privacy.forget(player_from(query.from_user))
+    for game in report.ended:
+        context.ai_matches.cancel(game.id)
+        await show_board(context.bot, game)
+    if not (report.had_profile or report.games_deleted or report.games_anonymized):
+        await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
+        return
+    await query.edit_message_text(
+        tr.FORGET_DONE.format(
+            games=report.games_deleted,
+            moves=report.moves_deleted,
+            anonymized=report.games_anonymized,
+        )
+    )
