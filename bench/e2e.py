@@ -5,7 +5,7 @@ Run from the repository root:
     .venv/bin/python bench/e2e.py [--chats 20] [--in-flight 10] [--games 3]
                                   [--database-url URL] [--fail-429 0.1] [--seed 1] [--profile]
 
-It starts the fake Bot API server of the tests (tests/fake_telegram.py) on 127.0.0.1 in this
+It starts the fake Bot API server of the tests (tests/support/fake_telegram.py) on 127.0.0.1 in this
 process's event loop and the real bot as a subprocess (`python -m bot`, in a temporary
 directory, LOG_LEVEL=WARNING, a SQLite file there unless --database-url is given). Before the
 bot starts, the database is migrated and filled with --seed-games finished games (default
@@ -321,7 +321,7 @@ class Hooks:
     (time.perf_counter), inject 429s, and wake the driver."""
 
     def __init__(self, fake: Any, fail_fraction: float, seed: int) -> None:
-        from tests.fake_telegram import FakeApiError
+        from tests.support.fake_telegram import FakeApiError
 
         self._error = FakeApiError
         self.fake = fake
@@ -636,7 +636,7 @@ async def measure(
     replay: list[list[int]] | None = None,
 ) -> RunResult:
     """Start a fake and a bot, wait for its first poll, drive the games, stop it."""
-    from tests.fake_telegram import FakeTelegram
+    from tests.support.fake_telegram import FakeTelegram
 
     result = RunResult(label)
     async with FakeTelegram(token=TOKEN) as fake:

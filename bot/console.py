@@ -14,13 +14,12 @@ import random
 import sys
 from typing import TextIO
 
-from core.ai import LEVELS, choose_move
+from bot.games.model import PLAYER_KINDS, USER
+from core.ai import choose_move
 from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
 from core.notation import parse_row_col
 from core.render import render_hyperskill
 from core.rules import NOT_FINISHED, outcome, play, turn
-
-PLAYER_KINDS = ("user", *LEVELS)
 
 # The words are the Hyperskill stages', to the letter; `{size}` is the error's own data.
 _HYPERSKILL_ERRORS: dict[type[MoveError], str] = {
@@ -63,7 +62,7 @@ def play_console_game(
     stdout.write(render_hyperskill(board) + "\n")
     while outcome(board) == NOT_FINISHED:
         kind = players[turn(board)]
-        if kind == "user":
+        if kind == USER:
             board = play(board, _read_user_move(board, stdin, stdout))
         else:
             stdout.write(f'Making move level "{kind}"\n')

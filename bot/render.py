@@ -18,12 +18,19 @@ from bot.games.model import (
     Review,
     ReviewStatus,
     Stats,
-    other_mark,
 )
 from bot.keyboards import board_keyboard
 from bot.texts import texts_for
 from core.ai import LEVELS
-from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
+from core.board import (
+    Board,
+    CellOccupiedError,
+    MoveError,
+    NotNumbersError,
+    OutOfRangeError,
+    X,
+    other,
+)
 from core.rules import O_WINS, X_WINS
 
 
@@ -62,7 +69,7 @@ def render_game(game: GameView) -> BoardMessage:
 
 
 def symbol(mark: str, tr: ModuleType) -> str:
-    return tr.X_SYMBOL if mark == "X" else tr.O_SYMBOL
+    return tr.X_SYMBOL if mark == X else tr.O_SYMBOL
 
 
 def player_name(game: GameView, mark: str, tr: ModuleType) -> str:
@@ -120,8 +127,8 @@ def _result_lines(game: GameView, tr: ModuleType) -> list[str]:
     if game.result == DRAW:
         return ["Draw", tr.RESULT_DRAW]
     winner = game.result or "X"
-    loser = other_mark(winner)
-    words = X_WINS if winner == "X" else O_WINS
+    loser = other(winner)
+    words = X_WINS if winner == X else O_WINS
     if game.is_ai_match:
         return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
     if game.is_one_phone:

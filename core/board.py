@@ -89,7 +89,7 @@ class Board:
     @property
     def is_classic(self) -> bool:
         """3×3 with three in a row: the game the solved table (core.solver) covers."""
-        return self.size == 3 and self.k == 3
+        return self.shape.is_classic
 
     @property
     def ply(self) -> int:

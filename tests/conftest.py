@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.use_cases import Games, open_games
-from tests.bot_runner import BotRunner
-from tests.fake_telegram import FakeTelegram
+from tests.support.bot_runner import BotRunner
+from tests.support.fake_telegram import FakeTelegram
 
 # CI is a gate, not a fuzzing campaign: there the property tests replay the same examples
 # every run (derandomized, no example database), so a pass or a failure is reproducible.

@@ -22,7 +22,7 @@ from bot.games.model import (
     PlayerInfo,
 )
 from bot.games.store import LOST_RACE, Loaded, Store
-from core.board import MARKS, Board
+from core.board import MARKS, Board, O, X
 
 
 class Challenges:
@@ -125,7 +125,7 @@ class Challenges:
                 if creator is None:
                     return MoveResult(MoveStatus.NO_GAME)
                 joiner = await store.upsert_player(session, user)
-                x, o = (creator, joiner) if creator_mark == "X" else (joiner, creator)
+                x, o = (creator, joiner) if creator_mark == X else (joiner, creator)
                 draft = lifecycle.new_game(
                     inline_message_id=inline_message_id,
                     board=board or Board.empty(),
@@ -177,9 +177,9 @@ class Challenges:
                 board=Board.empty(view.board.size, view.board.k),
                 x_kind=USER,
                 o_kind=USER,
-                x_player=_player(view, "O"),
-                o_player=_player(view, "X"),
-                creator=_player(view, "O"),
+                x_player=_player(view, O),
+                o_player=_player(view, X),
+                creator=_player(view, O),
                 now=utcnow(),
             ),
             language=view.language,

@@ -21,10 +21,9 @@ from bot.games.model import (
     MoveStatus,
     PlayerInfo,
     TurnEvent,
-    other_mark,
 )
 from core.ai import choose_move
-from core.board import EMPTY, Board
+from core.board import EMPTY, Board, other
 from core.rules import play, winner
 
 
@@ -196,7 +195,7 @@ def resign(game: GameView, user_id: int) -> GameView:
     return replace(
         game,
         status=GameStatus.FINISHED,
-        result=other_mark(loser),
+        result=other(loser),
         end_reason=EndReason.RESIGNED,
     )
 
@@ -255,7 +254,7 @@ def apply_timeout(game: GameView, event: TurnEvent) -> GameView:
         return replace(
             game,
             status=GameStatus.FINISHED,
-            result=other_mark(game.to_move),
+            result=other(game.to_move),
             end_reason=EndReason.TIMEOUT,
         )
     return replace(game, nudges=1)

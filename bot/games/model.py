@@ -42,10 +42,6 @@ class EndReason(StrEnum):
     EXPIRED = "expired"  # a challenge nobody joined in time
 
 
-def other_mark(mark: str) -> str:
-    return "O" if mark == X else X
-
-
 @dataclass(frozen=True)
 class PlayerInfo:
     """Who sent an update: a Telegram user as plain values."""

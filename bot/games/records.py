@@ -7,8 +7,9 @@ from sqlalchemy import or_
 from bot.games import store
 from bot.games.db.models import Game
 from bot.games.lifecycle import outcome_for
-from bot.games.model import HUMAN, USER, GameStatus, LeaderRow, Record, Stats, other_mark
+from bot.games.model import HUMAN, USER, GameStatus, LeaderRow, Record, Stats
 from bot.games.store import Store
+from core.board import MARKS, other
 
 
 class Records:
@@ -31,7 +32,7 @@ class Records:
             mine = game.mark_of(user_id)
             if game.is_one_phone or mine is None:
                 continue  # two players on one phone: not a record against anybody
-            theirs = game.kind_of(other_mark(mine))
+            theirs = game.kind_of(other(mine))
             outcome = outcome_for(game.result, mine)
             by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)
             streak = streak + 1 if outcome == "win" else 0
@@ -51,7 +52,7 @@ class Records:
             )
         table: dict[int, LeaderRow] = {}
         for game in (loaded.view for loaded in found):
-            for mark in ("X", "O"):
+            for mark in MARKS:
                 player_id, name = game.player_id_of(mark), game.name_of(mark)
                 if player_id is None:
                     continue

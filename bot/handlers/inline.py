@@ -18,7 +18,7 @@ from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
 from core.ai import LEVELS
-from core.board import CLASSIC
+from core.board import CLASSIC, O, X
 
 
 async def inline_query(update: Update, context: BotContext) -> None:
@@ -36,8 +36,8 @@ async def inline_query(update: Update, context: BotContext) -> None:
     await context.games.challenges.register_player(user)
     results = []
     for mark, other, title in (
-        ("X", "O", tr.INLINE_CHALLENGE_X_TITLE),
-        ("O", "X", tr.INLINE_CHALLENGE_O_TITLE),
+        (X, O, tr.INLINE_CHALLENGE_X_TITLE),
+        (O, X, tr.INLINE_CHALLENGE_O_TITLE),
     ):
         text = tr.INLINE_CHALLENGE_TEXT.format(
             name=user.name, mark=symbol(mark, tr), other=symbol(other, tr)

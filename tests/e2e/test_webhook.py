@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from bot.config import ConfigError, Settings, load_settings
-from tests.fake_telegram import FakeTelegram
-from tests.processes import WebhookBot, post_update
+from tests.support.fake_telegram import FakeTelegram
+from tests.support.processes import WebhookBot, post_update
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = "webhook_Secret-123"

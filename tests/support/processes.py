@@ -21,7 +21,7 @@ from typing import Any
 
 import aiohttp
 
-from tests.fake_telegram import FakeTelegram
+from tests.support.fake_telegram import FakeTelegram
 
 WAIT = 10.0  # generous: a wait only takes this long when something is broken
 STOP_WAIT = 5.0  # a signal to exit: "within a few seconds"

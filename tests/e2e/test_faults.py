@@ -15,9 +15,9 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, Re
 
 from bot.telegram_request import RetryingRequest
 from core.notation import format_cells
-from tests.bot_runner import BotRunner
-from tests.chat import cell_data, game_id_on
-from tests.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import cell_data, game_id_on
+from tests.support.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BLOCKED = "Forbidden: bot was blocked by the user"

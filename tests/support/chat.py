@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from tests.bot_runner import settle
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.bot_runner import settle
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 #: Cell buttons' labels (the highlighted ones too) as Hyperskill cells.
 SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_"}

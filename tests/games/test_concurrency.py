@@ -26,9 +26,9 @@ from bot.games.use_cases import Games, open_games
 from core.board import Board
 from core.notation import format_cells
 from core.rules import play
-from tests.bot_runner import BotRunner
-from tests.chat import assert_every_query_answered
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import assert_every_query_answered
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GAMES = 30
 ALICE = PlayerInfo(1001, "Alice", "en", "alice")

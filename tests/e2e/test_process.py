@@ -17,9 +17,9 @@ import pytest
 
 from core.notation import parse_cells
 from core.rules import outcome
-from tests.chat import RESULTS, board_cells, button_texts, cell_data, current
-from tests.fake_telegram import FakeTelegram, StoredMessage
-from tests.processes import WAIT, bot_env, bot_process, clean_env, run_to_exit
+from tests.support.chat import RESULTS, board_cells, button_texts, cell_data, current
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.processes import WAIT, bot_env, bot_process, clean_env, run_to_exit
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = TOKEN.split(":", 1)[1]

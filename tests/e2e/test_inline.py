@@ -8,8 +8,8 @@ from typing import Any
 
 from bot.callback_data import inline_ai_data, inline_join_data, inline_key
 from bot.locales import en, ru
-from tests.bot_runner import BotRunner, settle
-from tests.chat import (
+from tests.support.bot_runner import BotRunner, settle
+from tests.support.chat import (
     assert_every_query_answered,
     board_cells,
     button_texts,
@@ -21,7 +21,7 @@ from tests.chat import (
     tap_data,
     words,
 )
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice", username="alice")
 BOB = FakeTelegram.user(1002, "Bob", username="bob")

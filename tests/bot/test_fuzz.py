@@ -66,9 +66,9 @@ from core.board import (
     OutOfRangeError,
 )
 from core.notation import format_cells, parse_cells, parse_typed_move
-from tests.bot_runner import BotRunner, settle
-from tests.chat import assert_every_query_answered, game_id_on, send
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.bot_runner import BotRunner, settle
+from tests.support.chat import assert_every_query_answered, game_id_on, send
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 # ---------------------------------------------------------------------------------- strategies
 

@@ -37,9 +37,9 @@ from bot.locales import en
 from core.board import Board
 from core.notation import format_cells, parse_cells
 from core.rules import play
-from tests.chat import board_cells, cell_data, successful_answers
-from tests.fake_telegram import QUERY_INVALID, FakeTelegram, StoredMessage
-from tests.processes import WebhookBot, post_update
+from tests.support.chat import board_cells, cell_data, successful_answers
+from tests.support.fake_telegram import QUERY_INVALID, FakeTelegram, StoredMessage
+from tests.support.processes import WebhookBot, post_update
 
 SECRET = "shared_Secret-of-both-instances"
 WAIT = 20.0  # generous: a wait only takes this long when something is broken

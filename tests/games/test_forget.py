@@ -7,9 +7,9 @@ from sqlalchemy import func, select
 from bot.games.db.models import Game, Move, Player
 from bot.games.model import BoardRef, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
-from tests.bot_runner import BotRunner
-from tests.chat import send, tap_data
-from tests.fake_telegram import FakeTelegram
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import send, tap_data
+from tests.support.fake_telegram import FakeTelegram
 
 ALICE = PlayerInfo(11, "Alice", "en", "alice")
 BOB = PlayerInfo(22, "Bob", "en", "bob")

@@ -36,10 +36,10 @@ from bot.locales import en
 from core.board import Board
 from core.notation import format_cells, parse_cells
 from core.rules import play
-from tests.bot_runner import BotRunner
-from tests.chat import board_cells, cell_data, current, game_id_on, successful_answers
-from tests.fake_telegram import FakeTelegram, StoredMessage
-from tests.processes import BotProcess, bot_env
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import board_cells, cell_data, current, game_id_on, successful_answers
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.processes import BotProcess, bot_env
 
 ALICE = FakeTelegram.user(1001, "Alice")
 WAIT = 15.0  # generous: a wait only takes this long when something is broken

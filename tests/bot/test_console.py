@@ -22,7 +22,7 @@ import pytest
 from bot.console import hyperskill_error, run_console
 from core.board import CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # --- the seed's transcripts, verbatim ---------------------------------------------------------
 

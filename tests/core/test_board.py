@@ -35,7 +35,7 @@ EXAMPLE = "_XXOO_OX_"
 
 @pytest.mark.parametrize("error", [NotNumbersError, CellOccupiedError, GameOverError])
 def test_move_errors_carry_no_words(error: type[MoveError]) -> None:
-    # The words are each front end's (the console's Hyperskill texts: tests/test_console.py).
+    # The words are each front end's (the console's Hyperskill texts: tests/bot/test_console.py).
     assert error().args == ()
     assert str(error()) == ""
 

@@ -9,9 +9,9 @@ import pytest
 
 from core.notation import parse_cells
 from core.rules import outcome
-from tests.bot_runner import BotRunner
-from tests.chat import RESULTS, board_cells, button_texts, current, send, tap_cell, tap_data
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import RESULTS, board_cells, button_texts, current, send, tap_cell, tap_data
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(2001, "Alice", username="alice")
 BOB = FakeTelegram.user(2002, "Bob", username="bob")
@@ -87,7 +87,7 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
     final = await play_against_hard(telegram, board, 5, typed=False)
     placed = board_cells(telegram, final, 5)
     words = outcome(parse_cells(placed, k=4))
-    # Whether hard wins is the AI's business (tests/test_search.py, bench/ai.py); here the
+    # Whether hard wins is the AI's business (tests/core/test_search.py, bench/ai.py); here the
     # result must be the board's.
     assert words in final.text.splitlines()
     assert "🔍 Review" not in button_texts(telegram, final)

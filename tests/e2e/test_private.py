@@ -6,8 +6,8 @@ from typing import Any
 
 from core.notation import parse_cells
 from core.rules import outcome, winning_cells
-from tests.bot_runner import BotRunner, settle
-from tests.chat import (
+from tests.support.bot_runner import BotRunner, settle
+from tests.support.chat import (
     assert_every_query_answered,
     board_cells,
     button_texts,
@@ -17,7 +17,7 @@ from tests.chat import (
     tap_cell,
     tap_data,
 )
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
 

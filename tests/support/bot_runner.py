@@ -10,7 +10,7 @@ from telegram.ext import Application
 
 from bot.app import build_application
 from bot.config import Settings
-from tests.fake_telegram import FakeTelegram
+from tests.support.fake_telegram import FakeTelegram
 
 
 class BotRunner:

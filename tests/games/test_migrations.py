@@ -17,7 +17,7 @@ from bot.games.db.engine import create_engine
 from bot.games.db.migrate import alembic_config, upgrade_database
 from bot.games.db.models import Base
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def _schema_differences(database_url: str) -> list:

@@ -15,7 +15,7 @@ from bot.config import (
     read_env_file,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = TOKEN.split(":", 1)[1]
 

@@ -30,7 +30,7 @@ from telegram.ext import (
 )
 from telegram.warnings import PTBDeprecationWarning
 
-from tests.fake_telegram import NOT_MODIFIED, QUERY_INVALID, FakeTelegram
+from tests.support.fake_telegram import NOT_MODIFIED, QUERY_INVALID, FakeTelegram
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
 

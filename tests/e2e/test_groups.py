@@ -16,8 +16,8 @@ from bot.turn_clock import TurnClock
 from core.notation import parse_cells
 from core.rules import outcome, play
 from core.solver import best_moves, position_score
-from tests.bot_runner import BotRunner, settle
-from tests.chat import (
+from tests.support.bot_runner import BotRunner, settle
+from tests.support.chat import (
     assert_every_query_answered,
     board_cells,
     button_texts,
@@ -30,7 +30,7 @@ from tests.chat import (
     tap_data,
     words,
 )
-from tests.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100500, "Friends")
 ALICE = FakeTelegram.user(1001, "Alice", username="alice")
