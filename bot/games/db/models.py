@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from bot.games.model import GameStatus
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -69,11 +71,11 @@ class Game(Base):
     # The language the board message is written in (the creator's).
     language: Mapped[str | None] = mapped_column(String(16))
     rematch_of_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
-    # open (waiting for an opponent) | active | finished | abandoned | cancelled | declined
-    status: Mapped[str] = mapped_column(String(16), default="active")
+    # a GameStatus
+    status: Mapped[str] = mapped_column(String(16), default=GameStatus.ACTIVE.value)
     # X | O | draw, once finished
     result: Mapped[str | None] = mapped_column(String(8))
-    # line | full | resigned | timeout | abandoned | cancelled | declined | expired
+    # an EndReason, once the game is over
     end_reason: Mapped[str | None] = mapped_column(String(16))
     # When the player to move got the turn, and how often they were nudged since.
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
