@@ -51,25 +51,29 @@ def is_instant(level: str, game: GameView) -> bool:
     return level != "hard" or game.board.is_classic
 
 
-def move_refusal(game: GameView, user_id: int) -> MoveStatus | None:
-    """Why this user may not move now, or None if they may."""
-    if game.status == GameStatus.OPEN:
+def player_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    """Why this user may not act in the game now (move or resign), or None if they may."""
+    if game.is_open:
         return MoveStatus.WAITING
-    if game.status != GameStatus.ACTIVE:
+    if not game.is_active:
         return MoveStatus.GAME_OVER
     if game.mark_of(user_id) is None:
         return MoveStatus.NOT_A_PLAYER
-    if not game.is_player(game.to_move, user_id):
-        return MoveStatus.NOT_YOUR_TURN
     return None
+
+
+def move_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    """Why this user may not move now, or None if they may."""
+    refusal = player_refusal(game, user_id)
+    if refusal is None and not game.is_player(game.to_move, user_id):
+        return MoveStatus.NOT_YOUR_TURN
+    return refusal
 
 
 def tap_refusal(game: GameView, user_id: int, ply: int, cell: int) -> MoveStatus | None:
     """Why a tap on `cell` of a board drawn at move `ply` does nothing, or None."""
-    if game.status == GameStatus.OPEN:
-        return MoveStatus.WAITING
-    if game.status != GameStatus.ACTIVE:
-        return MoveStatus.GAME_OVER
+    if not game.is_active:
+        return player_refusal(game, user_id)  # waiting for an opponent, or over
     if ply != game.ply:
         return MoveStatus.STALE
     if not 0 <= cell < len(game.board.cells):
@@ -177,18 +181,8 @@ def close(game: GameView, status: GameStatus, reason: EndReason) -> GameView:
     return replace(game, status=status, end_reason=reason)
 
 
-def resign_refusal(game: GameView, user_id: int) -> MoveStatus | None:
-    if game.is_open:
-        return MoveStatus.WAITING
-    if not game.is_active:
-        return MoveStatus.GAME_OVER
-    if game.mark_of(user_id) is None:
-        return MoveStatus.NOT_A_PLAYER
-    return None
-
-
 def resign(game: GameView, user_id: int) -> GameView:
-    """The user (allowed by `resign_refusal`) gives up; the opponent wins. On one phone both
+    """The user (allowed by `player_refusal`) gives up; the opponent wins. On one phone both
     sides belong to the user: the side to move gives up."""
     loser = game.to_move if game.is_one_phone else game.mark_of(user_id)
     assert loser is not None

@@ -156,7 +156,7 @@ class Play:
         """The user gives up a game they play in; the opponent wins."""
 
         async def resign(session: AsyncSession, game: Loaded) -> MoveResult:
-            refusal = lifecycle.resign_refusal(game.view, user.id)
+            refusal = lifecycle.player_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             after = await store.save(session, game, lifecycle.resign(game.view, user.id))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import CANCEL, DECLINE, JOIN, GameTap, parse_callback_data
+from bot.callback_data import CANCEL, DECLINE, JOIN, GameTap
 from bot.context import BotContext
 from bot.game_spec import parse_board_size
 from bot.handlers.common import (
     answer,
     answer_and_show,
-    board_ref,
+    board_tap,
     is_group,
     player_from,
     popup,
@@ -60,10 +60,11 @@ async def challenge(update: Update, context: BotContext) -> None:
 
 async def tap_challenge(update: Update, context: BotContext) -> None:
     """Join (or Accept), Decline or Cancel a challenge."""
-    query = update.callback_query
-    assert query is not None
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, GameTap) or tap.action not in (JOIN, DECLINE, CANCEL) or ref is None:
+    tapped = await board_tap(update, context, GameTap)
+    if tapped is None:
+        return
+    query, tap, ref = tapped
+    if tap.action not in (JOIN, DECLINE, CANCEL):
         await unknown_button(update, context)
         return
     challenges = context.games.challenges
@@ -75,12 +76,10 @@ async def tap_challenge(update: Update, context: BotContext) -> None:
 async def tap_rematch(update: Update, context: BotContext) -> None:
     """A new game of the same two people, sides swapped: on the same inline message, or on
     a new board in the chat."""
-    query = update.callback_query
-    assert query is not None
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, GameTap) or ref is None:
-        await unknown_button(update, context)
+    tapped = await board_tap(update, context, GameTap)
+    if tapped is None:
         return
+    query, tap, ref = tapped
     tr = texts_of(query.from_user)
     result = await context.games.challenges.rematch(tap.game_id, ref, player_from(query.from_user))
     if not result.played or result.game is None:

@@ -7,17 +7,21 @@ import logging
 from collections.abc import Awaitable
 from dataclasses import replace
 from types import ModuleType
+from typing import TypeVar
 
 from telegram import CallbackQuery, Chat, Update, User
 from telegram.error import BadRequest
 
 from bot.boards import send_board, show_board
+from bot.callback_data import parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.render import symbol
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
+
+TapKind = TypeVar("TapKind")
 
 POPUPS = {
     MoveStatus.GAME_OVER: "POPUP_GAME_OVER",
@@ -65,6 +69,20 @@ def board_ref(query: CallbackQuery) -> BoardRef | None:
     if query.message is not None:
         return BoardRef(chat_id=query.message.chat.id)
     return None
+
+
+async def board_tap(
+    update: Update, context: BotContext, kind: type[TapKind]
+) -> tuple[CallbackQuery, TapKind, BoardRef] | None:
+    """The tap's data parsed as `kind`, and where its board lives. None, after telling the
+    tapper the button is unknown, when the data is malformed or the board is not known."""
+    query = update.callback_query
+    assert query is not None  # a CallbackQueryHandler's callback
+    tap, ref = parse_callback_data(query.data), board_ref(query)
+    if not isinstance(tap, kind) or ref is None:
+        await unknown_button(update, context)
+        return None
+    return query, tap, ref
 
 
 async def unknown_button(update: Update, context: BotContext) -> None:

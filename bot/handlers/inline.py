@@ -3,7 +3,9 @@ message's first tap creates the game."""
 
 from __future__ import annotations
 
-from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
+from typing import TypeVar
+
+from telegram import CallbackQuery, InlineQueryResultArticle, InputTextMessageContent, Update
 
 from bot.callback_data import (
     InlineAiTap,
@@ -19,6 +21,8 @@ from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
+
+InlineTap = TypeVar("InlineTap", InlineJoinTap, InlineAiTap)
 
 
 async def inline_query(update: Update, context: BotContext) -> None:
@@ -68,26 +72,33 @@ async def inline_query(update: Update, context: BotContext) -> None:
     await query.answer(results, cache_time=10, is_personal=True)
 
 
-def _signed_tap(update: Update, context: BotContext) -> InlineJoinTap | InlineAiTap | None:
-    """The inline tap, if this bot's inline results made its data (they are signed) and it
-    was tapped on an inline message."""
+async def _signed_tap(
+    update: Update, context: BotContext, kind: type[InlineTap]
+) -> tuple[CallbackQuery, str, InlineTap] | None:
+    """The query, the inline message tapped and its data as `kind`, if this bot's inline
+    results made the data (they are signed). None, after telling the tapper the button is
+    unknown, for anything else (made up, or tapped on a chat message)."""
     query = update.callback_query
-    assert query is not None
+    assert query is not None  # a CallbackQueryHandler's callback
     tap = parse_callback_data(query.data)
-    if not isinstance(tap, InlineJoinTap | InlineAiTap) or query.inline_message_id is None:
+    if (
+        not isinstance(tap, kind)
+        or query.inline_message_id is None
+        or not is_authentic(tap, inline_key(context.bot.token))
+    ):
+        await unknown_button(update, context)
         return None
-    return tap if is_authentic(tap, inline_key(context.bot.token)) else None
+    return query, query.inline_message_id, tap
 
 
 async def tap_join(update: Update, context: BotContext) -> None:
     """Join on an inline challenge: the game between the two starts on this message."""
-    query, tap = update.callback_query, _signed_tap(update, context)
-    assert query is not None
-    if not isinstance(tap, InlineJoinTap) or query.inline_message_id is None:
-        await unknown_button(update, context)
+    signed = await _signed_tap(update, context, InlineJoinTap)
+    if signed is None:
         return
+    query, inline_message_id, tap = signed
     result = await context.games.challenges.join_inline(
-        query.inline_message_id,
+        inline_message_id,
         player_from(query.from_user),
         tap.creator_id,
         tap.creator_mark,
@@ -98,13 +109,12 @@ async def tap_join(update: Update, context: BotContext) -> None:
 
 async def tap_ai_cell(update: Update, context: BotContext) -> None:
     """The first move on an inline board against the AI: the game starts with it."""
-    query, tap = update.callback_query, _signed_tap(update, context)
-    assert query is not None
-    if not isinstance(tap, InlineAiTap) or query.inline_message_id is None:
-        await unknown_button(update, context)
+    signed = await _signed_tap(update, context, InlineAiTap)
+    if signed is None:
         return
+    query, inline_message_id, tap = signed
     result = await context.games.play.start_inline_ai_game(
-        query.inline_message_id,
+        inline_message_id,
         player_from(query.from_user),
         tap.creator_id,
         tap.level,

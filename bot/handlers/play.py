@@ -5,29 +5,26 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.boards import show_board
-from bot.callback_data import CellTap, ResignTap, parse_callback_data
+from bot.callback_data import CellTap, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
     answer_and_show,
-    board_ref,
+    board_tap,
     player_from,
     popup,
     show_game,
     texts_of,
-    unknown_button,
 )
 from bot.render import render_move_error
 
 
 async def tap_cell(update: Update, context: BotContext) -> None:
     """A tap on a board cell: the move (and the AI's answer) in one edit of the board."""
-    query = update.callback_query
-    assert query is not None
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, CellTap) or ref is None:
-        await unknown_button(update, context)
+    tapped = await board_tap(update, context, CellTap)
+    if tapped is None:
         return
+    query, tap, ref = tapped
     user = player_from(query.from_user)
     result = await context.games.play.tap(tap.game_id, ref, user, tap.ply, tap.cell)
     await answer_and_show(query, context, result)
@@ -35,12 +32,10 @@ async def tap_cell(update: Update, context: BotContext) -> None:
 
 async def tap_resign(update: Update, context: BotContext) -> None:
     """Resign: the opponent wins."""
-    query = update.callback_query
-    assert query is not None
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, ResignTap) or ref is None:
-        await unknown_button(update, context)
+    tapped = await board_tap(update, context, ResignTap)
+    if tapped is None:
         return
+    query, tap, ref = tapped
     result = await context.games.play.resign(tap.game_id, ref, player_from(query.from_user))
     await answer_and_show(query, context, result)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from telegram import Chat, Update
 
-from bot.callback_data import GameTap, parse_callback_data
+from bot.callback_data import GameTap
 from bot.context import BotContext
-from bot.handlers.common import answer, board_ref, player_from, texts_of, unknown_button
+from bot.handlers.common import answer, board_tap, player_from, texts_of
 from bot.render import render_review, render_stats, render_top
 
 
@@ -33,12 +33,10 @@ async def top(update: Update, context: BotContext) -> None:
 
 async def tap_review(update: Update, context: BotContext) -> None:
     """Review: the tapper's first move that could have been better, in a pop-up."""
-    query = update.callback_query
-    assert query is not None
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, GameTap) or ref is None:
-        await unknown_button(update, context)
+    tapped = await board_tap(update, context, GameTap)
+    if tapped is None:
         return
+    query, tap, ref = tapped
     tr = texts_of(query.from_user)
     review = await context.games.reviews.review(tap.game_id, ref, player_from(query.from_user))
     text = render_review(review, tr)

@@ -86,7 +86,7 @@ def test_the_ai_replies_at_once_on_3x3_and_leaves_big_boards_to_the_search() -> 
 
 def test_on_one_phone_the_side_to_move_resigns() -> None:
     one_phone = duel("X________", o_player_id=ALICE.id, o_name="Alice")
-    assert lifecycle.resign_refusal(one_phone, ALICE.id) is None
+    assert lifecycle.player_refusal(one_phone, ALICE.id) is None
     resigned = lifecycle.resign(one_phone, ALICE.id)
     assert (resigned.result, resigned.end_reason) == ("X", EndReason.RESIGNED)
     assert lifecycle.resign(duel("X________"), ALICE.id).result == "O"
