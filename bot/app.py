@@ -48,6 +48,14 @@ log = logging.getLogger(__name__)
 
 #: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
 CONCURRENT_UPDATES = 64
+#: What the bot asks Telegram for: the kinds of update it handles, and no others (an edited
+#: message, in particular, is never a new command or move).
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.CALLBACK_QUERY,
+    Update.INLINE_QUERY,
+    Update.MY_CHAT_MEMBER,
+]
 
 
 class LoggedApplication(Application):

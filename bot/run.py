@@ -6,11 +6,10 @@ import logging
 import sys
 from urllib.parse import urlsplit
 
-from telegram import Update
 from telegram.error import InvalidToken
 from telegram.ext import Application
 
-from bot.app import build_application
+from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
 
 
@@ -68,7 +67,7 @@ def run_bot() -> int:
         if settings.uses_webhook:
             run_webhook(application, settings)
         else:
-            application.run_polling(allowed_updates=Update.ALL_TYPES)
+            application.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         # PTB's message quotes the whole token; say what to do instead, on one line.
         print(
@@ -93,5 +92,5 @@ def run_webhook(application: Application, settings: Settings) -> None:
         url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
         webhook_url=settings.webhook_url,
         secret_token=settings.webhook_secret,
-        allowed_updates=Update.ALL_TYPES,
+        allowed_updates=ALLOWED_UPDATES,
     )

@@ -8,7 +8,7 @@ from typing import Any
 
 from telegram.ext import Application
 
-from bot.app import build_application
+from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import Settings
 from tests.support.fake_telegram import FakeTelegram
 
@@ -55,7 +55,9 @@ class BotRunner:
             await application.post_init(application)
         await application.start()
         assert application.updater is not None
-        await application.updater.start_polling(poll_interval=0, timeout=1)
+        await application.updater.start_polling(
+            poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES
+        )
         self.application = application
         self.telegram.bot_runner = self  # type: ignore[attr-defined]
         return application
