@@ -7,12 +7,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from dotenv import dotenv_values
+from dotenv.parser import parse_stream
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
 #: What Telegram accepts as a webhook's secret_token (it comes back in a request header).
 WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
+#: The hosts a WEBHOOK_URL may name with plain http://.
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class ConfigError(Exception):
@@ -56,29 +62,45 @@ class Settings:
 
 
 def read_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines; blank lines and # comments are skipped, optional quotes removed."""
-    values: dict[str, str] = {}
+    """The `KEY=value` lines of a `.env` file, read by python-dotenv: `export`, quotes,
+    `# comments` (also after a value, following a space) and `${VAR}` as a shell and Docker
+    Compose read them. A missing file is empty; a line it cannot parse is a ConfigError."""
     if not path.is_file():
-        return values
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().removeprefix("export ").strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key] = value
+        return {}
+    with path.open(encoding="utf-8") as stream:
+        # dotenv_values only logs a warning for a line it skips; a skipped line may hold the
+        # token, so it is an error here, said before dotenv_values warns on stderr.
+        for binding in parse_stream(stream):
+            if binding.error:
+                raise ConfigError(
+                    f"{path.name} line {binding.original.line} is not KEY=value: "
+                    "check its quotes (see .env.example)."
+                )
+    values = dotenv_values(path, encoding="utf-8")
+    # A bare `KEY` (no `=`) sets nothing.
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _read_values(environ: Mapping[str, str] | None, env_file: Path | None) -> dict[str, str]:
+    """`.env` overridden by the real environment (os.environ unless `environ` is given)."""
+    values = read_env_file(env_file) if env_file else {}
+    values.update(os.environ if environ is None else environ)
     return values
+
+
+def load_database_url(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> str:
+    """DATABASE_URL alone, from the same places as `load_settings`, for jobs such as
+    migrations that need no token. Raises ConfigError."""
+    return _read_values(environ, env_file).get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL
 
 
 def load_settings(
     environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
 ) -> Settings:
     """Settings from `.env` overridden by the real environment. Raises ConfigError."""
-    values = read_env_file(env_file) if env_file else {}
-    values.update(os.environ if environ is None else environ)
+    values = _read_values(environ, env_file)
 
     token = values.get("TELEGRAM_BOT_TOKEN", "").strip()
     if not token:
@@ -96,7 +118,7 @@ def load_settings(
     return Settings(
         token=token,
         database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
-        api_base_url=values.get("TELEGRAM_API_BASE_URL", "").strip() or None,
+        api_base_url=_api_base_url(values),
         log_level=log_level,
         ai_pause_seconds=pause,
         turn_timeout_seconds=turn_timeout,
@@ -122,6 +144,40 @@ def _number(values: Mapping[str, str], name: str, default: float, low: float, hi
     return number
 
 
+def _api_base_url(values: Mapping[str, str]) -> str | None:
+    """TELEGRAM_API_BASE_URL: an http(s) address of a Bot API server, or None for Telegram's."""
+    url = values.get("TELEGRAM_API_BASE_URL", "").strip() or None
+    if url is not None and _scheme_and_host(url)[0] not in ("http", "https"):
+        raise ConfigError(
+            "TELEGRAM_API_BASE_URL must be the http:// or https:// address of a Bot API server "
+            "ending in /bot, e.g. http://127.0.0.1:8081/bot."
+        )
+    return url
+
+
+def _scheme_and_host(url: str) -> tuple[str | None, str | None]:
+    """A URL's scheme and host, or (None, None) for anything that is not a URL with a host."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        return None, None
+    return (parts.scheme, host) if host else (None, None)
+
+
+def _check_webhook_url(url: str) -> None:
+    """Telegram posts updates only to https:// addresses; http:// is allowed on this machine
+    alone (127.0.0.1, localhost), where a local Bot API server or a test may post over it."""
+    scheme, host = _scheme_and_host(url)
+    if not (scheme == "https" or (scheme == "http" and host in LOCAL_HOSTS)):
+        # Only the scheme and host are repeated: some put the bot token in a webhook's path.
+        given = f"{scheme}://{host}" if scheme else "no URL with a host"
+        raise ConfigError(
+            "WEBHOOK_URL must be the public https:// address Telegram posts updates to "
+            f"(http:// only on 127.0.0.1 or localhost), not {given!r}."
+        )
+
+
 def _webhook_settings(values: Mapping[str, str]) -> tuple[str | None, str, int, str | None]:
     """WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT and WEBHOOK_SECRET, checked."""
     url = values.get("WEBHOOK_URL", "").strip() or None
@@ -136,10 +192,7 @@ def _webhook_settings(values: Mapping[str, str]) -> tuple[str | None, str, int, 
     secret = values.get("WEBHOOK_SECRET", "").strip() or None
     if url is None:
         return None, listen, port, secret
-    if not url.startswith(("https://", "http://")):
-        raise ConfigError(
-            "WEBHOOK_URL must be the public https:// address Telegram posts updates to."
-        )
+    _check_webhook_url(url)
     if secret is None:
         raise ConfigError(
             "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 characters of A-Z, a-z, 0-9, "

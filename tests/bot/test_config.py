@@ -11,6 +11,7 @@ from bot.config import (
     DEFAULT_DATABASE_URL,
     ConfigError,
     Settings,
+    load_database_url,
     load_settings,
     read_env_file,
 )
@@ -71,8 +72,7 @@ def test_read_env_file_skips_comments_and_blank_lines_and_strips_quotes(tmp_path
         "EMPTY=\n"
         'EMPTY_QUOTES=""\n'
         "URL=postgresql+asyncpg://u:p@h:5432/db?ssl=require\n"
-        'UNBALANCED="open\n'
-        "no equals sign here\n",
+        "BARE_KEY_SETS_NOTHING\n",
     )
     assert read_env_file(path) == {
         "PLAIN": "value",
@@ -83,8 +83,54 @@ def test_read_env_file_skips_comments_and_blank_lines_and_strips_quotes(tmp_path
         "EMPTY": "",
         "EMPTY_QUOTES": "",
         "URL": "postgresql+asyncpg://u:p@h:5432/db?ssl=require",
-        "UNBALANCED": '"open',
     }
+
+
+def test_a_comment_after_a_value_is_not_part_of_it(tmp_path: Path) -> None:
+    path = write_env(
+        tmp_path,
+        f"TELEGRAM_BOT_TOKEN={TOKEN}  # from BotFather\n"
+        "LOG_LEVEL=debug # louder\n"
+        "DATABASE_URL=sqlite+aiosqlite:///games.sqlite3\t# a tab before the hash\n"
+        "AI_PAUSE_SECONDS='0.5' # quoted, then a comment\n"
+        "WEBHOOK_SECRET=abc#def\n",  # no space before #: part of the value, as in a shell
+    )
+    assert read_env_file(path) == {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "LOG_LEVEL": "debug",
+        "DATABASE_URL": "sqlite+aiosqlite:///games.sqlite3",
+        "AI_PAUSE_SECONDS": "0.5",
+        "WEBHOOK_SECRET": "abc#def",
+    }
+    settings = load_settings({}, env_file=path)
+    assert (settings.token, settings.log_level, settings.ai_pause_seconds) == (TOKEN, "DEBUG", 0.5)
+
+
+def test_a_value_may_name_an_earlier_one(tmp_path: Path) -> None:
+    path = write_env(tmp_path, "DB_DIR=/srv/bot\nDATABASE_URL=sqlite+aiosqlite:///${DB_DIR}/g.db\n")
+    assert read_env_file(path)["DATABASE_URL"] == "sqlite+aiosqlite:////srv/bot/g.db"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (f'# the bot\nTELEGRAM_BOT_TOKEN="{TOKEN}\n', 2),
+        (f"LOG_LEVEL=INFO\nTELEGRAM_BOT_TOKEN='{TOKEN}\nAI_PAUSE_SECONDS=1\n", 2),
+        (f"TELEGRAM_BOT_TOKEN={TOKEN}\nno equals sign here\n", 2),
+    ],
+)
+def test_a_line_that_cannot_be_read_is_a_one_line_error(
+    tmp_path: Path, text: str, line: int, capfd: pytest.CaptureFixture[str]
+) -> None:
+    path = write_env(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_settings({}, env_file=path)
+    message = str(caught.value)
+    assert message.startswith(f".env line {line} is not KEY=value")
+    assert "\n" not in message
+    assert SECRET not in message  # the line is not repeated: it may hold the token
+    out, err = capfd.readouterr()
+    assert out + err == ""  # and python-dotenv did not warn about it on stderr either
 
 
 def test_read_env_file_of_a_missing_file_is_empty(tmp_path: Path) -> None:
@@ -214,6 +260,62 @@ def test_config_errors_never_show_the_token() -> None:
         with pytest.raises(ConfigError) as caught:
             load_settings({"TELEGRAM_BOT_TOKEN": TOKEN, **extra}, env_file=None)
         assert SECRET not in str(caught.value)
+
+
+# --- addresses -------------------------------------------------------------------------------
+
+WEBHOOK = {"TELEGRAM_BOT_TOKEN": TOKEN, "WEBHOOK_SECRET": "s3cret"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://bot.example.org/telegram",
+        "HTTPS://bot.example.org:8443/",
+        "http://127.0.0.1:8080/telegram",
+        "http://localhost/telegram",
+        "http://[::1]:8443/tg",
+    ],
+)
+def test_a_webhook_url_is_https_or_local_http(url: str) -> None:
+    settings = load_settings({**WEBHOOK, "WEBHOOK_URL": url}, env_file=None)
+    assert settings.webhook_url == url
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://bot.example.org/telegram", "'http://bot.example.org'"),
+        (f"http://bot.example.org/{TOKEN}", "'http://bot.example.org'"),
+        ("http://10.0.0.5:8443/tg", "'http://10.0.0.5'"),
+        ("ftp://bot.example.org/tg", "'ftp://bot.example.org'"),
+        ("bot.example.org/telegram", "'no URL with a host'"),
+        ("https://", "'no URL with a host'"),
+        ("https://[::1/tg", "'no URL with a host'"),
+    ],
+)
+def test_any_other_webhook_url_is_a_one_line_error(url: str, shown: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings({**WEBHOOK, "WEBHOOK_URL": url}, env_file=None)
+    message = str(caught.value)
+    assert message.startswith("WEBHOOK_URL must be the public https:// address")
+    assert message.endswith(f"not {shown}.")
+    assert "\n" not in message
+    assert SECRET not in message
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8081/bot", "api.telegram.org", "file:///bot"])
+def test_a_bad_api_base_url_is_a_one_line_error(url: str) -> None:
+    with pytest.raises(ConfigError, match=r"^TELEGRAM_API_BASE_URL must be the http://"):
+        load_settings({"TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_BASE_URL": url}, env_file=None)
+
+
+def test_the_database_url_alone_needs_no_token(tmp_path: Path) -> None:
+    assert load_database_url({}, env_file=None) == DEFAULT_DATABASE_URL
+    path = write_env(tmp_path, "DATABASE_URL=sqlite+aiosqlite:///from-file.sqlite3  # games\n")
+    assert load_database_url({}, env_file=path) == "sqlite+aiosqlite:///from-file.sqlite3"
+    environ = {"DATABASE_URL": "postgresql+asyncpg://u:p@db:5432/t"}
+    assert load_database_url(environ, env_file=path) == "postgresql+asyncpg://u:p@db:5432/t"
 
 
 # --- the token stays secret ------------------------------------------------------------------
