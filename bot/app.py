@@ -16,6 +16,7 @@ from telegram.ext import (
     ContextTypes,
     InlineQueryHandler,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -30,6 +31,7 @@ from bot.handlers import (
     challenges,
     chat_events,
     common,
+    delivery,
     errors,
     inline,
     menu,
@@ -108,7 +110,11 @@ def build_application(settings: Settings) -> Application:
 
 def register_handlers(application: Application) -> None:
     """Every handler, in one place: commands, one handler per kind of button (by its
-    callback-data prefix; anything else is an unknown button), inline mode, typed moves."""
+    callback-data prefix; anything else is an unknown button), inline mode, typed moves.
+    First of all (group -1), an update delivered again is skipped; edited messages are never
+    commands or moves."""
+    application.add_handler(TypeHandler(Update, delivery.claim_update), group=-1)
+    new_message = filters.UpdateType.MESSAGE
     commands = {
         "start": menu.start,
         "help": menu.help_command,
@@ -119,7 +125,7 @@ def register_handlers(application: Application) -> None:
         "forget": privacy.forget,
     }
     for names, command in commands.items():
-        application.add_handler(CommandHandler(names, command))
+        application.add_handler(CommandHandler(names, command, filters=new_message))
     buttons = {
         (data.CELL,): play.tap_cell,
         (data.RESIGN,): play.tap_resign,
@@ -140,7 +146,10 @@ def register_handlers(application: Application) -> None:
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat_events.chat_migrated))
     application.add_handler(
         MessageHandler(
-            filters.TEXT & ~filters.COMMAND & (filters.ChatType.PRIVATE | filters.REPLY),
+            new_message
+            & filters.TEXT
+            & ~filters.COMMAND
+            & (filters.ChatType.PRIVATE | filters.REPLY),
             play.typed_move,
         )
     )

@@ -48,6 +48,21 @@ class Play:
         through the AI-turns runner)."""
         if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
+
+        async def start() -> StartResult:
+            return await self._start(chat_id, user, x_kind, o_kind, replace_current, board)
+
+        return await self._store.until_won(start)
+
+    async def _start(
+        self,
+        chat_id: int,
+        user: PlayerInfo,
+        x_kind: str,
+        o_kind: str,
+        replace_current: bool,
+        board: Board | None,
+    ) -> StartResult:
         now = utcnow()
         async with self._store.transaction() as session:
             player = await store.upsert_player(session, user)

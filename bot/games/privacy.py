@@ -17,8 +17,11 @@ class Privacy:
     async def forget(self, user: PlayerInfo) -> ForgetReport:
         """Delete everything stored about a user. Games of theirs alone (against the AI, on one
         phone) go entirely; games against people stay for the other person, without this
-        user's id. Running games end first: resigned, or a challenge withdrawn."""
-        uid = user.id
+        user's id. Running games end first: resigned, or a challenge withdrawn. A move racing
+        the deletion makes it start again on the games as they are then."""
+        return await self._store.until_won(lambda: self._forget(user.id))
+
+    async def _forget(self, uid: int) -> ForgetReport:
         async with self._store.transaction() as session:
             player = await session.get(Player, uid)
             games = await store.load_all(

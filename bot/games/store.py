@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -29,6 +29,10 @@ from core.notation import format_cells, parse_cells
 
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
 LOST_RACE = (StaleDataError, IntegrityError)
+#: How often a use-case that must not fail (a new game, /forget) runs again after a lost race.
+RACE_ATTEMPTS = 5
+
+T = TypeVar("T")
 
 # The view's fields that live in columns of the same name; `board` is stored as text and the
 # players' names come from the players table.
@@ -83,6 +87,17 @@ class Store:
             return
         async with self._write_lock, self.sessions.begin() as session:
             yield session
+
+    async def until_won(self, work: Callable[[], Awaitable[T]]) -> T:
+        """Run `work` (a whole transaction) again after a lost race, on the data as it is
+        now: for use-cases that have no "the board changed" to answer, such as a new game
+        that closes the chat's current one while another update moves in it."""
+        for _ in range(RACE_ATTEMPTS - 1):
+            try:
+                return await work()
+            except LOST_RACE:
+                continue
+        return await work()
 
     async def get_game(self, game_id: int) -> GameView | None:
         """A game as stored now (a read, outside any write transaction)."""

@@ -16,6 +16,7 @@ from bot.games.records import Records
 from bot.games.review import Reviews
 from bot.games.store import Store
 from bot.games.timeouts import TurnTimeouts
+from bot.games.updates import HandledUpdates
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Games:
     reviews: Reviews
     privacy: Privacy
     chats: Chats
+    updates: HandledUpdates
 
 
 def open_games(
@@ -49,4 +51,5 @@ def open_games(
         reviews=Reviews(games),
         privacy=Privacy(games),
         chats=Chats(games),
+        updates=HandledUpdates(games),
     )

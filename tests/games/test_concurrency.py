@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.games import store
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.db.models import Game, Move
@@ -325,3 +326,39 @@ async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
         game = await db.games.store.get_game(game_id)
         assert game is not None and game.ply == 2
     assert_every_query_answered(telegram)
+
+
+async def test_a_new_game_racing_a_move_in_the_current_one_still_starts(
+    db: Db, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/start on one instance while a move lands in the chat's current game on another (two
+    engines on one database): the move commits after /start has read the chat's games, so
+    closing the current game loses the version race. /start then runs again on the chat as it
+    is now, instead of failing with StaleDataError."""
+    if db.sessions.kw["bind"].dialect.name == "sqlite":
+        pytest.skip("SQLite lets one writer in at a time: no move can commit in between")
+    other_engine = create_engine(database_url)
+    other = open_games(create_session_factory(other_engine), random.Random(12))
+    current = (await db.games.play.start_game(GROUP_ID, ALICE, "user", "user")).game
+    moves: list[MoveResult] = []
+    read_chat = store.live_games_in_chat
+
+    async def read_then_a_move_lands(session: AsyncSession, chat_id: int) -> list[store.Loaded]:
+        found = await read_chat(session, chat_id)
+        if not moves:
+            ref = BoardRef(chat_id=current.chat_id)
+            moves.append(await other.play.tap(current.id, ref, ALICE, 0, 4))
+        return found
+
+    monkeypatch.setattr(store, "live_games_in_chat", read_then_a_move_lands)
+    try:
+        started = await db.games.play.start_game(GROUP_ID, ALICE, "user", "hard")
+    finally:
+        await other_engine.dispose()
+    assert [m.status for m in moves] == [MoveStatus.PLAYED]
+    assert started.game.status == "active"
+    assert [(g.id, g.status, g.ply) for g in started.closed] == [(current.id, "abandoned", 1)]
+    async with db.sessions() as session:
+        live = (await session.execute(select(Game.id).where(Game.status == "active"))).all()
+    assert live == [(started.game.id,)]
+    await assert_consistent(db)

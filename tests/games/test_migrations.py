@@ -48,13 +48,20 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
 ) -> None:
     await asyncio.to_thread(upgrade_database, database_url)
     assert await _schema_differences(database_url) == []
-    assert await _tables(database_url) == {"alembic_version", "players", "games", "moves"}
+    assert await _tables(database_url) == {
+        "alembic_version",
+        "players",
+        "games",
+        "moves",
+        "handled_updates",
+    }
 
 
 async def test_an_empty_database_differs_from_the_models(database_url: str) -> None:
     # The comparison above can fail: without migrations every table is missing.
     differences = await _schema_differences(database_url)
-    assert {d[1].name for d in differences if d[0] == "add_table"} == {"players", "games", "moves"}
+    added = {d[1].name for d in differences if d[0] == "add_table"}
+    assert added == {"players", "games", "moves", "handled_updates"}
 
 
 async def test_upgrade_is_idempotent_and_downgrade_goes_back_to_empty(database_url: str) -> None:
@@ -73,4 +80,5 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     url = f"sqlite+aiosqlite:///{database}"
-    assert asyncio.run(_tables(url)) == {"alembic_version", "players", "games", "moves"}
+    tables = {"alembic_version", "players", "games", "moves", "handled_updates"}
+    assert asyncio.run(_tables(url)) == tables

@@ -109,3 +109,13 @@ class Move(Base):
     # None when the AI made the move.
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class HandledUpdate(Base):
+    """A Telegram update an instance has acted on (kept for a day): a repeated delivery of it
+    is skipped, whichever instance it reaches."""
+
+    __tablename__ = "handled_updates"
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    handled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

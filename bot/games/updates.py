@@ -1,0 +1,49 @@
+"""Each Telegram update acts once: an update id is claimed in the database before the bot acts
+on it, so a repeated delivery (a webhook retry, maybe to another instance) is skipped.
+
+The claim commits before the update is handled: an instance that dies in between loses that
+one update, as it would have without the claim (Telegram does not redeliver an update the bot
+has acknowledged), and never acts on an update twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from bot.games.db.models import HandledUpdate, utcnow
+from bot.games.store import Store
+
+#: How long a handled update id is remembered. Telegram stops redelivering long before, and
+#: update ids may start again from a random number after a week without updates.
+KEPT_FOR = timedelta(days=1)
+#: How often an instance deletes the ids older than `KEPT_FOR`.
+PRUNE_EVERY = timedelta(hours=1)
+
+
+class HandledUpdates:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+        self._pruned_at: datetime | None = None
+
+    async def claim(self, update_id: int, now: datetime | None = None) -> bool:
+        """True if this update is new (and now claimed by the caller); False if some instance
+        claimed it already."""
+        now = now or utcnow()
+        async with self._store.transaction() as session:
+            dialect = session.bind.dialect.name
+            insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
+            claimed = await session.execute(
+                insert_into(HandledUpdate)
+                .values(update_id=update_id, handled_at=now)
+                .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
+            )
+            if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
+                self._pruned_at = now
+                await session.execute(
+                    delete(HandledUpdate).where(HandledUpdate.handled_at < now - KEPT_FOR)
+                )
+            return claimed.rowcount == 1

@@ -1,0 +1,46 @@
+"""Handled updates: an update id is claimed once, by one caller; ids are forgotten after a day."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import func, select
+
+from bot.games.db.models import HandledUpdate
+from bot.games.updates import KEPT_FOR, PRUNE_EVERY
+from bot.games.use_cases import Games
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+async def stored_ids(games: Games) -> list[int]:
+    async with games.store.sessions() as session:
+        return list(await session.scalars(select(HandledUpdate.update_id).order_by("update_id")))
+
+
+async def test_an_update_is_claimed_once(games: Games) -> None:
+    assert await games.updates.claim(100, NOW) is True
+    assert await games.updates.claim(100, NOW) is False
+    assert await games.updates.claim(101, NOW) is True
+    assert await stored_ids(games) == [100, 101]
+
+
+async def test_of_many_simultaneous_claims_of_one_update_exactly_one_wins(games: Games) -> None:
+    claims = await asyncio.gather(*(games.updates.claim(7, NOW) for _ in range(20)))
+    assert claims.count(True) == 1
+
+
+async def test_ids_older_than_a_day_are_pruned_at_most_once_an_hour(games: Games) -> None:
+    await games.updates.claim(1, NOW)  # prunes (nothing yet)
+    await games.updates.claim(2, NOW + KEPT_FOR - timedelta(minutes=30))  # prunes nothing
+    # 1 is over a day old now, but the last pruning was less than an hour ago.
+    await games.updates.claim(3, NOW + KEPT_FOR + timedelta(minutes=15))
+    assert await stored_ids(games) == [1, 2, 3]
+    later = NOW + KEPT_FOR - timedelta(minutes=30) + PRUNE_EVERY
+    await games.updates.claim(4, later)
+    assert await stored_ids(games) == [2, 3, 4]
+    # A forgotten id is new again (Telegram may reuse ids after a week without updates).
+    assert await games.updates.claim(1, later) is True
+    async with games.store.sessions() as session:
+        assert await session.scalar(select(func.count()).select_from(HandledUpdate)) == 4
