@@ -1,0 +1,134 @@
+"""Telegram is not a perfect pipe: the same update may arrive twice, and users edit messages.
+
+A repeated update is delivered straight to the running bot's `process_update`, as a webhook
+server would hand it over (polling never repeats an update the bot has confirmed); an edited
+message the same way, because the bot does not ask Telegram for edits (checked first)."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+from telegram import Update
+
+from bot.app import ALLOWED_UPDATES
+from bot.games.db.models import Game, Move
+from tests.support.bot_runner import BotRunner, settle
+from tests.support.chat import board_cells, cell_data, send, state
+from tests.support.fake_telegram import FakeTelegram
+
+ALICE = FakeTelegram.user(1001, "Alice")
+
+
+async def deliver(bot: BotRunner, update: dict[str, Any]) -> None:
+    """Hand an update to the bot as its webhook server would, and wait until it is handled."""
+    assert bot.application is not None
+    await bot.application.process_update(Update.de_json(copy.deepcopy(update), bot.application.bot))
+
+
+def edited(fake: FakeTelegram, message: dict[str, Any], text: str) -> dict[str, Any]:
+    """The update Telegram sends when the user edits `message` to say `text`."""
+    edit = {**copy.deepcopy(message), "text": text, "edit_date": int(time.time())}
+    if text.startswith("/"):
+        edit["entities"] = [{"offset": 0, "length": len(text.split()[0]), "type": "bot_command"}]
+    else:
+        edit.pop("entities", None)
+    newest = max(update["update_id"] for update in fake.updates)
+    return {"update_id": newest + 1000, "edited_message": edit}
+
+
+async def games_in(engine: AsyncEngine, chat_id: int) -> list[tuple[int, str, str, str]]:
+    async with engine.connect() as connection:
+        rows = await connection.execute(
+            select(Game.id, Game.o_kind, Game.status, Game.board)
+            .where(Game.chat_id == chat_id)
+            .order_by(Game.id)
+        )
+        return [tuple(row) for row in rows]
+
+
+async def moves_of(engine: AsyncEngine, game_id: int) -> list[int]:
+    async with engine.connect() as connection:
+        rows = await connection.scalars(
+            select(Move.cell).where(Move.game_id == game_id).order_by(Move.ply)
+        )
+        return list(rows)
+
+
+async def test_the_bot_asks_telegram_only_for_what_it_handles(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ALICE, "/help")  # a poll returns (calls are recorded when answered)
+    asked = {
+        tuple(call.params.get("allowed_updates") or ()) for call in telegram.calls_of("getUpdates")
+    }
+    assert asked == {tuple(ALLOWED_UPDATES)}
+    assert "edited_message" not in ALLOWED_UPDATES and "my_chat_member" in ALLOWED_UPDATES
+
+
+async def test_an_edited_command_or_move_changes_nothing(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    command = await send(telegram, ALICE, "/start hard")
+    board = telegram.last_bot_message(ALICE["id"])
+    typed = await send(telegram, ALICE, "2 2", reply_to=board)
+    [(game_id, level, status, cells)] = await games_in(engine, ALICE["id"])
+    assert (level, status) == ("hard", "active") and cells.count("_") == 7
+    played = await moves_of(engine, game_id)
+    sent = len(telegram.bot_messages(ALICE["id"]))
+    shown = state(telegram.messages[board.key])  # type: ignore[index]
+    mark = telegram.mark()
+
+    await deliver(bot, edited(telegram, command, "/start easy"))
+    await deliver(bot, edited(telegram, typed, "1 1"))
+
+    assert await games_in(engine, ALICE["id"]) == [(game_id, level, status, cells)]
+    assert await moves_of(engine, game_id) == played
+    assert len(telegram.bot_messages(ALICE["id"])) == sent
+    assert state(telegram.messages[board.key]) == shown  # type: ignore[index]
+    assert telegram.calls[mark:] == []
+
+
+async def test_a_repeated_update_acts_once(
+    telegram: FakeTelegram,
+    bot: BotRunner,
+    engine: AsyncEngine,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    await send(telegram, ALICE, "/start hard")
+    start = telegram.updates[-1]
+    board = telegram.last_bot_message(ALICE["id"])
+    await deliver(bot, start)  # the same /start again: no second board, no closed game
+    [(game_id, _, status, _)] = await games_in(engine, ALICE["id"])
+    assert status == "active" and len(telegram.bot_messages(ALICE["id"])) == 1
+
+    await send(telegram, ALICE, "2 2", reply_to=board)
+    typed = telegram.updates[-1]
+    await deliver(bot, typed)
+    assert len(await moves_of(engine, game_id)) == 2  # Alice's move and the AI's reply
+
+    free = board_cells(telegram, board).index("_")
+    query_id = telegram.tap(ALICE, board, cell_data(telegram, board, free))
+    await telegram.answer_to(query_id)
+    await settle(telegram)
+    tap = telegram.updates[-1]
+    mark = telegram.mark()
+    await deliver(bot, tap)
+    assert len(await moves_of(engine, game_id)) in (3, 4)  # the game may be over after 3
+    assert telegram.calls[mark:] == []
+    answers = [
+        c
+        for c in telegram.calls_of("answerCallbackQuery")
+        if c.params.get("callback_query_id") == query_id
+    ]
+    assert len(answers) == 1
+
+    skipped = [r for r in caplog.records if "delivered again" in r.getMessage()]
+    assert [r.levelno for r in skipped] == [logging.INFO] * 3
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
