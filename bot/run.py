@@ -1,16 +1,34 @@
-"""`python -m bot`: settings, logging without secrets, long polling or a webhook."""
+"""`tictactoe-bot run` (and `python -m bot`): settings, logging without secrets, then the bot's
+life: start-up, long polling or a webhook server, and a clean stop on SIGINT or SIGTERM.
+
+The order is `run_polling`'s: initialize, post_init, start receiving updates, start … stop
+receiving, stop, post_stop, shutdown, post_shutdown. It is written out here rather than left to
+`run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.web, which
+also serves /healthz) and so that a Telegram that cannot be reached at start-up is one line on
+stderr, not two tracebacks.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import signal
 import sys
+from collections.abc import Coroutine, Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
-from telegram.error import InvalidToken
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
+from bot import telegram_request
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
+from bot.web import WebServer, build_web_app
+
+TELEGRAM_API = "https://api.telegram.org"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class RedactToken(logging.Filter):
@@ -54,8 +72,13 @@ def configure_logging(level: str, token: str, *secrets: str) -> None:
     logging.getLogger("httpcore").setLevel(logging.WARNING)
 
 
+class StartupError(Exception):
+    """The bot cannot start for a reason outside it (Telegram out of reach, the port taken);
+    the message is one line for the person running it, free of secrets."""
+
+
 def run_bot() -> int:
-    """Run the bot until interrupted. Returns the process exit code."""
+    """Run the bot until SIGINT or SIGTERM. Returns the process exit code."""
     try:
         settings = load_settings()
     except ConfigError as error:
@@ -64,10 +87,7 @@ def run_bot() -> int:
     configure_logging(settings.log_level, settings.token, settings.webhook_secret or "")
     application = build_application(settings)
     try:
-        if settings.uses_webhook:
-            run_webhook(application, settings)
-        else:
-            application.run_polling(allowed_updates=ALLOWED_UPDATES)
+        asyncio.run(BotLife(application, settings).run())
     except InvalidToken:
         # PTB's message quotes the whole token; say what to do instead, on one line.
         print(
@@ -76,21 +96,150 @@ def run_bot() -> int:
             file=sys.stderr,
         )
         return 2
+    except StartupError as error:
+        # 1, not 2: the settings may be right and the world wrong (no network, a busy port);
+        # a process manager may well retry.
+        print(error, file=sys.stderr)
+        return 1
     return 0
 
 
-def run_webhook(application: Application, settings: Settings) -> None:
-    """Serve Telegram's POSTs on WEBHOOK_LISTEN:WEBHOOK_PORT at WEBHOOK_URL's path.
+class BotLife:
+    """One run of the bot, from start-up to a stop signal and a clean stop."""
 
-    PTB's server (tornado) answers 403 to a request without the right
-    X-Telegram-Bot-Api-Secret-Token header, so only Telegram's updates are processed.
-    """
-    assert settings.webhook_url is not None and settings.webhook_secret is not None
-    application.run_webhook(
-        listen=settings.webhook_listen,
-        port=settings.webhook_port,
-        url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-        webhook_url=settings.webhook_url,
-        secret_token=settings.webhook_secret,
-        allowed_updates=ALLOWED_UPDATES,
-    )
+    def __init__(self, application: Application, settings: Settings) -> None:
+        self.application = application
+        self.settings = settings
+        self.web_server: WebServer | None = None
+
+    async def run(self) -> None:
+        """Start, serve until SIGINT or SIGTERM, stop. A signal during start-up stops too."""
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            if await _unless(stop, self.start()):
+                await stop.wait()
+        finally:
+            await self.stop()
+            for signum in STOP_SIGNALS:
+                loop.remove_signal_handler(signum)
+
+    async def start(self) -> None:
+        """Initialize, post_init, start receiving updates (long polling or the webhook
+        server), start handling them."""
+        application = self.application
+        await self.initialize()
+        if application.post_init:
+            await application.post_init(application)
+        if self.settings.uses_webhook:
+            await self.start_webhook()
+        else:
+            assert application.updater is not None
+
+            def polling_error(error: TelegramError) -> None:
+                # As run_polling does: a failed getUpdates goes to the error handler.
+                application.create_task(application.process_error(error=error, update=None))
+
+            await application.updater.start_polling(
+                allowed_updates=ALLOWED_UPDATES, error_callback=polling_error
+            )
+            await application.start()
+
+    async def initialize(self) -> None:
+        """PTB's initialize (getMe), with Telegram out of reach said in one line."""
+        retries = logging.getLogger(telegram_request.__name__)
+        with _held_back(retries) as held:
+            try:
+                await self.application.initialize()
+            except NetworkError as error:  # TimedOut too; an answer such as 400 is not this
+                if isinstance(error, BadRequest):
+                    raise
+                raise StartupError(
+                    f"cannot reach the Telegram Bot API at {self.api_url()}: {self.scrub(error)}"
+                ) from None
+        for record in held:  # it came through in the end: the retries are worth a log line
+            retries.handle(record)
+
+    async def start_webhook(self) -> None:
+        """Serve WEBHOOK_URL's path (and /healthz), then register the URL with Telegram: a
+        port that cannot be had stops the start before Telegram is told of it."""
+        settings = self.settings
+        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        path = urlsplit(settings.webhook_url).path
+        web_app = build_web_app(self.application, path, settings.webhook_secret)
+        server = WebServer(web_app, settings.webhook_listen, settings.webhook_port)
+        try:
+            await server.start()
+        except OSError as error:
+            where = f"{settings.webhook_listen}:{settings.webhook_port}"
+            raise StartupError(
+                f"cannot listen on {where} (WEBHOOK_LISTEN, WEBHOOK_PORT): {error}"
+            ) from None
+        self.web_server = server
+        await self.application.bot.set_webhook(
+            url=settings.webhook_url,
+            secret_token=settings.webhook_secret,
+            allowed_updates=ALLOWED_UPDATES,
+        )
+        # Updates that arrive before this wait in the queue; /healthz says 503 until then.
+        await self.application.start()
+
+    async def stop(self) -> None:
+        """Undo whatever `start` got to, in reverse order; safe after a failed start."""
+        application = self.application
+        if self.web_server is not None:
+            await self.web_server.stop()
+        if application.updater is not None and application.updater.running:
+            await application.updater.stop()
+        if application.running:
+            await application.stop()
+            if application.post_stop:
+                await application.post_stop(application)
+        await application.shutdown()
+        if application.post_shutdown:
+            await application.post_shutdown(application)
+
+    def api_url(self) -> str:
+        """The Bot API's address as configured, without the token."""
+        return self.scrub(self.settings.api_base_url or TELEGRAM_API)
+
+    def scrub(self, error: object) -> str:
+        """One line of text without the token."""
+        text = " ".join(str(error).split()) or type(error).__name__
+        return text.replace(self.settings.token, "<token>")
+
+
+async def _unless(stop: asyncio.Event, step: Coroutine[Any, Any, None]) -> bool:
+    """Run `step` unless `stop` is set first (then `step` is cancelled); True if it ran."""
+    task = asyncio.ensure_future(step)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+    if task.cancelled():
+        return False
+    task.result()  # its exception, if it failed
+    return True
+
+
+@contextlib.contextmanager
+def _held_back(logger: logging.Logger) -> Iterator[list[logging.LogRecord]]:
+    """Collect `logger`'s records instead of emitting them, for the caller to emit or drop."""
+    held: list[logging.LogRecord] = []
+
+    def hold(record: logging.LogRecord) -> bool:
+        held.append(record)
+        return False
+
+    logger.addFilter(hold)
+    try:
+        yield held
+    finally:
+        logger.removeFilter(hold)

@@ -7,7 +7,9 @@ Its output goes to files, so a chatty DEBUG log can never fill a pipe and block 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import signal
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,7 +21,14 @@ from core.notation import parse_cells
 from core.rules import outcome
 from tests.support.chat import RESULTS, board_cells, button_texts, cell_data, current
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
-from tests.support.processes import WAIT, bot_env, bot_process, clean_env, run_to_exit
+from tests.support.processes import (
+    WAIT,
+    bot_env,
+    bot_process,
+    clean_env,
+    free_port,
+    run_to_exit,
+)
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = TOKEN.split(":", 1)[1]
@@ -129,17 +138,75 @@ async def test_without_a_token_it_says_what_to_do_in_one_line(tmp_path: Path) ->
     assert not sqlite_files(tmp_path), "no database before the settings are valid"
 
 
-async def test_a_rejected_token_is_not_printed(fake: FakeTelegram, tmp_path: Path) -> None:
+@pytest.mark.parametrize("log_level", ["INFO", "DEBUG"])
+async def test_a_rejected_token_is_one_line_and_not_printed(
+    fake: FakeTelegram, tmp_path: Path, log_level: str
+) -> None:
     wrong = "7412589630:AAF-wrongSecret-abc"
-    env = sqlite_env(fake, tmp_path, TELEGRAM_BOT_TOKEN=wrong)
+    env = sqlite_env(fake, tmp_path, TELEGRAM_BOT_TOKEN=wrong, LOG_LEVEL=log_level)
     code, out, err = await run_to_exit(tmp_path, env)
     assert code == 2, err
-    assert err.splitlines()[-1].startswith("Telegram rejected TELEGRAM_BOT_TOKEN"), err
-    assert "@BotFather" in err.splitlines()[-1]
+    last = err.splitlines()[-1]
+    assert last.startswith("Telegram rejected TELEGRAM_BOT_TOKEN"), err
+    assert "@BotFather" in last
     assert "wrongSecret" not in out + err
-    # PTB logs the rejection with a traceback quoting the token: redacted there too.
-    assert "The token `<token>` was rejected" in err
+    assert "Traceback" not in err
     assert [call.ok for call in fake.calls_of("getMe")] == [False]
+    if log_level == "INFO":
+        assert err.splitlines() == [last]
+    else:
+        # DEBUG shows the API URL PTB uses, with the token scrubbed from it.
+        assert f"Set Bot API URL: {fake.base_url}<token>" in err
+
+
+def unreachable_env(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """Settings whose Bot API is a port of 127.0.0.1 that nothing listens on; and that URL."""
+    api = f"http://127.0.0.1:{free_port()}/bot"
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+    env = clean_env(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=database_url)
+    return env, api
+
+
+async def test_an_unreachable_bot_api_is_one_line(tmp_path: Path) -> None:
+    env, api = unreachable_env(tmp_path)
+    code, out, err = await run_to_exit(tmp_path, env, timeout=60)
+    assert code == 1, err
+    assert out == ""
+    # One line, naming the API's address and why; the retries before it are not logged.
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    line = err.rstrip("\n")
+    assert line.startswith(f"cannot reach the Telegram Bot API at {api}: "), line
+    assert "ConnectError" in line  # httpx's reason: the connection was refused
+    assert "Traceback" not in err
+    assert SECRET not in err and "7412589630" not in err
+    assert not sqlite_files(tmp_path), "nothing is opened before Telegram answered"
+
+
+async def test_ctrl_c_while_telegram_does_not_answer_exits_at_once(tmp_path: Path) -> None:
+    """A Bot API that accepts connections and never answers: the bot waits in getMe, and
+    Ctrl-C there ends it quietly, without waiting for the timeouts and retries."""
+    connected = asyncio.Event()
+    held: list[asyncio.StreamWriter] = []
+
+    async def silent(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)
+        connected.set()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    env, _ = unreachable_env(tmp_path)
+    env["TELEGRAM_API_BASE_URL"] = f"http://127.0.0.1:{port}/bot"
+    try:
+        async with bot_process(tmp_path, env) as bot:
+            await asyncio.wait_for(connected.wait(), WAIT)
+            assert await bot.stop(signal.SIGINT) == 0, bot.tail()
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+        await server.wait_closed()
+    assert bot.output == "", bot.tail()
+    assert not sqlite_files(tmp_path)
 
 
 async def test_the_token_can_come_from_dot_env_in_the_working_directory(

@@ -7,17 +7,26 @@ with `asyncio.create_subprocess_exec`, since the fake server lives in the test's
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import signal
+import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
+from telegram.ext import Application
 
+from bot import web
+from bot.app import build_application
 from bot.config import ConfigError, Settings, load_settings
+from bot.games.db.engine import create_engine
+from bot.web import SECRET_HEADER, WebServer, build_web_app
 from tests.support.fake_telegram import FakeTelegram
-from tests.support.processes import WebhookBot, post_update
+from tests.support.processes import WebhookBot, free_port, get_json, post_update, run_to_exit
 
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = "webhook_Secret-123"
@@ -187,3 +196,130 @@ async def test_shutdown_is_clean_and_no_secret_is_logged(
     assert SECRET not in log and telegram.token not in log
     # One line per update, with its kind and chat.
     assert f"message chat {ALICE['id']} handled in" in log
+
+
+# --- refused requests, /healthz, start-up failures -------------------------------------------
+
+
+async def test_refused_requests_are_never_processed(
+    telegram: FakeTelegram, webhook_bot: WebhookBot
+) -> None:
+    forged = update_with_text(telegram, MALLORY, "/start hard")
+    # (Spaces around a header's value are not part of it in HTTP, so they are no near miss.)
+    near_misses = [None, "", "wrong-secret", SECRET.upper(), SECRET[:-1], SECRET + "x"]
+    for secret in near_misses:
+        assert await post_update(webhook_bot.url, forged, secret) == 403, secret
+    async with aiohttp.ClientSession() as session:
+        headers = {SECRET_HEADER: SECRET}
+        async with session.post(webhook_bot.url, data=b"{not json", headers=headers) as response:
+            assert response.status == 400
+        async with session.post(webhook_bot.url, json=[1, 2], headers=headers) as response:
+            assert response.status == 400
+        async with session.get(webhook_bot.url) as response:
+            assert response.status == 405
+
+    mark = telegram.mark()
+    genuine = update_with_text(telegram, ALICE, "/help")
+    assert await post_update(webhook_bot.url, genuine, SECRET) == 200
+    await telegram.wait_for("sendMessage", WAIT, since=mark)
+    await webhook_bot.wait_handled({genuine["update_id"]})
+    # Only the genuine update was handled; nothing ever went to Mallory's chat.
+    assert webhook_bot.handled() == {genuine["update_id"]}, webhook_bot.tail()
+    assert calls_to(telegram, MALLORY["id"]) == []
+    assert await webhook_bot.stop(signal.SIGTERM, timeout=WAIT) == 0, webhook_bot.tail()
+    assert "Traceback" not in webhook_bot.output, webhook_bot.tail()
+
+
+async def test_healthz_answers_while_the_bot_runs(webhook_bot: WebhookBot) -> None:
+    async with aiohttp.ClientSession() as session, session.get(webhook_bot.health_url) as response:
+        assert response.status == 200
+        assert response.content_type == "application/json"
+        assert await response.json() == {"ok": True, "database": "ok"}
+    # Only GET: Telegram's path takes POSTs, /healthz does not.
+    assert await post_update(webhook_bot.health_url, {}, SECRET) == 405
+
+
+@pytest.fixture
+async def web_server(
+    telegram: FakeTelegram, tmp_path: Path
+) -> AsyncIterator[tuple[Application, str]]:
+    """The bot's web app in this process, on a free port, for an Application that is started
+    (but whose post_init never ran: the tests give it the database engine they want)."""
+    settings = Settings(token=telegram.token, api_base_url=telegram.base_url)
+    application = build_application(settings)
+    port = free_port()
+    server = WebServer(build_web_app(application, "/tg", SECRET), "127.0.0.1", port)
+    await server.start()
+    try:
+        yield application, f"http://127.0.0.1:{port}/healthz"
+    finally:
+        await server.stop()
+        if application.running:
+            await application.stop()
+        await application.shutdown()
+        engine = application.bot_data.get("engine")
+        if engine is not None:
+            await engine.dispose()
+
+
+async def test_healthz_is_503_until_the_bot_runs_with_a_database(
+    web_server: tuple[Application, str], tmp_path: Path
+) -> None:
+    application, health_url = web_server
+    assert await get_json(health_url) == (503, {"ok": False, "database": "not open"})
+    application.bot_data["engine"] = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}")
+    assert await get_json(health_url) == (503, {"ok": False, "database": "ok"})
+    await application.initialize()
+    await application.start()
+    assert await get_json(health_url) == (200, {"ok": True, "database": "ok"})
+    await application.stop()
+    assert await get_json(health_url) == (503, {"ok": False, "database": "ok"})
+
+
+async def test_healthz_is_503_when_the_database_does_not_answer(
+    web_server: tuple[Application, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    application, health_url = web_server
+    await application.initialize()
+    await application.start()
+    # Nothing listens on this port: the connection is refused.
+    refused = f"postgresql+asyncpg://bot:pw@127.0.0.1:{free_port()}/games"
+    application.bot_data["engine"] = create_engine(refused)
+    status, body = await get_json(health_url)
+    assert status == 503 and body["ok"] is False
+    assert body["database"].startswith("error: "), body
+    assert "pw" not in body["database"]
+    await application.bot_data.pop("engine").dispose()
+
+    # A server that accepts connections and never answers: /healthz gives up in time.
+    async def silent(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(WAIT)
+        writer.close()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    monkeypatch.setattr(web, "HEALTH_DB_TIMEOUT", 0.2)
+    application.bot_data["engine"] = create_engine(f"postgresql+asyncpg://bot@127.0.0.1:{port}/g")
+    try:
+        assert await get_json(health_url) == (503, {"ok": False, "database": "no answer in 0.2 s"})
+    finally:
+        server.close()
+
+
+async def test_a_port_that_is_taken_is_one_line(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    bot = WebhookBot(telegram, tmp_path, database_url, SECRET)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", bot.port))
+        taken.listen()
+        code, out, err = await run_to_exit(tmp_path, bot.env)
+    assert code == 1, err
+    last = err.splitlines()[-1]
+    assert last.startswith(
+        f"cannot listen on 127.0.0.1:{bot.port} (WEBHOOK_LISTEN, WEBHOOK_PORT): "
+    )
+    assert "Traceback" not in err
+    # Telegram was never told to post to an address nobody serves.
+    assert telegram.calls_of("setWebhook") == []
+    assert SECRET not in out + err and telegram.token not in out + err

@@ -112,6 +112,15 @@ class BotProcess:
         """The ids of the updates it logged as handled (it logs at INFO or DEBUG)."""
         return {int(m.group(1)) for m in HANDLED_RE.finditer(self.output)}
 
+    async def wait_handled(self, update_ids: set[int], timeout: float = WAIT) -> None:  # noqa: ASYNC109
+        """Until the bot has logged every one of ``update_ids`` as handled."""
+        deadline = time.monotonic() + timeout
+        while not update_ids <= self.handled():
+            if time.monotonic() > deadline:
+                missing = sorted(update_ids - self.handled())
+                raise AssertionError(f"updates {missing} never handled:\n{self.tail()}")
+            await asyncio.sleep(0.02)
+
     async def wait_ready(
         self,
         fake: FakeTelegram,
@@ -213,22 +222,33 @@ class WebhookBot(BotProcess):
         }
         super().__init__(cwd, bot_env(fake, database_url, **webhook), name)
 
+    @property
+    def health_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/healthz"
+
     async def wait_listening(self, timeout: float = WAIT) -> None:  # noqa: ASYNC109
-        """Until the webhook server accepts connections; fails fast if the bot exits."""
+        """Until /healthz answers 200: the server listens, the webhook is registered and the
+        bot handles updates. Fails fast if the bot exits."""
         assert self.proc is not None
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.returncode is not None:
-                raise AssertionError(f"the bot exited with {self.proc.returncode}:\n{self.tail()}")
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-            except OSError:
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() < deadline:
+                if self.proc.returncode is not None:
+                    raise AssertionError(
+                        f"the bot exited with {self.proc.returncode}:\n{self.tail()}"
+                    )
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(self.health_url) as response:
+                        if response.status == 200:
+                            return
                 await asyncio.sleep(0.05)
-                continue
-            writer.close()
-            await writer.wait_closed()
-            return
-        raise AssertionError(f"the webhook server never listened:\n{self.tail()}")
+        raise AssertionError(f"the webhook server never became healthy:\n{self.tail()}")
+
+
+async def get_json(url: str) -> tuple[int, Any]:
+    """GET ``url``; the HTTP status and the JSON body."""
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.json()
 
 
 async def post_update(

@@ -1,0 +1,114 @@
+"""The bot's web server in webhook mode (aiohttp): Telegram's updates and a health check.
+
+    POST <path of WEBHOOK_URL>   an update from Telegram. Without the right
+                                 X-Telegram-Bot-Api-Secret-Token header: 403, nothing read.
+                                 Otherwise it is queued for the Application and answered 200
+                                 at once (Telegram waits for the answer before the next update).
+    GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
+                                 database answers SELECT 1; 503 with what is wrong otherwise.
+
+`build_web_app` returns a plain `aiohttp.web.Application`, so more routes (a Mini App's pages
+and API) are added with `web_app.router.add_get(...)` or `add_routes` before `WebServer.start`.
+The shape follows python-telegram-bot's custom-webhook example: the web framework is ours,
+the updates go to `application.update_queue`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from typing import Any
+
+from aiohttp import web
+from sqlalchemy import text
+from telegram import Update
+from telegram.ext import Application
+
+log = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+HEALTH_PATH = "/healthz"
+#: How long /healthz waits for the database before it says the database does not answer.
+HEALTH_DB_TIMEOUT = 3.0
+#: How long a stopping server waits for requests in flight (ours answer in milliseconds).
+SHUTDOWN_TIMEOUT = 5.0
+
+APPLICATION = web.AppKey("application", Application)
+WEBHOOK_SECRET = web.AppKey("webhook_secret", bytes)
+
+
+def build_web_app(application: Application, webhook_path: str, secret: str) -> web.Application:
+    """The routes above, for `application`; `secret` is WEBHOOK_SECRET."""
+    web_app = web.Application()
+    web_app[APPLICATION] = application
+    web_app[WEBHOOK_SECRET] = secret.encode()
+    web_app.router.add_post(webhook_path or "/", receive_update)
+    web_app.router.add_get(HEALTH_PATH, healthz)
+    return web_app
+
+
+async def receive_update(request: web.Request) -> web.Response:
+    """Queue Telegram's update for the Application; 403 without the secret, 400 for garbage."""
+    given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "surrogateescape")
+    # Constant time: a timing difference must not reveal how much of a guess was right.
+    if not hmac.compare_digest(given, request.app[WEBHOOK_SECRET]):
+        log.info("refused a webhook request without the right secret from %s", request.remote)
+        return web.Response(status=403, text="Forbidden")
+    application = request.app[APPLICATION]
+    try:
+        data = await request.json()
+        if not isinstance(data, dict):
+            raise TypeError("an update is a JSON object")
+        update = Update.de_json(data, application.bot)
+    except (ValueError, TypeError, KeyError) as error:
+        log.warning("refused a webhook request that is not an update: %s", error)
+        return web.Response(status=400, text="Bad Request")
+    await application.update_queue.put(update)
+    return web.Response(text="OK")
+
+
+async def healthz(request: web.Request) -> web.Response:
+    """Whether the bot runs and its database answers, as JSON for a container's health check."""
+    application = request.app[APPLICATION]
+    body: dict[str, Any] = {"ok": application.running, "database": await _database_state(request)}
+    body["ok"] = body["ok"] and body["database"] == "ok"
+    return web.json_response(body, status=200 if body["ok"] else 503)
+
+
+async def _database_state(request: web.Request) -> str:
+    """ "ok" when SELECT 1 answers in time, else a few words on what went wrong."""
+    engine = request.app[APPLICATION].bot_data.get("engine")
+    if engine is None:
+        return "not open"
+    try:
+        async with asyncio.timeout(HEALTH_DB_TIMEOUT), engine.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+    except TimeoutError:
+        return f"no answer in {HEALTH_DB_TIMEOUT:g} s"
+    except Exception as error:  # any driver's error: the check reports it, the bot goes on
+        return f"error: {type(error).__name__}"
+    return "ok"
+
+
+class WebServer:
+    """`web_app` served on host:port until `stop`."""
+
+    def __init__(self, web_app: web.Application, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        # No access log: the bot logs one line per update already.
+        self._runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+
+    async def start(self) -> None:
+        """Listen; raises OSError when the address is taken or not ours."""
+        await self._runner.setup()
+        try:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        except OSError:
+            await self._runner.cleanup()
+            raise
+        log.info("webhook server listening on %s:%s", self.host, self.port)
+
+    async def stop(self) -> None:
+        """Stop listening, after the requests in flight are answered."""
+        await self._runner.cleanup()
