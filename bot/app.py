@@ -7,11 +7,12 @@ import logging
 import random
 import time
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     InlineQueryHandler,
@@ -24,6 +25,7 @@ from bot import callback_data as data
 from bot.ai_pool import AiPool
 from bot.config import Settings
 from bot.context import BotContext
+from bot.flood_gate import FloodGate
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.use_cases import open_games
@@ -39,10 +41,9 @@ from bot.handlers import (
     privacy,
     records,
 )
-from bot.locales import en
 from bot.matches import AiMatchRunner
+from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
-from bot.texts import available_languages, texts_for
 from bot.turn_clock import TurnClock
 from core.solver import solved_table
 
@@ -92,8 +93,15 @@ def build_application(settings: Settings) -> Application:
         .token(settings.token)
         .context_types(ContextTypes(context=BotContext))
         .concurrent_updates(CONCURRENT_UPDATES)
-        .request(RetryingRequest(connection_pool_size=256, backoff_base=backoff))
-        # One long poll at a time; a broken poll is retried by PTB's polling loop too.
+        # Messages are paced under Telegram's flood limits, people first; the gate, not the
+        # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
+        .rate_limiter(FloodGate(settings.flood_limits))
+        .request(
+            RetryingRequest(
+                connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
+            )
+        )
+        # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
         .get_updates_request(
             RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
         )
@@ -145,6 +153,9 @@ def register_handlers(application: Application) -> None:
     application.add_handler(InlineQueryHandler(inline.inline_query))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat_events.chat_migrated))
     application.add_handler(
+        ChatMemberHandler(chat_events.bot_membership, ChatMemberHandler.MY_CHAT_MEMBER)
+    )
+    application.add_handler(
         MessageHandler(
             new_message
             & filters.TEXT
@@ -157,7 +168,7 @@ def register_handlers(application: Application) -> None:
 
 
 async def open_resources(application: Application) -> None:
-    """Migrate the database, open it, register the command menu, resume AI matches."""
+    """Migrate the database, open it, resume AI matches, publish the profile."""
     settings: Settings = application.bot_data["settings"]
     # Alembic runs its own event loop, so it gets a thread of its own; the solved 3×3 table
     # (a fifth of a second) is built meanwhile rather than on the first hard move.
@@ -177,11 +188,8 @@ async def open_resources(application: Application) -> None:
     application.bot_data.update(
         engine=engine, games=games, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
     )
-    await application.bot.set_my_commands([BotCommand(name, text) for name, text in en.COMMANDS])
-    for code in available_languages():
-        if code != "en":
-            commands = [BotCommand(name, text) for name, text in texts_for(code).COMMANDS]
-            await application.bot.set_my_commands(commands, language_code=code)
+    # The profile is not needed to play: set it meanwhile, not before the first update.
+    application.bot_data["profile"] = asyncio.create_task(publish_profile(application.bot))
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
@@ -190,6 +198,9 @@ async def open_resources(application: Application) -> None:
 
 async def close_resources(application: Application) -> None:
     """Stop background tasks and close the database."""
+    profile: asyncio.Task[None] | None = application.bot_data.get("profile")
+    if profile is not None and not profile.done():
+        profile.cancel()
     turn_clock: TurnClock | None = application.bot_data.get("turn_clock")
     if turn_clock is not None:
         await turn_clock.stop()

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 from bot.games.model import PLAYER_KINDS, USER
 from core.board import CLASSIC, BoardSize, board_size
 
+#: The /start parameter that only opens the menu (the "Add to a group" link sends it).
+MENU_DEEP_LINK = "menu"
+
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
 from bot.callback_data import (
     CANCEL,
@@ -23,6 +23,7 @@ from bot.callback_data import (
     new_game_data,
     resign_data,
 )
+from bot.game_spec import MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, X, board_size
@@ -66,6 +67,21 @@ def menu_keyboard(
             [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
+
+
+def help_keyboard(tr: ModuleType, bot_username: str, *, group: bool) -> InlineKeyboardMarkup:
+    """Ways to play with people: add the bot to a group (private chats only; the group then
+    gets the menu), and challenge a friend in a chat the user picks (inline mode)."""
+    challenge = InlineKeyboardButton(
+        tr.BUTTON_CHALLENGE_FRIEND,
+        switch_inline_query_chosen_chat=SwitchInlineQueryChosenChat(
+            query="", allow_user_chats=True, allow_group_chats=True
+        ),
+    )
+    add = InlineKeyboardButton(
+        tr.BUTTON_ADD_TO_GROUP, url=f"https://t.me/{bot_username}?startgroup={MENU_DEEP_LINK}"
+    )
+    return InlineKeyboardMarkup([[challenge]] if group else [[add], [challenge]])
 
 
 def _cell_label(tr: ModuleType, mark: str, highlighted: bool) -> str:

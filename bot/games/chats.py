@@ -1,10 +1,13 @@
-"""Where boards live in chats: the message that shows a game, and groups that migrate."""
+"""Where boards live in chats: the message that shows a game, groups that migrate, and chats
+the bot is no longer in."""
 
 from __future__ import annotations
 
 from sqlalchemy import update
 
+from bot.games import lifecycle, store
 from bot.games.db.models import Game
+from bot.games.model import GameView
 from bot.games.store import Store
 
 
@@ -35,3 +38,18 @@ class Chats:
                 .execution_options(synchronize_session=False)
             )
             return result.rowcount or 0
+
+    async def close_all(self, chat_id: int) -> tuple[GameView, ...]:
+        """The bot left the chat (removed from a group, or blocked in private): nobody can play
+        its live games any more, so they are closed (challenges cancelled, games abandoned)."""
+
+        async def close() -> tuple[GameView, ...]:
+            async with self._store.transaction() as session:
+                return tuple(
+                    [
+                        await store.save(session, game, lifecycle.shut(game.view))
+                        for game in await store.live_games_in_chat(session, chat_id)
+                    ]
+                )
+
+        return await self._store.until_won(close)

@@ -181,6 +181,14 @@ def close(game: GameView, status: GameStatus, reason: EndReason) -> GameView:
     return replace(game, status=status, end_reason=reason)
 
 
+def shut(game: GameView) -> GameView:
+    """A live game closed from outside, with no winner (the bot left its chat, or its data is
+    deleted): a challenge is cancelled, a game abandoned."""
+    if game.is_open:
+        return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
+    return close(game, GameStatus.ABANDONED, EndReason.ABANDONED)
+
+
 def resign(game: GameView, user_id: int) -> GameView:
     """The user (allowed by `player_refusal`) gives up; the opponent wins. On one phone both
     sides belong to the user: the side to move gives up."""

@@ -6,7 +6,7 @@ from sqlalchemy import func, or_, select, update
 
 from bot.games import lifecycle, store
 from bot.games.db.models import Game, Move, Player
-from bot.games.model import LIVE, EndReason, ForgetReport, GameStatus, GameView, PlayerInfo
+from bot.games.model import LIVE, ForgetReport, GameView, PlayerInfo
 from bot.games.store import Store
 
 
@@ -46,7 +46,7 @@ class Privacy:
                         or 0
                     )
                     if view.status in LIVE and view.has_board_message:
-                        ended.append(_closed(view))
+                        ended.append(lifecycle.shut(view))
                     await session.delete(game.row)
                     deleted += 1
                     continue
@@ -59,10 +59,3 @@ class Privacy:
             if player is not None:
                 await session.delete(player)
             return ForgetReport(player is not None, deleted, moves, anonymized, tuple(ended))
-
-
-def _closed(game: GameView) -> GameView:
-    """How a deleted game's board is left: a challenge withdrawn, a game closed."""
-    if game.is_open:
-        return lifecycle.close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
-    return lifecycle.close(game, GameStatus.ABANDONED, EndReason.ABANDONED)

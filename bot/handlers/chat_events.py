@@ -1,10 +1,12 @@
-"""Chat events: a group that became a supergroup keeps its games."""
+"""Chat events: a group that became a supergroup keeps its games; the bot joins or leaves a
+chat."""
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import Chat, ChatMember, Update
 
 from bot.context import BotContext
+from bot.texts import texts_for
 
 
 async def chat_migrated(update: Update, context: BotContext) -> None:
@@ -16,3 +18,27 @@ async def chat_migrated(update: Update, context: BotContext) -> None:
         await context.games.chats.migrate(message.chat.id, message.migrate_to_chat_id)
     elif message.migrate_from_chat_id is not None:
         await context.games.chats.migrate(message.migrate_from_chat_id, message.chat.id)
+
+
+async def bot_membership(update: Update, context: BotContext) -> None:
+    """The bot was added to a group (it says how to start a game there, once), or it left a
+    chat: removed from a group, or blocked in private (that chat's live games are closed)."""
+    change = update.my_chat_member
+    if change is None:
+        return
+    was_in = _is_in(change.old_chat_member)
+    is_in = _is_in(change.new_chat_member)
+    chat = change.chat
+    if is_in and not was_in and chat.type in (Chat.GROUP, Chat.SUPERGROUP):
+        tr = texts_for(change.from_user.language_code)
+        await context.bot.send_message(chat.id, tr.GROUP_HELLO)
+    elif was_in and not is_in:
+        for game in await context.games.chats.close_all(chat.id):
+            context.ai_matches.cancel(game.id)
+
+
+def _is_in(member: ChatMember) -> bool:
+    """Whether the bot can read and write in the chat as this member."""
+    if member.status == ChatMember.RESTRICTED:
+        return bool(getattr(member, "is_member", False))
+    return member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)

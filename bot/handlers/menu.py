@@ -3,11 +3,13 @@ and the menu's buttons: a new game, a board size, help."""
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from telegram import Chat, Update, User
 
 from bot.callback_data import NEW_GAME, MenuTap, NewGameTap, parse_callback_data
 from bot.context import BotContext
-from bot.game_spec import GameSpec, parse_start_args
+from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args
 from bot.games.model import USER
 from bot.handlers.common import (
     answer,
@@ -19,7 +21,7 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
-from bot.keyboards import menu_keyboard
+from bot.keyboards import help_keyboard, menu_keyboard
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -28,7 +30,7 @@ async def start(update: Update, context: BotContext) -> None:
     if message is None or chat is None or user is None:
         return
     tr = texts_of(user)
-    if not context.args:
+    if not context.args or context.args == [MENU_DEEP_LINK]:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
         await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
         return
@@ -41,9 +43,9 @@ async def start(update: Update, context: BotContext) -> None:
 
 async def help_command(update: Update, context: BotContext) -> None:
     """How to play, in a few lines."""
-    if update.effective_message is not None:
-        tr = texts_of(update.effective_user)
-        await update.effective_message.reply_text(tr.HELP.format(bot=context.bot.username))
+    message = update.effective_message
+    if message is not None:
+        await send_help(context, message.chat, texts_of(update.effective_user))
 
 
 async def tap_new_game(update: Update, context: BotContext) -> None:
@@ -90,8 +92,14 @@ async def tap_help(update: Update, context: BotContext) -> None:
         await unknown_button(update, context)
         return
     await answer(query)
-    tr = texts_of(query.from_user)
-    await context.bot.send_message(query.message.chat.id, tr.HELP.format(bot=context.bot.username))
+    await send_help(context, query.message.chat, texts_of(query.from_user))
+
+
+async def send_help(context: BotContext, chat: Chat, tr: ModuleType) -> None:
+    """How to play, with buttons to play with people."""
+    bot = context.bot.username
+    keyboard = help_keyboard(tr, bot, group=is_group(chat))
+    await context.bot.send_message(chat.id, tr.HELP.format(bot=bot), reply_markup=keyboard)
 
 
 async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:

@@ -185,3 +185,21 @@ COMMANDS = (
     ("help", "How to play"),
     ("forget", "Delete everything stored about you"),
 )
+
+# The bot's profile: what people see before pressing Start (up to 512 characters), and on its
+# profile page and in shared links (up to 120).
+DESCRIPTION = (
+    f"Tic-Tac-Toe {X_SYMBOL} {O_SYMBOL} right in the chat: tap the board to move.\n\n"
+    "• Play the AI at three levels (Hard never loses), on boards up to 8×8.\n"
+    "• Challenge friends in a group, or in any chat by typing the bot's name.\n"
+    "• Watch two AIs play, check your record with /stats.\n\n"
+    "Every game is saved. Press Start to play!"
+)
+SHORT_DESCRIPTION = "Tic-Tac-Toe against an AI that never loses, or with friends in any chat."
+
+BUTTON_ADD_TO_GROUP = "➕ Add to a group"
+BUTTON_CHALLENGE_FRIEND = "⚔️ Challenge a friend"
+# Posted once when someone adds the bot to a group.
+GROUP_HELLO = (
+    "Hi! Send /start to play Tic-Tac-Toe here, or /challenge to play someone in this group."
+)

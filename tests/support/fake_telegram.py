@@ -25,11 +25,13 @@ that runs the server (the test's loop).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import html
 import inspect
 import itertools
 import json
+import math
 import re
 import time
 from collections import deque
@@ -366,6 +368,12 @@ class FakeTelegram:
         self._failures: dict[str, deque[FakeApiError]] = {}
         #: Calls still to be dropped without an answer, by lower-case method name.
         self._drops: dict[str, int] = {}
+        #: Flood limits enforced (see :meth:`enforce_flood_limits`); None: no limits.
+        self._flood: _FloodBuckets | None = None
+        #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
+        self._answers_to_lose: dict[str, deque[float | None]] = {}
+        #: Calls carried out whose answers were lost on purpose, in order.
+        self.lost_answers: list[Call] = []
         self._poll_generation = 0
         self._polls_waiting = 0
         self._inflight = 0
@@ -512,6 +520,8 @@ class FakeTelegram:
             failures = self._failures.get(canonical.lower())
             if failures:
                 raise failures.popleft()
+            if self._flood is not None:
+                self._flood.check(canonical, params, self.chats)
             if handler is None:
                 raise FakeApiError(404, "Not Found")
             result = handler(params)
@@ -527,6 +537,8 @@ class FakeTelegram:
             if not polling:
                 self._inflight -= 1
         self._record(canonical, params, result, error, started)
+        if error is None and self._answers_to_lose.get(canonical.lower()):
+            return await self._lose_answer(request, canonical, result)
         if error is not None:
             return web.json_response(error.envelope(), status=error.error_code)
         return web.json_response({"ok": True, "result": result})
@@ -958,6 +970,28 @@ class FakeTelegram:
         self._notify()
         return copy.deepcopy(update)
 
+    def membership_changed(
+        self, chat: Mapping[str, Any], by: Mapping[str, Any], old: str, new: str
+    ) -> JSONDict:
+        """Queue the ``my_chat_member`` update of ``by`` changing the bot's status in ``chat``
+        from ``old`` to ``new`` (``member``, ``left`` or ``kicked``)."""
+        chat_dict = self.add_chat(chat)
+
+        def member(status: str) -> JSONDict:
+            fields: JSONDict = {"status": status, "user": self.bot_user}
+            if status == "kicked":
+                fields["until_date"] = 0
+            return fields
+
+        change = {
+            "chat": dict(chat_dict),
+            "from": dict(by),
+            "date": int(time.time()),
+            "old_chat_member": member(old),
+            "new_chat_member": member(new),
+        }
+        return self.queue_update({"my_chat_member": change})
+
     def send_text(
         self,
         user: Mapping[str, Any],
@@ -1153,6 +1187,7 @@ class FakeTelegram:
         """Drop all pending injected failures."""
         self._failures.clear()
         self._drops.clear()
+        self._answers_to_lose.clear()
 
     def drop_next(self, method: str, count: int = 1) -> None:
         """Make the next ``count`` calls of ``method`` fail at the network level: the request is
@@ -1171,6 +1206,61 @@ class FakeTelegram:
         if request.transport is not None:
             request.transport.close()
         # Nothing reaches the client: its connection is already closed.
+        return web.Response(status=204)
+
+    # ------------------------------------------------------------------ test side: flood limits
+
+    def enforce_flood_limits(
+        self,
+        group: tuple[int, float] | None = (20, 60.0),
+        overall: tuple[int, float] | None = (30, 1.0),
+        private: tuple[int, float] | None = None,
+    ) -> None:
+        """Answer 429 past Telegram's flood limits from now on (Telegram's numbers by default):
+        a token bucket per group, per private chat and for the whole bot. ``(count, seconds)``
+        lets ``count`` messages through at once, then ``count`` more every ``seconds``, evenly;
+        None sets no such limit. What counts is what Telegram counts: messages sent and edited,
+        not answers to queries, chat actions or other calls. A refused call is not carried out;
+        it is answered 429 with ``parameters.retry_after``, the whole seconds until a token is
+        back (see :attr:`too_many_requests`)."""
+        self._flood = _FloodBuckets(group, overall, private)
+
+    @property
+    def too_many_requests(self) -> list[Call]:
+        """The calls answered 429, by the flood limits or by :meth:`fail_next`."""
+        return [call for call in self.calls if call.error_code == 429]
+
+    # ------------------------------------------------------------------ test side: lost answers
+
+    def lose_answer_next(self, method: str, count: int = 1, *, hold: float | None = None) -> None:
+        """Carry out the next ``count`` calls of ``method``, then lose their answers: close the
+        connection without one (the client sees "server disconnected"), or, with ``hold``,
+        hold the answer back that many seconds, past a client's read timeout (then it is sent
+        if the client is still there). Unlike :meth:`drop_next`, the call did happen: it is recorded
+        with ``ok=True`` (a message is stored) and listed in :attr:`lost_answers`."""
+        self._answers_to_lose.setdefault(method.lower(), deque()).extend([hold] * count)
+
+    async def _lose_answer(
+        self, request: web.Request, method: str, result: Any
+    ) -> web.StreamResponse:
+        hold = self._answers_to_lose[method.lower()].popleft()
+        self.lost_answers.append(self.calls[-1])
+        transport = request.transport
+        if hold is not None and transport is not None:
+            # Still "in flight" for wait_idle while held, so a test waits for the client's
+            # timeout and what it does next.
+            self._inflight += 1
+            try:
+                await asyncio.sleep(hold)
+            finally:
+                self._inflight -= 1
+                self._touch()
+                self._notify()
+            if not transport.is_closing():
+                return web.json_response({"ok": True, "result": result})
+        elif transport is not None:
+            transport.close()
+        # Nothing reaches the client: its connection is closed.
         return web.Response(status=204)
 
     # ------------------------------------------------------------------ test side: waiting
@@ -1268,6 +1358,81 @@ class FakeTelegram:
     def __repr__(self) -> str:
         where = f"port {self._port}" if self._port else "not started"
         return f"<FakeTelegram @{self.bot_username} {where}, {len(self.calls)} calls>"
+
+
+# ---------------------------------------------------------------------- flood limits
+
+
+def _counts_as_message(method: str) -> bool:
+    """Whether Telegram's flood limits count this method: it sends or edits a message."""
+    if method == "sendChatAction":
+        return False
+    return method.startswith(("send", "edit", "copyMessage", "forwardMessage", "stopPoll"))
+
+
+class _TokenBucket:
+    """``count`` tokens at once, refilled at ``count`` per ``seconds``."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        self.capacity = float(count)
+        self.rate = count / seconds
+        self.level = self.capacity
+        self.stamp = time.monotonic()
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is here (0: one is)."""
+        self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return 0.0 if self.level >= 1 else (1 - self.level) / self.rate
+
+
+class _FloodBuckets:
+    """Telegram's flood limits as token buckets: the whole bot's, and one per chat."""
+
+    def __init__(
+        self,
+        group: tuple[int, float] | None,
+        overall: tuple[int, float] | None,
+        private: tuple[int, float] | None,
+    ) -> None:
+        self.limits = {"group": group, "private": private}
+        self.overall = _TokenBucket(*overall) if overall else None
+        self.chats: dict[Any, _TokenBucket] = {}
+
+    def check(self, method: str, params: Mapping[str, Any], chats: Mapping[int, JSONDict]) -> None:
+        """Take a token from every bucket the call counts in, or raise 429 (taking none)."""
+        if not _counts_as_message(method):
+            return
+        buckets = [self._chat_bucket(params.get("chat_id"), chats), self.overall]
+        now = time.monotonic()
+        wait = max((bucket.wait(now) for bucket in buckets if bucket is not None), default=0.0)
+        if wait > 0:
+            retry_after = max(1, math.ceil(wait))
+            raise FakeApiError(
+                429,
+                f"Too Many Requests: retry after {retry_after}",
+                {"retry_after": retry_after},
+            )
+        for bucket in buckets:
+            if bucket is not None:
+                bucket.level -= 1
+
+    def _chat_bucket(self, chat_id: Any, chats: Mapping[int, JSONDict]) -> _TokenBucket | None:
+        if chat_id is None or chat_id == "":
+            return None  # an inline message: only the whole bot's limit
+        with contextlib.suppress(TypeError, ValueError):
+            chat_id = int(chat_id)
+        chat = chats.get(chat_id) if isinstance(chat_id, int) else None
+        if chat is not None:
+            kind = "private" if chat.get("type") == "private" else "group"
+        else:
+            kind = "private" if isinstance(chat_id, int) and chat_id > 0 else "group"
+        limit = self.limits[kind]
+        if limit is None:
+            return None
+        if chat_id not in self.chats:
+            self.chats[chat_id] = _TokenBucket(*limit)
+        return self.chats[chat_id]
 
 
 __all__ = [

@@ -1,0 +1,89 @@
+"""The bot's profile: descriptions and command menus per language and scope, set at start-up
+without delaying the first update; /help's buttons to play with people."""
+
+from __future__ import annotations
+
+import json
+
+from bot.locales import en, ru
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import send
+from tests.support.fake_telegram import FakeTelegram
+
+ALICE = FakeTelegram.user(1001, "Alice")
+IVAN = FakeTelegram.user(1002, "Иван", language_code="ru")
+GROUP = FakeTelegram.group_chat(-100321, "Friends")
+
+EVERYTHING = ["start", "challenge", "stop", "stats", "top", "help", "forget"]
+PRIVATE = ["start", "stop", "stats", "help", "forget"]
+DEFAULT = json.dumps({"type": "default"})
+PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
+GROUP_CHATS = json.dumps({"type": "all_group_chats"})
+
+
+async def test_descriptions_and_command_menus_in_every_language(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Set in the background: the first update need not wait for them.
+    await telegram.wait_until(lambda: len(telegram.calls_of("setMyCommands")) == 6)
+    await telegram.wait_until(lambda: len(telegram.descriptions) == 4)
+    assert telegram.descriptions == {
+        ("description", ""): en.DESCRIPTION,
+        ("short_description", ""): en.SHORT_DESCRIPTION,
+        ("description", "ru"): ru.DESCRIPTION,
+        ("short_description", "ru"): ru.SHORT_DESCRIPTION,
+    }
+    menus = {key: [c["command"] for c in value] for key, value in telegram.commands.items()}
+    assert menus == {
+        (scope, language): commands
+        for language in ("", "ru")
+        for scope, commands in (
+            (DEFAULT, EVERYTHING),
+            (PRIVATE_CHATS, PRIVATE),
+            (GROUP_CHATS, EVERYTHING),
+        )
+    }
+    russian = dict(telegram.commands[(PRIVATE_CHATS, "ru")][0].items())
+    assert russian == {"command": "start", "description": dict(ru.COMMANDS)["start"]}
+    # Telegram's limits: a description of up to 512 characters, a short one up to 120.
+    for texts in (en, ru):
+        assert len(texts.DESCRIPTION) <= 512 and len(texts.SHORT_DESCRIPTION) <= 120
+
+
+async def test_help_offers_a_group_and_a_friend_in_any_chat(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ALICE, "/help")
+    help_message = telegram.last_bot_message(ALICE["id"])
+    assert help_message.text.startswith("How to play")
+    add, challenge = (row[0] for row in help_message.reply_markup["inline_keyboard"])
+    assert add == {
+        "text": en.BUTTON_ADD_TO_GROUP,
+        "url": f"https://t.me/{telegram.bot_username}?startgroup=menu",
+    }
+    assert challenge == {
+        "text": en.BUTTON_CHALLENGE_FRIEND,
+        "switch_inline_query_chosen_chat": {
+            "query": "",
+            "allow_user_chats": True,
+            "allow_group_chats": True,
+        },
+    }
+    # In a group, /help offers the friend in any chat (the bot is in the group already).
+    await send(telegram, IVAN, "/help", chat=GROUP)
+    group_help = telegram.last_bot_message(GROUP["id"])
+    assert group_help.text.startswith("Как играть")
+    [[challenge]] = group_help.reply_markup["inline_keyboard"]
+    assert challenge["text"] == ru.BUTTON_CHALLENGE_FRIEND
+
+
+async def test_the_add_to_group_link_opens_the_group_menu(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Telegram sends the link's parameter as `/start@bot menu` in the group.
+    await send(telegram, ALICE, f"/start@{telegram.bot_username} menu", chat=GROUP)
+    menu = telegram.last_bot_message(GROUP["id"])
+    assert menu.text == en.WELCOME_GROUP
+    assert en.MENU_CHALLENGE in [
+        b["text"] for row in menu.reply_markup["inline_keyboard"] for b in row
+    ]
