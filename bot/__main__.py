@@ -1,20 +1,10 @@
-"""`python -m bot` runs the Telegram bot; `python -m bot console` the terminal game."""
+"""`python -m bot`: the same command line as the `tictactoe-bot` console script (bot.cli)."""
 
 from __future__ import annotations
 
 import sys
 
-
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["console"]:
-        from bot.console import run_console
-
-        run_console()
-        return 0
-    from bot.run import run_bot
-
-    return run_bot()
-
+from bot.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -5,7 +5,8 @@
     ...
     Making move level "hard"
 
-Input is read line by line; end of input ends the program quietly.
+Input is read line by line. `exit` ends the program, at the menu or in the middle of a game
+(where the coordinates are asked); so does the end of input, quietly, and Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _HYPERSKILL_ERRORS: dict[type[MoveError], str] = {
 
 
 class _EndOfInput(Exception):
-    """stdin is exhausted: the program ends quietly."""
+    """stdin is exhausted, or `exit` was typed in a game: the program ends quietly."""
 
 
 def _ask(prompt: str, stdin: TextIO, stdout: TextIO) -> str:
@@ -74,6 +75,8 @@ def play_console_game(
 def _read_user_move(board: Board, stdin: TextIO, stdout: TextIO) -> int:
     while True:
         text = _ask("Enter the coordinates: ", stdin, stdout)
+        if text.split() == ["exit"]:
+            raise _EndOfInput
         try:
             cell = board.cell_from_row_col(*parse_row_col(text, board.size))
             if board[cell] != " ":
@@ -100,3 +103,17 @@ def run_console(
             play_console_game({"X": players[0], "O": players[1]}, rng, stdin, stdout)
     except _EndOfInput:
         return
+
+
+def play_in_terminal() -> int:
+    """`python -m bot console`: the game on stdin and stdout; the process's exit code.
+
+    Ctrl-C ends it without a traceback, with 130 (128 + SIGINT) as a shell would report an
+    interrupted program, so a script can tell it from `exit` or the end of input (0)."""
+    try:
+        run_console()
+    except KeyboardInterrupt:
+        sys.stdout.write("\n")  # the shell's prompt starts on a line of its own
+        sys.stdout.flush()
+        return 130
+    return 0

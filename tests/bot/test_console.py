@@ -11,6 +11,7 @@ import io
 import itertools
 import random
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -576,6 +577,33 @@ def test_end_of_input_while_an_ai_game_is_over() -> None:
     assert out.endswith("Draw\n\nInput command: ")
 
 
+@pytest.mark.parametrize("typed", ["exit", "  exit  "])
+def test_exit_in_the_middle_of_a_game_ends_the_program(typed: str) -> None:
+    out = run(f"start user user\n2 2\n{typed}\nstart easy easy\n")
+    assert out == (
+        "Input command: "
+        + render("_________")
+        + "Enter the coordinates: "
+        + render("____X____")
+        + "Enter the coordinates: "  # and nothing after: no error text, no new game
+    )
+
+
+def test_exit_against_the_ai_ends_the_program() -> None:
+    out = run("start hard user\nexit\nstart easy easy\n")
+    lines = out.splitlines()
+    assert lines[-1] == "Enter the coordinates: "
+    assert out.count('Making move level "hard"') == 1  # one move, then the program ended
+    # The board after that move (the empty one shares its line with the prompt).
+    assert [cells.count("X") for _, cells in boards_in(lines)] == [1]
+
+
+@pytest.mark.parametrize("typed", ["exit now", "exit 1", "EXIT", "quit"])
+def test_other_words_in_a_game_keep_the_hyperskill_error(typed: str) -> None:
+    out = run(f"start user user\n{typed}\n")
+    assert out.endswith("Enter the coordinates: You should enter numbers!\nEnter the coordinates: ")
+
+
 # --- the shape of medium and hard games ---------------------------------------------------------
 
 
@@ -733,3 +761,35 @@ def test_python_m_bot_console() -> None:
     results = check_session(body, [("hard", "hard"), ("easy", "medium")])
     assert results[0] == "Draw"
     assert out.endswith("\n\nInput command: ")
+
+
+@pytest.mark.parametrize(
+    ("typed", "prompt"),
+    [("", "Input command: "), ("start user hard\n", "Enter the coordinates: ")],
+)
+def test_ctrl_c_ends_the_console_quietly(typed: str, prompt: str) -> None:
+    """Ctrl-C at the menu or in a game: no traceback, a fresh line, exit code 130."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "console"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(typed.encode())
+        proc.stdin.flush()
+        written = b""
+        while not written.endswith(prompt.encode()):  # the program waits for input now
+            chunk = proc.stdout.read1(4096)
+            assert chunk, written
+            written += chunk
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130
+    assert err == b""
+    assert out == b"\n"

@@ -1,0 +1,94 @@
+"""`tictactoe-bot` (and `python -m bot`): run the bot, play in the terminal, migrate.
+
+    tictactoe-bot [run]      the Telegram bot (long polling, or a webhook with WEBHOOK_URL)
+    tictactoe-bot console    the Hyperskill "Tic-Tac-Toe with AI" game in the terminal
+    tictactoe-bot migrate    bring DATABASE_URL's schema up to date, then exit
+
+Settings come from the environment and `.env` (see `.env.example`). Each command imports what
+it needs only when it runs, so `--help` and `console` start quickly and never touch Telegram.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+EPILOG = "Settings: environment variables or a .env file in the working directory."
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: three subcommands; none given means `run`."""
+    parser = argparse.ArgumentParser(
+        prog="tictactoe-bot",
+        description="Tic-Tac-Toe for Telegram: the bot, the terminal game, the migrations.",
+        epilog=EPILOG,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="{run,console,migrate}")
+    commands.add_parser(
+        "run",
+        help="run the Telegram bot (the default)",
+        description="Run the Telegram bot until Ctrl-C or SIGTERM: long polling, or a webhook "
+        "server (with /healthz) when WEBHOOK_URL is set. Migrates the database first.",
+        epilog=EPILOG,
+    )
+    commands.add_parser(
+        "console",
+        help="play in the terminal (no token needed)",
+        description="The Hyperskill game: `start hard user`, `start easy easy`, `exit`.",
+    )
+    commands.add_parser(
+        "migrate",
+        help="apply the database migrations to DATABASE_URL and exit",
+        description="Bring the schema of DATABASE_URL up to date (the bot also does this at "
+        "start-up); useful before starting several instances. No token needed.",
+        epilog=EPILOG,
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The console script's entry point; returns the exit code."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else list(argv))
+    if args.command == "console":
+        from bot.console import play_in_terminal
+
+        return play_in_terminal()
+    if args.command == "migrate":
+        return migrate()
+    from bot.run import run_bot
+
+    return run_bot()
+
+
+def migrate() -> int:
+    """Apply the migrations to DATABASE_URL; one line on stdout, or one on stderr and 1."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    from bot.config import ConfigError, load_database_url
+    from bot.games.db.migrate import upgrade_database
+
+    try:
+        url = load_database_url()
+        shown = make_url(url).render_as_string(hide_password=True)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 2
+    except ArgumentError:
+        # Not repeated: the URL may hold a password.
+        print(
+            "DATABASE_URL is not a database URL such as sqlite+aiosqlite:///tictactoe.sqlite3 "
+            "or postgresql+asyncpg://user:password@host:5432/db.",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        upgrade_database(url)
+    except (SQLAlchemyError, OSError) as error:
+        # SQLAlchemy's first line names the driver's error; the rest is SQL and a help link.
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"cannot migrate {shown}: {type(error).__name__}: {reason}", file=sys.stderr)
+        return 1
+    print(f"{shown}: the schema is up to date")
+    return 0

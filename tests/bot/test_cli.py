@@ -1,0 +1,167 @@
+"""bot.cli: the `tictactoe-bot` console script and `python -m bot`, run as real processes.
+
+The script is the one pip installed next to this Python (`pip install -e '.[test]'`), so these
+tests also check that pyproject declares it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.support.processes import clean_env, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = Path(sys.executable).with_name("tictactoe-bot")
+TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
+SECRET = TOKEN.split(":", 1)[1]
+TIMEOUT = 60  # a guard against a hang, not a measurement
+
+
+def run(*args: str, cwd: Path, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """`tictactoe-bot ARGS` in ``cwd`` with no bot settings but ``env``, to its end."""
+    return subprocess.run(
+        [str(SCRIPT), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=clean_env(**env),
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def tables(database: Path) -> set[str]:
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+    return {name for (name,) in rows}
+
+
+def test_pyproject_declares_the_script() -> None:
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "scripts"
+    ]
+    assert scripts == {"tictactoe-bot": "bot.cli:main"}
+    assert SCRIPT.is_file(), "reinstall: pip install -e '.[test]'"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["run", "--help"], ["migrate", "--help"]])
+def test_help_never_starts_the_bot(tmp_path: Path, args: list[str]) -> None:
+    # Settings that would start a bot (and fail to reach Telegram) if --help started one.
+    api = f"http://127.0.0.1:{free_port()}/bot"
+    done = run(*args, cwd=tmp_path, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.startswith("usage: tictactoe-bot")
+    assert list(tmp_path.iterdir()) == [], "no database, no files"
+
+
+def test_help_names_every_command(tmp_path: Path) -> None:
+    out = run("--help", cwd=tmp_path).stdout
+    for command in ("run", "console", "migrate"):
+        assert f"    {command} " in out, out
+    assert ".env" in out
+
+
+def test_python_m_bot_is_the_same_command_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=clean_env(),
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == run("--help", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize("args", [[], ["run"]])
+def test_run_is_the_default_and_needs_a_token(tmp_path: Path, args: list[str]) -> None:
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("TELEGRAM_BOT_TOKEN is not set")
+
+
+def test_an_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
+    done = run("serve", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "invalid choice: 'serve'" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- migrate -------------------------------------------------------------------------------------
+
+
+def test_migrate_creates_the_tables_and_needs_no_token(tmp_path: Path) -> None:
+    database = tmp_path / "games.sqlite3"
+    url = f"sqlite+aiosqlite:///{database}"
+    first = run("migrate", cwd=tmp_path, DATABASE_URL=url)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == f"{url}: the schema is up to date\n"
+    assert first.stderr == ""
+    assert {"players", "games", "moves", "alembic_version"} <= tables(database)
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        [(revision,)] = db.execute("SELECT version_num FROM alembic_version").fetchall()
+    # Again: nothing to do, the same revision.
+    again = run("migrate", cwd=tmp_path, DATABASE_URL=url)
+    assert (again.returncode, again.stdout) == (0, first.stdout)
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(revision,)]
+
+
+def test_migrate_reads_database_url_from_dot_env(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        "DATABASE_URL=sqlite+aiosqlite:///from-env-file.sqlite3  # the games\n", encoding="utf-8"
+    )
+    done = run("migrate", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "games" in tables(tmp_path / "from-env-file.sqlite3")
+
+
+def test_migrate_defaults_to_the_sqlite_file_in_the_working_directory(tmp_path: Path) -> None:
+    assert run("migrate", cwd=tmp_path).returncode == 0
+    assert "moves" in tables(tmp_path / "tictactoe.sqlite3")
+
+
+def test_a_failed_migration_is_one_line_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql+asyncpg://bot:hunter2@127.0.0.1:{free_port()}/games"
+    done = run("migrate", cwd=tmp_path, DATABASE_URL=url)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    shown = url.replace("hunter2", "***")
+    assert line.startswith(f"cannot migrate {shown}: "), line
+    assert "hunter2" not in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_database_url_that_is_no_url_is_one_line(tmp_path: Path) -> None:
+    done = run("migrate", cwd=tmp_path, DATABASE_URL="games.sqlite3 with hunter2")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("DATABASE_URL is not a database URL")
+    assert "hunter2" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- console -------------------------------------------------------------------------------------
+
+
+def test_console_plays_a_game_from_stdin(tmp_path: Path) -> None:
+    done = run("console", cwd=tmp_path, stdin="start hard hard\nexit\n")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("Input command: ---------\n")
+    assert done.stdout.count('Making move level "hard"') == 9
+    assert done.stdout.endswith("Draw\n\nInput command: ")
+    assert list(tmp_path.iterdir()) == [], "the console game stores nothing"
