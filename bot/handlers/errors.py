@@ -8,6 +8,7 @@ from telegram import Update
 from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
+from bot.games.store import LOST_RACE
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -20,16 +21,22 @@ async def on_error(update: object, context: BotContext) -> None:
         # The user blocked the bot (or it left the chat): nothing to retry, nobody to tell.
         log.warning("update %s: Telegram refused: %s", update_id, context.error)
         return
-    log.error("update %s failed", update_id, exc_info=context.error)
+    # The use-cases answer their races themselves; one that slips through still only means
+    # that someone else changed the game first, not that anything broke.
+    raced = isinstance(context.error, LOST_RACE)
+    if raced:
+        log.warning("update %s lost a race: %s", update_id, type(context.error).__name__)
+    else:
+        log.error("update %s failed", update_id, exc_info=context.error)
     if not isinstance(update, Update):
         return
     user = update.effective_user
     tr = texts_for(user.language_code if user else None)
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(tr.POPUP_ERROR)
+            await update.callback_query.answer(tr.POPUP_CONFLICT if raced else tr.POPUP_ERROR)
         elif update.effective_message is not None and update.effective_chat is not None:
-            await update.effective_message.reply_text(tr.SORRY_ERROR)
+            await update.effective_message.reply_text(tr.CONFLICT if raced else tr.SORRY_ERROR)
     except TelegramError:
         # Already answered, or Telegram itself is failing: nothing more to do here.
         log.debug("could not tell the user about the failure of update %s", update_id)

@@ -151,6 +151,7 @@ STOPPED_AI_MATCH = "The AI match was stopped."
 STOPPED_CHALLENGE = "Your challenge was withdrawn."
 NOT_YOUR_TURN = "Wait for your turn."
 SORRY_ERROR = "Sorry, something went wrong. Your game is safe; please try again."
+CONFLICT = "The game changed just before your message arrived. Have a look and try again."
 
 STATS_EMPTY = "No finished games yet. Send /start to play one!"
 STATS_HEADER = "Your record (wins / losses / draws):"

@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.orm.exc import StaleDataError
 from telegram import Update
 
 from bot.app import ALLOWED_UPDATES
 from bot.games.db.models import Game, Move
+from bot.locales import en
 from tests.support.bot_runner import BotRunner, settle
-from tests.support.chat import board_cells, cell_data, send, state
+from tests.support.chat import board_cells, cell_data, send, state, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 
 ALICE = FakeTelegram.user(1001, "Alice")
@@ -132,3 +134,29 @@ async def test_a_repeated_update_acts_once(
     skipped = [r for r in caplog.records if "delivered again" in r.getMessage()]
     assert [r.levelno for r in skipped] == [logging.INFO] * 3
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_race_that_slips_through_a_use_case_is_the_board_changed_not_an_error(
+    telegram: FakeTelegram,
+    bot: BotRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The use-cases answer lost races themselves; the error handler's net catches one that
+    does not (here: forced), so the user hears "the game changed", and no ERROR is logged."""
+    await send(telegram, ALICE, "/start user user")
+    board = telegram.last_bot_message(ALICE["id"])
+    assert bot.application is not None
+    play = bot.application.bot_data["games"].play
+
+    async def lose_the_race(*_args: object, **_kwargs: object) -> None:
+        raise StaleDataError("UPDATE statement on table 'games' expected to update 1 row")
+
+    monkeypatch.setattr(play, "tap", lose_the_race)
+    monkeypatch.setattr(play, "start_game", lose_the_race)
+    answer = await tap_cell(telegram, ALICE, board, 4)
+    assert answer["text"] == en.POPUP_CONFLICT
+    await send(telegram, ALICE, "/start hard")
+    assert telegram.last_bot_message(ALICE["id"]).text == en.CONFLICT
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len([r for r in caplog.records if "lost a race" in r.getMessage()]) == 2
