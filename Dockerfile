@@ -1,0 +1,28 @@
+# The bot as a container image. To host it with PostgreSQL: `docker compose up -d --build`
+# (compose.yaml; README, "Host it on a server"). On its own, with games in a SQLite file on a
+# volume: `docker run --env-file .env -v tictactoe-data:/data tictactoe-bot`.
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Only what the package is built from (.dockerignore keeps .env and databases out).
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY core ./core
+COPY bot ./bot
+COPY migrations ./migrations
+RUN pip install . && rm -rf /src
+
+# Not root: the bot needs no privileges. Its working directory is /data, where the default
+# SQLite database (DATABASE_URL unset) is created; mount a volume there to keep it.
+RUN useradd --system --uid 10001 --create-home --home-dir /data bot
+USER bot
+WORKDIR /data
+
+# The webhook server's port (WEBHOOK_PORT) in webhook mode; nothing listens when polling.
+EXPOSE 8443
+# SIGTERM (docker stop) makes the bot stop cleanly, as Ctrl-C does.
+CMD ["tictactoe-bot", "run"]
