@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
 
+from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
@@ -45,6 +47,9 @@ class Settings:
     # Not settable from the environment: the first wait before retrying a failed Bot API call
     # (doubled on every retry); tests make it short.
     retry_backoff_seconds: float = 0.5
+    # Not settable from the environment either: Telegram's flood limits, under which the bot
+    # paces its messages; tests lift them, except where a fake server enforces the same.
+    flood_limits: FloodLimits = TELEGRAM_FLOOD_LIMITS
 
     @property
     def uses_webhook(self) -> bool:

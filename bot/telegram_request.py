@@ -4,7 +4,9 @@
 
 * 429 Too Many Requests with `parameters.retry_after` N: wait N seconds, then send again (so a
   user's move is shown even when Telegram throttles the bot). N above `max_retry_after` is not
-  waited for: the error goes to the caller at once.
+  waited for: the error goes to the caller at once. With `retry_flood_limits=False` every 429
+  goes to the caller: the bot's rate limiter (`bot.flood_gate`) waits it out, and closes the
+  chat meanwhile.
 * 5xx answers and network failures (connection refused or dropped, timeouts, garbage instead of
   HTTP): send again after 0.5, 1, 2, 4 … seconds (`backoff_base` doubled each time).
 * Anything else (200s, 400 Bad Request, 401, 403 Forbidden, 404, 409) is final at once.
@@ -43,6 +45,7 @@ class RetryingRequest(HTTPXRequest):
         backoff_base: float = 0.5,
         max_backoff: float = 30.0,
         max_retry_after: float = 60.0,
+        retry_flood_limits: bool = True,
         sleep: Sleep = asyncio.sleep,
         **kwargs: Any,
     ) -> None:
@@ -53,6 +56,7 @@ class RetryingRequest(HTTPXRequest):
         self.backoff_base = backoff_base
         self.max_backoff = max_backoff
         self.max_retry_after = max_retry_after
+        self.retry_flood_limits = retry_flood_limits
         self._sleep = sleep
 
     def backoff(self, attempt: int) -> float:
@@ -91,7 +95,8 @@ class RetryingRequest(HTTPXRequest):
                 if code == 429:
                     retry_after = _retry_after(payload)
                     if (
-                        retry_after is None
+                        not self.retry_flood_limits
+                        or retry_after is None
                         or retry_after > self.max_retry_after
                         or attempt >= self.max_attempts
                     ):

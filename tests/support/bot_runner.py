@@ -10,6 +10,7 @@ from telegram.ext import Application
 
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import Settings
+from bot.flood_gate import FloodLimits
 from tests.support.fake_telegram import FakeTelegram
 
 
@@ -24,6 +25,8 @@ class BotRunner:
         self, telegram: FakeTelegram, database_url: str, ai_pause: float = 0.05, **settings: Any
     ) -> None:
         self.telegram = telegram
+        # The fake enforces no flood limits unless a test asks it to: neither does the bot.
+        settings.setdefault("flood_limits", FloodLimits.unlimited())
         self.settings = Settings(
             token=telegram.token,
             database_url=database_url,
