@@ -1212,17 +1212,18 @@ class FakeTelegram:
 
     def enforce_flood_limits(
         self,
-        group: tuple[int, float] | None = (20, 60.0),
-        overall: tuple[int, float] | None = (30, 1.0),
-        private: tuple[int, float] | None = None,
+        group: FloodLimit | None = (20, 60.0),
+        overall: FloodLimit | None = (30, 1.0),
+        private: FloodLimit | None = None,
     ) -> None:
         """Answer 429 past Telegram's flood limits from now on (Telegram's numbers by default):
         a token bucket per group, per private chat and for the whole bot. ``(count, seconds)``
         lets ``count`` messages through at once, then ``count`` more every ``seconds``, evenly;
-        None sets no such limit. What counts is what Telegram counts: messages sent and edited,
-        not answers to queries, chat actions or other calls. A refused call is not carried out;
-        it is answered 429 with ``parameters.retry_after``, the whole seconds until a token is
-        back (see :attr:`too_many_requests`)."""
+        ``(count, seconds, burst)`` lets ``burst`` through at once; None sets no such limit.
+        What counts is what Telegram counts: messages sent and edited, not answers to queries,
+        chat actions or other calls. A refused call is not carried out; it is answered 429
+        with ``parameters.retry_after``, the whole seconds until a token is back (see
+        :attr:`too_many_requests`)."""
         self._flood = _FloodBuckets(group, overall, private)
 
     @property
@@ -1362,6 +1363,9 @@ class FakeTelegram:
 
 # ---------------------------------------------------------------------- flood limits
 
+#: ``(count, seconds)`` or ``(count, seconds, burst)``: see ``enforce_flood_limits``.
+FloodLimit = tuple[int, float] | tuple[int, float, int]
+
 
 def _counts_as_message(method: str) -> bool:
     """Whether Telegram's flood limits count this method: it sends or edits a message."""
@@ -1371,10 +1375,10 @@ def _counts_as_message(method: str) -> bool:
 
 
 class _TokenBucket:
-    """``count`` tokens at once, refilled at ``count`` per ``seconds``."""
+    """``burst`` tokens at once (default: ``count``), refilled at ``count`` per ``seconds``."""
 
-    def __init__(self, count: int, seconds: float) -> None:
-        self.capacity = float(count)
+    def __init__(self, count: int, seconds: float, burst: int | None = None) -> None:
+        self.capacity = float(count if burst is None else burst)
         self.rate = count / seconds
         self.level = self.capacity
         self.stamp = time.monotonic()
@@ -1390,10 +1394,7 @@ class _FloodBuckets:
     """Telegram's flood limits as token buckets: the whole bot's, and one per chat."""
 
     def __init__(
-        self,
-        group: tuple[int, float] | None,
-        overall: tuple[int, float] | None,
-        private: tuple[int, float] | None,
+        self, group: FloodLimit | None, overall: FloodLimit | None, private: FloodLimit | None
     ) -> None:
         self.limits = {"group": group, "private": private}
         self.overall = _TokenBucket(*overall) if overall else None

@@ -20,7 +20,15 @@ from telegram import (
     Update,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
+from telegram.error import (
+    BadRequest,
+    EndPointNotFound,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TimedOut,
+)
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -28,6 +36,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
 )
+from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
 from tests.support.fake_telegram import NOT_MODIFIED, QUERY_INVALID, FakeTelegram
@@ -346,3 +355,86 @@ async def test_params_decoding_form_and_json(fake: FakeTelegram, bot: Bot) -> No
     assert response.status == 200 and payload["ok"] is True
     assert payload["result"]["text"] == "json" and "reply_markup" not in payload["result"]
     assert fake.calls[-1].params["chat_id"] == chat_id
+
+
+# --- flood limits and lost answers -----------------------------------------------------------
+
+GROUP = FakeTelegram.group_chat(-100777, "Flooded")
+OTHER_GROUP = FakeTelegram.group_chat(-100778, "Quiet")
+
+
+async def retry_after_of(call: object) -> float:
+    """The seconds a RetryAfter raised by `call` asks for."""
+    with warnings.catch_warnings():  # PTB 22 warns that retry_after will become a timedelta
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        with pytest.raises(RetryAfter) as exc:
+            await call  # type: ignore[misc]
+        value = exc.value.retry_after
+    return value.total_seconds() if isinstance(value, dtm.timedelta) else float(value)
+
+
+async def test_flood_limits_per_group_count_sends_and_edits(fake: FakeTelegram, bot: Bot) -> None:
+    for chat in (GROUP, OTHER_GROUP):
+        fake.add_chat(chat)
+    fake.enforce_flood_limits(group=(3, 60.0), overall=None)
+    first = await bot.send_message(GROUP["id"], "one")
+    await bot.edit_message_text("one, edited", chat_id=GROUP["id"], message_id=first.message_id)
+    await bot.send_chat_action(GROUP["id"], "typing")  # not a message: not counted
+    await bot.send_message(GROUP["id"], "two")
+    # The fourth message in a minute: refused, not carried out; 20 s until a token is back.
+    assert await retry_after_of(bot.send_message(GROUP["id"], "three")) == 20
+    refused = fake.calls[-1]
+    assert refused.error_code == 429 and refused.description == "Too Many Requests: retry after 20"
+    assert fake.too_many_requests == [refused]
+    assert [m.text for m in fake.bot_messages(GROUP["id"])] == ["one, edited", "two"]
+    # Each group has a bucket of its own; private chats are not limited unless asked.
+    await bot.send_message(OTHER_GROUP["id"], "elsewhere")
+    chat_id = known_chat(fake, ALICE)
+    for _ in range(5):
+        await bot.send_message(chat_id, "private")
+
+
+async def test_flood_limits_overall_and_private_refill_evenly(fake: FakeTelegram, bot: Bot) -> None:
+    chat_id = known_chat(fake, ALICE)
+    fake.add_chat(GROUP)
+    fake.enforce_flood_limits(group=None, overall=(4, 1.0), private=(2, 1.0))
+    await bot.send_message(chat_id, "1")
+    await bot.send_message(chat_id, "2")
+    assert await retry_after_of(bot.send_message(chat_id, "3")) == 1  # the chat's bucket
+    await bot.send_message(GROUP["id"], "a")
+    await bot.send_message(GROUP["id"], "b")
+    assert await retry_after_of(bot.send_message(GROUP["id"], "c")) == 1  # the whole bot's
+    # Answers to queries are no messages: never refused.
+    query_id = fake.tap(ALICE, fake.last_bot_message(chat_id), "x")
+    assert await bot.answer_callback_query(query_id)
+    # After retry_after, a token is back.
+    await asyncio.sleep(1.0)
+    await bot.send_message(chat_id, "3")
+    assert [m.text for m in fake.bot_messages(chat_id)] == ["1", "2", "3"]
+
+
+async def test_a_lost_answer_comes_after_the_call_was_carried_out(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    chat_id = known_chat(fake, ALICE)
+    fake.lose_answer_next("sendMessage")
+    with pytest.raises(NetworkError, match="disconnected"):
+        await bot.send_message(chat_id, "lost")
+    sent = fake.calls_of("sendMessage")
+    assert [call.ok for call in sent] == [True] and fake.lost_answers == sent
+    assert [m.text for m in fake.bot_messages(chat_id)] == ["lost"]
+    # Only the next one: the following call is answered.
+    assert (await bot.send_message(chat_id, "answered")).message_id == 2
+
+
+async def test_a_held_answer_times_the_client_out(fake: FakeTelegram) -> None:
+    chat_id = known_chat(fake, ALICE)
+    fake.lose_answer_next("sendMessage", hold=0.5)
+    request = HTTPXRequest(read_timeout=0.1)
+    async with Bot(fake.token, base_url=fake.base_url, request=request) as bot:
+        with pytest.raises(TimedOut):
+            await bot.send_message(chat_id, "held")
+        await fake.wait_idle(quiet=0.05)  # the held answer counts as in flight until it goes
+        assert [m.text for m in fake.bot_messages(chat_id)] == ["held"]
+        assert fake.lost_answers == fake.calls_of("sendMessage")
+        assert (await bot.send_message(chat_id, "answered")).message_id == 2
