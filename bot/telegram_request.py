@@ -1,4 +1,4 @@
-"""Bot API requests that survive flood limits, server errors and network blips.
+"""Bot API requests that survive server errors and network blips, and never do a thing twice.
 
 `RetryingRequest` is PTB's `HTTPXRequest` with a retry loop around each HTTP round trip:
 
@@ -7,8 +7,14 @@
   waited for: the error goes to the caller at once. With `retry_flood_limits=False` every 429
   goes to the caller: the bot's rate limiter (`bot.flood_gate`) waits it out, and closes the
   chat meanwhile.
-* 5xx answers and network failures (connection refused or dropped, timeouts, garbage instead of
-  HTTP): send again after 0.5, 1, 2, 4 … seconds (`backoff_base` doubled each time).
+* 5xx answers, and network failures before the request left (connection refused, connect or
+  pool timeout): send again after 0.5, 1, 2, 4 … seconds (`backoff_base` doubled each time).
+* A network failure after the request may have reached Telegram (read or write timeout,
+  connection dropped before the answer): sent again only for methods that do the same thing
+  twice as once (get*, edit*, set*, delete*, answer*). A method that creates something
+  (sendMessage, copyMessage, …) raises `OutcomeUnknown` instead: sending it again could post a
+  second board. When such a repeat is refused as already done (400 "message is not modified",
+  "message to delete not found", "query is too old"), the first try did it: that is success.
 * Anything else (200s, 400 Bad Request, 401, 403 Forbidden, 404, 409) is final at once.
 
 After `max_attempts` sends in all, the last answer or error goes to the caller, exactly as PTB
@@ -24,6 +30,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpx
 from telegram._utils.defaultvalue import DEFAULT_NONE
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError
@@ -34,9 +41,34 @@ log = logging.getLogger(__name__)
 #: Waits for a retry; tests may pass a recording stand-in.
 Sleep = Callable[[float], Awaitable[Any]]
 
+#: Methods that do the same thing when carried out twice: safe to send again blind.
+REPEATABLE_PREFIXES = ("get", "edit", "set", "delete", "answer")
+#: httpx failures that happen before the request leaves: Telegram surely never saw it.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+#: What Telegram answers a repeat of a call that the first, unanswered try already did.
+ALREADY_DONE = ("message is not modified", "message to delete not found", "query is too old")
+#: The answer that stands for such a repeat: the call succeeded (its result is not known).
+DONE = (200, b'{"ok":true,"result":true}')
+
+
+class OutcomeUnknown(NetworkError):
+    """A call that creates something was sent, but no answer came (read timeout, connection
+    dropped): it may have been carried out. Not retried, so that nothing is done twice."""
+
+
+def is_repeatable(endpoint: str) -> bool:
+    """Whether sending this Bot API method twice does no more than sending it once."""
+    return endpoint.startswith(REPEATABLE_PREFIXES)
+
+
+def surely_not_sent(error: NetworkError) -> bool:
+    """Whether the request failed before it left (so Telegram cannot have carried it out)."""
+    return isinstance(error.__cause__, NOT_SENT)
+
 
 class RetryingRequest(HTTPXRequest):
-    """`HTTPXRequest` that retries 429 (after `retry_after`), 5xx and network errors."""
+    """`HTTPXRequest` that retries 429 (after `retry_after`), 5xx and network errors, and
+    never sends again a call that may have created something already."""
 
     def __init__(
         self,
@@ -75,6 +107,7 @@ class RetryingRequest(HTTPXRequest):
     ) -> tuple[int, bytes]:
         endpoint = _endpoint(url)
         attempt = 1
+        maybe_done = False  # an earlier try may have been carried out
         while True:
             try:
                 code, payload = await super().do_request(
@@ -87,26 +120,23 @@ class RetryingRequest(HTTPXRequest):
                     pool_timeout=pool_timeout,
                 )
             except NetworkError as error:  # TimedOut too; httpx errors arrive as these
+                reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
+                if not surely_not_sent(error):
+                    if not is_repeatable(endpoint):
+                        log.warning(
+                            "Bot API %s got no answer (%s); not sent again", endpoint, reason
+                        )
+                        raise OutcomeUnknown(f"{endpoint}: no answer ({reason})") from error
+                    maybe_done = True
                 if attempt >= self.max_attempts:
                     raise
                 delay = self.backoff(attempt)
-                reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
             else:
-                if code == 429:
-                    retry_after = _retry_after(payload)
-                    if (
-                        not self.retry_flood_limits
-                        or retry_after is None
-                        or retry_after > self.max_retry_after
-                        or attempt >= self.max_attempts
-                    ):
-                        return code, payload
-                    delay = retry_after
-                    reason = f"429 Too Many Requests, retry after {retry_after:g}s"
-                elif 500 <= code <= 599 and attempt < self.max_attempts:
-                    delay = self.backoff(attempt)
-                    reason = f"HTTP {code}"
-                else:
+                if code == 400 and maybe_done and _says_already_done(payload):
+                    log.info("Bot API %s: the unanswered try had done it", endpoint)
+                    return DONE
+                delay, reason = self._retry_delay(code, payload, attempt)
+                if delay is None:
                     return code, payload
             log.warning(
                 "Bot API %s failed (%s); attempt %d of %d, retrying in %.2gs",
@@ -118,6 +148,19 @@ class RetryingRequest(HTTPXRequest):
             )
             await self._sleep(delay)
             attempt += 1
+
+    def _retry_delay(self, code: int, payload: bytes, attempt: int) -> tuple[float | None, str]:
+        """How long to wait before sending an answered call again (None: it is final)."""
+        if attempt >= self.max_attempts:
+            return None, ""
+        if code == 429 and self.retry_flood_limits:
+            retry_after = _retry_after(payload)
+            if retry_after is None or retry_after > self.max_retry_after:
+                return None, ""
+            return retry_after, f"429 Too Many Requests, retry after {retry_after:g}s"
+        if 500 <= code <= 599:
+            return self.backoff(attempt), f"HTTP {code}"
+        return None, ""
 
 
 def _endpoint(url: str) -> str:
@@ -145,3 +188,9 @@ def _retry_after(payload: bytes) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         return None
     return float(value)
+
+
+def _says_already_done(payload: bytes) -> bool:
+    """Whether a 400 answer says the call had been carried out before."""
+    text = payload.decode("utf-8", "replace").lower()
+    return any(phrase in text for phrase in ALREADY_DONE)

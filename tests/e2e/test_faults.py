@@ -1,9 +1,11 @@
-"""Telegram failing under the bot: flood limits, server errors, dropped connections, blocked users
-and deleted boards. The fake Bot API server injects each fault; every assertion is on the calls
-it recorded (what was sent, how often, what it answered), never on timings."""
+"""Telegram failing under the bot: flood limits, server errors, dropped connections, lost
+answers, blocked users and deleted boards. The fake Bot API server injects each fault; every
+assertion is on the calls it recorded (what was sent, how often, what it answered), never on
+timings."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -13,6 +15,7 @@ import pytest
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter
 
+from bot import app
 from bot.telegram_request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner
@@ -267,16 +270,69 @@ async def test_a_dropped_connection_during_a_move_is_retried(
     await assert_move_shown(telegram, fast_bot, board, 8, before)
 
 
-async def test_a_dropped_connection_on_posting_a_board_posts_it_once(
-    telegram: FakeTelegram, fast_bot: BotRunner
+async def test_a_dropped_connection_on_posting_a_board_is_not_posted_again(
+    telegram: FakeTelegram, fast_bot: BotRunner, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # Dropped before Telegram carried it out; but the bot cannot tell that from an answer that
+    # was lost after it was: it posts nothing rather than risk a second board.
     telegram.drop_next("sendMessage")
+    with caplog.at_level(logging.INFO):
+        telegram.send_text(ALICE, "/start user user")
+        await settle(telegram, 0, None)
+    assert outcomes(telegram.calls_of("sendMessage")) == [0]
+    assert telegram.bot_messages(ALICE["id"]) == []
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # The user sees nothing happen and asks again: a board, and it plays.
     board = await new_board(telegram, "/start user user")
     assert outcomes(telegram.calls_of("sendMessage")) == [0, None]
     assert len(telegram.bot_messages(ALICE["id"])) == 1
     before = cell_texts(telegram, board)
     await tap(telegram, board, 6)
     await assert_move_shown(telegram, fast_bot, board, 6, before)
+
+
+@pytest.mark.parametrize("hold", [None, 1.5], ids=["connection closed", "read timeout"])
+async def test_a_board_whose_answer_is_lost_is_posted_once_and_plays_on(
+    telegram: FakeTelegram,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    hold: float | None,
+) -> None:
+    # A read timeout shorter than the fake holds the answer back (the default is 5 s).
+    short = functools.partial(app.RetryingRequest, read_timeout=0.5)
+    monkeypatch.setattr(app, "RetryingRequest", short)
+    runner = BotRunner(telegram, database_url, retry_backoff_seconds=0.01)
+    await runner.start()
+    try:
+        telegram.lose_answer_next("sendMessage", hold=hold)
+        with caplog.at_level(logging.INFO):
+            await new_board(telegram, "/start hard", until=None)
+        # Telegram posted the board once; the bot never heard so, and did not post it again.
+        posted = telegram.calls_of("sendMessage")
+        assert outcomes(posted) == [None] and telegram.lost_answers == posted
+        (board,) = telegram.bot_messages(ALICE["id"])
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        lost = [r for r in caplog.records if r.name == "bot.telegram_request"]
+        assert len(lost) == 1 and lost[0].levelno == logging.WARNING
+        assert "sendMessage" in lost[0].getMessage()
+        # A tap on that board plays on it: the tap says which message it is.
+        before = cell_texts(telegram, board)
+        mark = telegram.mark()
+        answer = await tap(telegram, board, 4)
+        assert not answer.get("text"), answer
+        await assert_move_shown(telegram, runner, board, 4, before)
+        assert [call.params["message_id"] for call in since(telegram, mark, "editMessageText")] == [
+            board.message_id
+        ]
+        cells = cell_texts(telegram, telegram.messages[board.key])  # type: ignore[index]
+        assert cells.count(cells[4]) == 1 and len(set(cells)) == 3  # ❌, the AI's ⭕, empties
+        assert since(telegram, mark, "sendMessage") == []
+        # And /start again starts a new game on a new board.
+        fresh = await new_board(telegram, "/start hard")
+        assert fresh.key != board.key and len(telegram.bot_messages(ALICE["id"])) == 2
+    finally:
+        await runner.stop()
 
 
 async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
