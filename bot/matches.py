@@ -1,5 +1,12 @@
 """AI turns in the background: AI-vs-AI matches (one move per pause) and replies of an AI
-that needs time to think (hard on a big board)."""
+that needs time to think (hard on a big board).
+
+An AI match's frames are background traffic (`Pace.FRAME`): when its chat has no room under
+Telegram's flood limits, a frame is skipped and the next one shows both moves; the final board
+always comes (`Pace.BACKGROUND`). A match whose board message is not known (its posting got no
+answer, so it may be in the chat already) is played on without frames, and its final board is
+posted at the end rather than a second live board beside the first. An AI's reply to a person
+is shown like the person's own move (`Pace.PERSON`)."""
 
 from __future__ import annotations
 
@@ -9,7 +16,8 @@ import logging
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.boards import show_board
+from bot.boards import send_board, show_board
+from bot.flood_gate import FrameSkipped, Pace
 from bot.games.ai_turns import AiTurns
 from bot.games.chats import Chats
 from bot.games.model import GameView
@@ -66,9 +74,23 @@ class AiMatchRunner:
             if game is None:
                 return
             try:
-                posted = await show_board(self._bot, game)
+                posted = await self._show(game)
                 if posted is not None:
                     await self._chats.attach_message(game.id, posted)
+            except FrameSkipped:
+                log.debug("game %s: frame skipped under the flood limits", game_id)
             except TelegramError:
                 # The move is saved; the next edit shows it. Never let a match task crash.
                 log.warning("could not show an AI move of game %s", game_id, exc_info=True)
+
+    async def _show(self, game: GameView) -> int | None:
+        """Show an AI move at its pace; the id of a board it had to post, if any."""
+        if not game.is_ai_match:
+            return await show_board(self._bot, game)
+        if game.waits_for_ai:
+            if game.inline_message_id is None and game.message_id is None:
+                return None  # board not known: no frames, the final board is posted
+            return await show_board(self._bot, game, pace=Pace.FRAME)
+        if game.inline_message_id is None and game.message_id is None and game.chat_id:
+            return await send_board(self._bot, game.chat_id, game, pace=Pace.BACKGROUND)
+        return await show_board(self._bot, game, pace=Pace.BACKGROUND)

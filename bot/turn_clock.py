@@ -1,4 +1,7 @@
-"""Turn timeouts for games between people: nudge, then a loss by timeout."""
+"""Turn timeouts for games between people: nudge, then a loss by timeout.
+
+Nobody is waiting for these messages this very moment, so they go at `Pace.BACKGROUND`: after
+people's moves under Telegram's flood limits (`bot.flood_gate`)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.boards import show_board
+from bot.flood_gate import Pace, pace_args
 from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import TurnEvent
@@ -55,7 +59,7 @@ class TurnClock:
             event, game = outcome
             happened.append((event, game.id))
             try:
-                posted = await show_board(self._bot, game)
+                posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
                 if posted is not None:
                     await self._chats.attach_message(game.id, posted)
                 if event is TurnEvent.NUDGE and game.chat_id is not None:
@@ -64,6 +68,7 @@ class TurnClock:
                         game.chat_id,
                         tr.NUDGE_MESSAGE.format(name=player_name(game, game.to_move, tr)),
                         reply_to_message_id=posted or game.message_id,
+                        **pace_args(self._bot, Pace.BACKGROUND),
                     )
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)

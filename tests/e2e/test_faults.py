@@ -19,7 +19,7 @@ from bot import app
 from bot.telegram_request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import cell_data, game_id_on
+from tests.support.chat import board_cells, cell_data, game_id_on, words
 from tests.support.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
@@ -333,6 +333,25 @@ async def test_a_board_whose_answer_is_lost_is_posted_once_and_plays_on(
         assert fresh.key != board.key and len(telegram.bot_messages(ALICE["id"])) == 2
     finally:
         await runner.stop()
+
+
+async def test_an_ai_match_whose_board_answer_is_lost_posts_only_its_final_board(
+    telegram: FakeTelegram, fast_bot: BotRunner
+) -> None:
+    group = telegram.add_chat(FakeTelegram.group_chat(-100200, "Spectators"))
+    telegram.lose_answer_next("sendMessage")
+    telegram.send_text(ALICE, "/start easy hard", chat=group)
+    # The first board is in the chat, but the bot does not know which message it is: rather
+    # than a second live board beside it, the match's result comes as one more message.
+    await telegram.wait_until(
+        lambda: len(telegram.bot_messages(group["id"])) == 2, timeout=10, what="the result"
+    )
+    await telegram.wait_idle(quiet=0.1)
+    first, final = telegram.bot_messages(group["id"])
+    assert first.edit_count == 0 and board_cells(telegram, first) == "_" * 9
+    assert words(final) in ("O wins", "Draw") and final.edit_count == 0
+    assert game_id_on(telegram, final) == game_id_on(telegram, first)
+    assert telegram.calls_of("editMessageText") == []
 
 
 async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
