@@ -64,9 +64,18 @@ def finished(fake: FakeTelegram, message: StoredMessage) -> bool:
     return outcome(parse_cells(board_cells(fake, message))) in RESULTS
 
 
+def sent_to_alice(call: Any) -> bool:
+    return call.method == "sendMessage" and call.ok and call.params.get("chat_id") == ALICE["id"]
+
+
 async def send(fake: FakeTelegram, text: str) -> StoredMessage:
-    """Alice sends ``text``; returns the bot's newest message once it is done."""
+    """Alice sends ``text``; returns the bot's answer, a new message, once the bot is done.
+
+    The bot paces its messages under Telegram's flood limits (about one a second in a private
+    chat), so the tests wait for the message itself, not for a quiet moment."""
+    mark = fake.mark()
     fake.send_text(ALICE, text)
+    await fake.wait_for(sent_to_alice, WAIT, since=mark)
     await fake.wait_idle(quiet=0.1, timeout=WAIT)
     return fake.last_bot_message(ALICE["id"])
 
@@ -86,13 +95,13 @@ async def tap_label(fake: FakeTelegram, message: StoredMessage, label: str) -> d
 
 
 async def play_free_cell(fake: FakeTelegram, message: StoredMessage) -> StoredMessage:
-    """Tap the first free cell; returns the board after the bot's answer."""
+    """Tap the first free cell; returns the board after the bot's answer (a paced edit)."""
     cells = board_cells(fake, message)
     answer = await tap(fake, message, cell_data(fake, message, cells.index("_"), prefix=""))
     assert not answer.get("text"), answer  # no pop-up: the move was taken
-    board = current(fake, message)
-    assert board_cells(fake, board) != cells
-    return board
+    await fake.wait_until(lambda: board_cells(fake, current(fake, message)) != cells, WAIT)
+    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    return current(fake, message)
 
 
 async def play_to_the_end(fake: FakeTelegram, message: StoredMessage) -> StoredMessage:
@@ -113,8 +122,10 @@ def result_line(fake: FakeTelegram, message: StoredMessage) -> str:
 async def start_hard_game_from_the_menu(fake: FakeTelegram) -> StoredMessage:
     menu = await send(fake, "/start")
     assert "Welcome to Tic-Tac-Toe" in menu.text
+    mark = fake.mark()
     answer = await tap_label(fake, menu, "❌ Hard")
     assert not answer.get("text"), answer
+    await fake.wait_for(sent_to_alice, WAIT, since=mark)
     board = fake.last_bot_message(ALICE["id"])
     assert board.key != menu.key
     assert "❌ Alice vs ⭕ Hard AI" in board.text
@@ -288,8 +299,10 @@ async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: 
         # A failing edit: the error handler logs it, with its traceback, at ERROR.
         fake.fail_next("editMessageText", 400)
         cells = board_cells(fake, board)
+        mark = fake.mark()
         query_id = fake.tap(ALICE, board, fake.keyboard(board)[1][1][1] or "")
         await fake.answer_to(query_id, timeout=WAIT)
+        await fake.wait_for(lambda call: call.method == "editMessageText", WAIT, since=mark)
         await fake.wait_idle(quiet=0.1, timeout=WAIT)
         failed = [call for call in fake.calls_of("editMessageText") if not call.ok]
         assert len(failed) == 1
