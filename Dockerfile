@@ -1,6 +1,7 @@
 # The bot as a container image. To host it with PostgreSQL: `docker compose up -d --build`
 # (compose.yaml; README, "Host it on a server"). On its own, with games in a SQLite file on a
-# volume: `docker run --env-file .env -v tictactoe-data:/data tictactoe-bot`.
+# volume and the bot reading .env itself (docker's --env-file keeps quotes and comments as part
+# of values): `docker run -v tictactoe-data:/data -v "$PWD/.env:/data/.env:ro" tictactoe-bot`.
 FROM python:3.12-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
