@@ -127,7 +127,9 @@ async def show_game(context: BotContext, game: GameView) -> None:
 async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
     """Post a new game's board in a chat, record where it is, and let the AI start."""
     message_id = await send_board(context.bot, chat_id, game)
-    await context.games.chats.attach_message(game.id, message_id)
+    if message_id is not None:
+        # None: the board's answer was lost; the next tap on it (or the turn clock) records it.
+        await context.games.chats.attach_message(game.id, message_id)
     context.ai_matches.follow(replace(game, message_id=message_id))
 
 
@@ -141,8 +143,10 @@ async def answer_and_show(
         return
     game = result.game
     if game.message_id is None and game.chat_id is not None and query.message is not None:
-        # A tap that raced the board's first posting: the tapped message is the board.
+        # A tap that raced the board's first posting (or whose posting lost its answer): the
+        # tapped message is the board, from now on.
         game = replace(game, message_id=query.message.message_id)
+        await context.games.chats.attach_message(game.id, query.message.message_id)
     mark = game.mark_of(query.from_user.id)
     if joined and mark is not None:
         await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))

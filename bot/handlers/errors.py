@@ -9,6 +9,7 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
 from bot.games.store import LOST_RACE
+from bot.telegram_request import OutcomeUnknown
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -17,6 +18,11 @@ log = logging.getLogger(__name__)
 async def on_error(update: object, context: BotContext) -> None:
     """Log the failure; answer a pending tap or message so the user is never left hanging."""
     update_id = update.update_id if isinstance(update, Update) else None
+    if isinstance(context.error, OutcomeUnknown):
+        # A message went out but its answer was lost: it has most likely arrived, so an
+        # apology (and an ERROR) would be wrong.
+        log.warning("update %s: %s", update_id, context.error)
+        return
     if isinstance(context.error, Forbidden):
         # The user blocked the bot (or it left the chat): nothing to retry, nobody to tell.
         log.warning("update %s: Telegram refused: %s", update_id, context.error)

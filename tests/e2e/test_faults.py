@@ -19,6 +19,7 @@ from bot import app
 from bot.telegram_request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import settle as settle_all
 from tests.support.chat import board_cells, cell_data, game_id_on, words
 from tests.support.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
 
@@ -409,3 +410,18 @@ async def test_a_deleted_board_continues_on_a_fresh_message(
     assert edits[0].params["message_id"] == fresh.message_id
     assert await stored_cells(fast_bot, game_id) == "X___O___X"
     assert cell_texts(telegram, telegram.messages[fresh.key])[8] != before[8]
+
+
+async def test_a_reply_whose_answer_is_lost_is_neither_repeated_nor_apologised_for(
+    telegram: FakeTelegram, fast_bot: BotRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    telegram.lose_answer_next("sendMessage")
+    with caplog.at_level(logging.INFO):
+        telegram.send_text(ALICE, "/help")
+        await telegram.wait_until(lambda: telegram.lost_answers != [], what="the lost answer")
+        await settle_all(telegram)
+    # The help arrived once; the bot, not knowing, neither sent it again nor said sorry.
+    [help_message] = telegram.bot_messages(ALICE["id"])
+    assert help_message.text.startswith("How to play")
+    assert len(telegram.calls_of("sendMessage")) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
