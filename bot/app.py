@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import time
+from functools import partial
 
 from telegram import Update
 from telegram.ext import (
@@ -23,6 +24,7 @@ from telegram.ext import (
 
 from bot import callback_data as data
 from bot.ai_pool import AiPool
+from bot.boards import BoardHooks, use_hooks
 from bot.config import Settings
 from bot.context import BotContext
 from bot.flood_gate import FloodGate
@@ -45,6 +47,9 @@ from bot.matches import AiMatchRunner
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
 from bot.turn_clock import TurnClock
+from bot.webapp.buttons import publish_menu_button, with_open_board
+from bot.webapp.links import WebAppLinks
+from bot.webapp.live import GameNotifier
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
@@ -190,14 +195,32 @@ async def open_resources(application: Application) -> None:
     )
     # The profile is not needed to play: set it meanwhile, not before the first update.
     application.bot_data["profile"] = asyncio.create_task(publish_profile(application.bot))
+    if settings.webapp_url is not None:
+        open_mini_app(application, settings)
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
+def open_mini_app(application: Application, settings: Settings) -> None:
+    """The Mini App (WEBAPP_URL): every board gets its "Open board" button and tells the
+    pages showing it; private chats' menu button opens it (set meanwhile, like the profile)."""
+    bot = application.bot
+    assert settings.webapp_url is not None
+    links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
+    notifier = GameNotifier()
+    use_hooks(bot, BoardHooks(partial(with_open_board, links=links), notifier.notify))
+    application.bot_data.update(game_notifier=notifier, webapp_links=links)
+    application.bot_data["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
+
+
 async def close_resources(application: Application) -> None:
     """Stop background tasks and close the database."""
+    use_hooks(application.bot, None)
+    menu_button: asyncio.Task[None] | None = application.bot_data.get("menu_button")
+    if menu_button is not None and not menu_button.done():
+        menu_button.cancel()
     profile: asyncio.Task[None] | None = application.bot_data.get("profile")
     if profile is not None and not profile.done():
         profile.cancel()

@@ -7,21 +7,71 @@ A board whose posting got no answer (`OutcomeUnknown`) is not posted again: it m
 the chat already. Its message id stays unknown; the next tap on it tells the bot which message
 it is, and a game nobody taps is shown afresh by the turn clock. Background callers (AI
 matches, the turn clock) pass a slower `Pace`, so people's boards go first (`bot.flood_gate`).
+
+A running bot may add `BoardHooks` (`use_hooks`, at start-up): the Mini App adds its
+"Open board" button to every board's keyboard, and hears of every board shown, so that its
+pages show each move the moment the chat does, whoever made it.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from telegram import Bot
+from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest
 
 from bot.flood_gate import Pace, pace_args
 from bot.games.model import GameView
-from bot.render import render_game
+from bot.render import BoardMessage, render_game
 from bot.telegram_request import OutcomeUnknown
 
 log = logging.getLogger(__name__)
+
+KeyboardHook = Callable[[InlineKeyboardMarkup | None, GameView], InlineKeyboardMarkup | None]
+
+
+def _same_keyboard(
+    keyboard: InlineKeyboardMarkup | None, _game: GameView
+) -> InlineKeyboardMarkup | None:
+    return keyboard
+
+
+def _nobody(_game: GameView) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class BoardHooks:
+    """What a running bot adds to its boards: `keyboard` turns a board's keyboard into the
+    one shown, `shown` hears of every game whose board is about to be posted or edited."""
+
+    keyboard: KeyboardHook = _same_keyboard
+    shown: Callable[[GameView], None] = _nobody
+
+
+# By id(bot): PTB's Bot takes no attributes of ours, and the callers (handlers, AI matches,
+# the turn clock) know only the bot.
+_HOOKS: dict[int, BoardHooks] = {}
+
+
+def use_hooks(bot: Bot, hooks: BoardHooks | None) -> None:
+    """Add `hooks` to every board `bot` shows from now on (None: none any more)."""
+    if hooks is None:
+        _HOOKS.pop(id(bot), None)
+    else:
+        _HOOKS[id(bot)] = hooks
+
+
+def _render(bot: Bot, game: GameView) -> BoardMessage:
+    """The board message with the bot's hooks applied, which are told of it."""
+    board = render_game(game)
+    hooks = _HOOKS.get(id(bot))
+    if hooks is None:
+        return board
+    hooks.shown(game)
+    return BoardMessage(board.text, hooks.keyboard(board.keyboard, game))
 
 
 async def send_board(
@@ -34,7 +84,7 @@ async def send_board(
 ) -> int | None:
     """Post a new board message for the game; returns its message id, or None when Telegram's
     answer was lost (the board may be there: it is not posted twice)."""
-    board = render_game(game)
+    board = _render(bot, game)
     try:
         message = await bot.send_message(
             chat_id,
@@ -66,7 +116,7 @@ async def show_board(bot: Bot, game: GameView, *, pace: Pace = Pace.PERSON) -> i
         # A closed game whose board is not known yet (closed while it was being posted):
         # there is nothing to update.
         return None
-    board = render_game(game)
+    board = _render(bot, game)
     try:
         await bot.edit_message_text(
             board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)

@@ -17,6 +17,9 @@ from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
+DEFAULT_WEB_PORT = 8080
+#: What Telegram accepts as a Mini App's short name (its t.me/<bot>/<name> links).
+WEBAPP_SHORT_NAME_RE = re.compile(r"[A-Za-z0-9_]{3,30}")
 #: What Telegram accepts as a webhook's secret_token (it comes back in a request header).
 WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 #: The hosts a WEBHOOK_URL may name with plain http://.
@@ -44,6 +47,12 @@ class Settings:
     webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
     webhook_port: int = DEFAULT_WEBHOOK_PORT
     webhook_secret: str | None = None
+    # The Mini App (bot.webapp) when `webapp_url` is set: its public base address, its short
+    # name for t.me links in groups, and the port of the web server in polling mode (webhook
+    # mode serves it on the webhook's server).
+    webapp_url: str | None = None
+    webapp_short_name: str | None = None
+    web_port: int = DEFAULT_WEB_PORT
     # Not settable from the environment: the first wait before retrying a failed Bot API call
     # (doubled on every retry); tests make it short.
     retry_backoff_seconds: float = 0.5
@@ -62,7 +71,9 @@ class Settings:
             f"api_base_url={self.api_base_url!r}, log_level={self.log_level!r}, "
             f"ai_pause_seconds={self.ai_pause_seconds!r}, webhook_url={self.webhook_url!r}, "
             f"webhook_listen={self.webhook_listen!r}, webhook_port={self.webhook_port!r}, "
-            f"webhook_secret={'***' if self.webhook_secret else None!r})"
+            f"webhook_secret={'***' if self.webhook_secret else None!r}, "
+            f"webapp_url={self.webapp_url!r}, webapp_short_name={self.webapp_short_name!r}, "
+            f"web_port={self.web_port!r})"
         )
 
 
@@ -120,6 +131,7 @@ def load_settings(
     turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
     ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
     webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
+    webapp_url, webapp_short_name, web_port = _webapp_settings(values)
     return Settings(
         token=token,
         database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
@@ -132,6 +144,9 @@ def load_settings(
         webhook_listen=webhook_listen,
         webhook_port=webhook_port,
         webhook_secret=webhook_secret,
+        webapp_url=webapp_url,
+        webapp_short_name=webapp_short_name,
+        web_port=web_port,
     )
 
 
@@ -170,30 +185,51 @@ def _scheme_and_host(url: str) -> tuple[str | None, str | None]:
     return (parts.scheme, host) if host else (None, None)
 
 
-def _check_webhook_url(url: str) -> None:
-    """Telegram posts updates only to https:// addresses; http:// is allowed on this machine
-    alone (127.0.0.1, localhost), where a local Bot API server or a test may post over it."""
+def _check_webhook_url(url: str, name: str = "WEBHOOK_URL", what: str = "") -> None:
+    """Telegram posts updates only to https:// addresses (and opens Mini Apps only there);
+    http:// is allowed on this machine alone (127.0.0.1, localhost), where a local Bot API
+    server or a test may use it."""
     scheme, host = _scheme_and_host(url)
     if not (scheme == "https" or (scheme == "http" and host in LOCAL_HOSTS)):
         # Only the scheme and host are repeated: some put the bot token in a webhook's path.
         given = f"{scheme}://{host}" if scheme else "no URL with a host"
+        what = what or "Telegram posts updates to"
         raise ConfigError(
-            "WEBHOOK_URL must be the public https:// address Telegram posts updates to "
+            f"{name} must be the public https:// address {what} "
             f"(http:// only on 127.0.0.1 or localhost), not {given!r}."
         )
+
+
+def _port(values: Mapping[str, str], name: str, default: int) -> int:
+    text = values.get(name, "").strip() or str(default)
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"{name} must be a TCP port from 1 to 65535, not {text!r}.")
+    return port
+
+
+def _webapp_settings(values: Mapping[str, str]) -> tuple[str | None, str | None, int]:
+    """WEBAPP_URL, WEBAPP_SHORT_NAME and WEB_PORT, checked."""
+    url = values.get("WEBAPP_URL", "").strip() or None
+    if url is not None:
+        _check_webhook_url(url, "WEBAPP_URL", "where the bot's web server is reachable")
+    short_name = values.get("WEBAPP_SHORT_NAME", "").strip() or None
+    if short_name is not None and not WEBAPP_SHORT_NAME_RE.fullmatch(short_name):
+        raise ConfigError(
+            "WEBAPP_SHORT_NAME must be the Mini App's short name from @BotFather "
+            f"(3 to 30 characters of A-Z, a-z, 0-9 and _), not {short_name!r}."
+        )
+    return url, short_name, _port(values, "WEB_PORT", DEFAULT_WEB_PORT)
 
 
 def _webhook_settings(values: Mapping[str, str]) -> tuple[str | None, str, int, str | None]:
     """WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT and WEBHOOK_SECRET, checked."""
     url = values.get("WEBHOOK_URL", "").strip() or None
     listen = values.get("WEBHOOK_LISTEN", "").strip() or DEFAULT_WEBHOOK_LISTEN
-    port_text = values.get("WEBHOOK_PORT", "").strip() or str(DEFAULT_WEBHOOK_PORT)
-    try:
-        port = int(port_text)
-    except ValueError:
-        port = -1
-    if not 1 <= port <= 65535:
-        raise ConfigError(f"WEBHOOK_PORT must be a TCP port from 1 to 65535, not {port_text!r}.")
+    port = _port(values, "WEBHOOK_PORT", DEFAULT_WEBHOOK_PORT)
     secret = values.get("WEBHOOK_SECRET", "").strip() or None
     if url is None:
         return None, listen, port, secret

@@ -1,5 +1,7 @@
 """`tictactoe-bot run` (and `python -m bot`): settings, logging without secrets, then the bot's
-life: start-up, long polling or a webhook server, and a clean stop on SIGINT or SIGTERM.
+life: start-up, long polling or a webhook server, and a clean stop on SIGINT or SIGTERM. With
+WEBAPP_URL the web server also serves the Mini App: the webhook's server in webhook mode, one
+of its own on WEB_PORT in polling mode.
 
 The order is `run_polling`'s: initialize, post_init, start receiving updates, start … stop
 receiving, stop, post_stop, shutdown, post_shutdown. It is written out here rather than left to
@@ -19,6 +21,7 @@ from collections.abc import Coroutine, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from aiohttp import web
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 
@@ -137,6 +140,8 @@ class BotLife:
             await self.start_webhook()
         else:
             assert application.updater is not None
+            if self.settings.webapp_url is not None:
+                await self.serve(build_web_app(application, mini_app=True), "WEB_PORT")
 
             def polling_error(error: TelegramError) -> None:
                 # As run_polling does: a failed getUpdates goes to the error handler.
@@ -168,16 +173,9 @@ class BotLife:
         settings = self.settings
         assert settings.webhook_url is not None and settings.webhook_secret is not None
         path = urlsplit(settings.webhook_url).path
-        web_app = build_web_app(self.application, path, settings.webhook_secret)
-        server = WebServer(web_app, settings.webhook_listen, settings.webhook_port)
-        try:
-            await server.start()
-        except OSError as error:
-            where = f"{settings.webhook_listen}:{settings.webhook_port}"
-            raise StartupError(
-                f"cannot listen on {where} (WEBHOOK_LISTEN, WEBHOOK_PORT): {error}"
-            ) from None
-        self.web_server = server
+        mini_app = settings.webapp_url is not None
+        web_app = build_web_app(self.application, path, settings.webhook_secret, mini_app=mini_app)
+        await self.serve(web_app, "WEBHOOK_PORT")
         await self.application.bot.set_webhook(
             url=settings.webhook_url,
             secret_token=settings.webhook_secret,
@@ -185,6 +183,21 @@ class BotLife:
         )
         # Updates that arrive before this wait in the queue; /healthz says 503 until then.
         await self.application.start()
+
+    async def serve(self, web_app: web.Application, port_setting: str) -> None:
+        """Serve `web_app` on WEBHOOK_LISTEN and the port `port_setting` names; a port that
+        cannot be had is a StartupError."""
+        settings = self.settings
+        port = settings.webhook_port if port_setting == "WEBHOOK_PORT" else settings.web_port
+        server = WebServer(web_app, settings.webhook_listen, port)
+        try:
+            await server.start()
+        except OSError as error:
+            where = f"{settings.webhook_listen}:{port}"
+            raise StartupError(
+                f"cannot listen on {where} (WEBHOOK_LISTEN, {port_setting}): {error}"
+            ) from None
+        self.web_server = server
 
     async def stop(self) -> None:
         """Undo whatever `start` got to, in reverse order; safe after a failed start."""

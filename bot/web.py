@@ -1,4 +1,5 @@
-"""The bot's web server in webhook mode (aiohttp): Telegram's updates and a health check.
+"""The bot's web server (aiohttp): Telegram's updates in webhook mode, a health check, and
+the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only those two).
 
     POST <path of WEBHOOK_URL>   an update from Telegram. Without the right
                                  X-Telegram-Bot-Api-Secret-Token header: 403, nothing read.
@@ -6,6 +7,7 @@
                                  at once (Telegram waits for the answer before the next update).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
                                  database answers SELECT 1; 503 with what is wrong otherwise.
+    /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
 
 `build_web_app` returns a plain `aiohttp.web.Application`, so more routes (a Mini App's pages
 and API) are added with `web_app.router.add_get(...)` or `add_routes` before `WebServer.start`.
@@ -25,6 +27,8 @@ from sqlalchemy import text
 from telegram import Update
 from telegram.ext import Application
 
+from bot.webapp.api import add_routes as add_mini_app
+
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -38,13 +42,23 @@ APPLICATION = web.AppKey("application", Application)
 WEBHOOK_SECRET = web.AppKey("webhook_secret", bytes)
 
 
-def build_web_app(application: Application, webhook_path: str, secret: str) -> web.Application:
-    """The routes above, for `application`; `secret` is WEBHOOK_SECRET."""
+def build_web_app(
+    application: Application,
+    webhook_path: str | None = None,
+    secret: str | None = None,
+    *,
+    mini_app: bool = False,
+) -> web.Application:
+    """The routes above, for `application`: the webhook's when `secret` (WEBHOOK_SECRET) is
+    given, the Mini App's with `mini_app`."""
     web_app = web.Application()
     web_app[APPLICATION] = application
-    web_app[WEBHOOK_SECRET] = secret.encode()
-    web_app.router.add_post(webhook_path or "/", receive_update)
+    if secret is not None:
+        web_app[WEBHOOK_SECRET] = secret.encode()
+        web_app.router.add_post(webhook_path or "/", receive_update)
     web_app.router.add_get(HEALTH_PATH, healthz)
+    if mini_app:
+        add_mini_app(web_app, application)
     return web_app
 
 
@@ -107,7 +121,7 @@ class WebServer:
         except OSError:
             await self._runner.cleanup()
             raise
-        log.info("webhook server listening on %s:%s", self.host, self.port)
+        log.info("web server listening on %s:%s", self.host, self.port)
 
     async def stop(self) -> None:
         """Stop listening, after the requests in flight are answered."""

@@ -411,6 +411,10 @@ class FakeTelegram:
         }
         for name, handler in builtin.items():
             self.register_method(name, handler)
+        # Mini Apps: the private chats' menu button, per chat (None: the default of all).
+        self.menu_buttons: dict[int | None, JSONDict] = {}
+        self.register_method("setChatMenuButton", self._set_chat_menu_button)
+        self.register_method("getChatMenuButton", self._get_chat_menu_button)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -1353,6 +1357,26 @@ class FakeTelegram:
                 )
             wait = left if not busy and left > 0 else quiet
             await self._wait_change(min(now + wait, deadline))
+
+    # ------------------------------------------------------------------ Mini Apps
+
+    def _set_chat_menu_button(self, params: JSONDict) -> bool:
+        button = params.get("menu_button") or {"type": "default"}
+        kind = button.get("type") if isinstance(button, dict) else None
+        if kind not in ("default", "commands", "web_app"):
+            raise _bad("can't parse menu button")
+        if kind == "web_app":
+            web_app = button.get("web_app")
+            if not isinstance(button.get("text"), str) or not button["text"]:
+                raise _bad("menu button text is empty")
+            if not isinstance(web_app, dict) or not isinstance(web_app.get("url"), str):
+                raise _bad("can't parse menu button web app")
+        self.menu_buttons[params.get("chat_id")] = copy.deepcopy(button)
+        return True
+
+    def _get_chat_menu_button(self, params: JSONDict) -> JSONDict:
+        default = self.menu_buttons.get(None, {"type": "default"})
+        return self.menu_buttons.get(params.get("chat_id"), default)
 
     # ------------------------------------------------------------------ misc
 

@@ -1,0 +1,58 @@
+"""The Mini App's buttons in chat: "Open board" under a board message, and the private
+chats' menu button."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MenuButtonWebApp, WebAppInfo
+from telegram.error import TelegramError
+
+from bot.games.model import GameView
+from bot.texts import texts_for
+from bot.webapp.links import WebAppLinks
+
+log = logging.getLogger(__name__)
+
+#: English labels, used while a language's texts do not have the names yet (the strings are
+#: moving to gettext catalogs; en.py and ru.py define them).
+FALLBACK_LABELS = {"BUTTON_OPEN_BOARD": "🎮 Open board", "MENU_BUTTON_WEBAPP": "Play"}
+
+
+def label(tr: Any, name: str) -> str:
+    return getattr(tr, name, None) or FALLBACK_LABELS[name]
+
+
+def with_open_board(
+    keyboard: InlineKeyboardMarkup | None, game: GameView, links: WebAppLinks
+) -> InlineKeyboardMarkup | None:
+    """The board's keyboard with an "Open board" row for the Mini App under it: a web_app
+    button in a private chat (the only place Telegram allows one), a t.me link to the Mini App
+    elsewhere (groups, inline messages; none without WEBAPP_SHORT_NAME). A board without a
+    keyboard, or a challenge nobody joined yet, gets none."""
+    if keyboard is None or game.is_open:
+        return keyboard
+    text = label(texts_for(game.language), "BUTTON_OPEN_BOARD")
+    # Private chats have the user's (positive) id; groups' ids are negative.
+    private = game.inline_message_id is None and game.chat_id is not None and game.chat_id > 0
+    if private:
+        button = InlineKeyboardButton(text, web_app=WebAppInfo(links.page_url(game.id)))
+    else:
+        link = links.direct_link(game.id)
+        if link is None:
+            return keyboard
+        button = InlineKeyboardButton(text, url=link)
+    return InlineKeyboardMarkup([*keyboard.inline_keyboard, [button]])
+
+
+async def publish_menu_button(bot: Bot, links: WebAppLinks) -> None:
+    """Make the private chats' menu button open the Mini App's start page. A failure is
+    logged: the boards' buttons open it just as well."""
+    menu = MenuButtonWebApp(
+        label(texts_for(None), "MENU_BUTTON_WEBAPP"), WebAppInfo(links.page_url())
+    )
+    try:
+        await bot.set_chat_menu_button(menu_button=menu)
+    except TelegramError as error:
+        log.warning("could not set the chat menu button: %s", error)

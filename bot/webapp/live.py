@@ -1,0 +1,102 @@
+"""Live updates for the Mini App's pages: a notifier fed by every board the bot shows in chat
+(bot.boards' hooks), and the server-sent events that carry a game's state to a page.
+
+An events stream re-reads the game when the notifier says it was shown, and every
+`POLL_SECONDS` besides: a move made by another instance of the bot (sharing the database)
+shows up too, only a little later. It sends the state only when its version changed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from aiohttp import web
+
+from bot.games.model import GameView
+
+log = logging.getLogger(__name__)
+
+#: How often a stream re-reads its game without being told of a change.
+POLL_SECONDS = 1.0
+#: A comment line this often keeps proxies from closing a quiet stream.
+KEEPALIVE_SECONDS = 15.0
+
+
+class GameNotifier:
+    """Wakes the event streams of a game when its board is shown (same event loop)."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[int, set[asyncio.Event]] = {}
+
+    def notify(self, game: GameView) -> None:
+        for event in self._waiters.get(game.id, ()):
+            event.set()
+
+    @contextlib.contextmanager
+    def listening(self, game_id: int) -> Iterator[asyncio.Event]:
+        """An event set whenever the game is shown, while the block runs."""
+        event = asyncio.Event()
+        self._waiters.setdefault(game_id, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiters = self._waiters.get(game_id, set())
+            waiters.discard(event)
+            if not waiters:
+                self._waiters.pop(game_id, None)
+
+    def listeners(self, game_id: int) -> int:
+        return len(self._waiters.get(game_id, ()))
+
+
+async def stream_game(
+    request: web.Request,
+    changed: asyncio.Event,
+    closing: asyncio.Event,
+    read: Callable[[], Awaitable[dict[str, Any] | None]],
+) -> web.StreamResponse:
+    """Server-sent events: `state` with the game's JSON whenever its version changes, until
+    the page goes away, the server stops, or the game is gone (`gone`)."""
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            # nginx buffers responses by default, which would hold the events back.
+            "X-Accel-Buffering": "no",
+        }
+    )
+    await response.prepare(request)
+    loop = asyncio.get_running_loop()
+    sent_version, last_write = None, loop.time()
+    try:
+        while not closing.is_set():
+            changed.clear()
+            state = await read()
+            if state is None:
+                await response.write(b"event: gone\ndata: {}\n\n")
+                break
+            if state["version"] != sent_version:
+                data = json.dumps(state, separators=(",", ":"))
+                await response.write(f"event: state\ndata: {data}\n\n".encode())
+                sent_version, last_write = state["version"], loop.time()
+            elif loop.time() - last_write > KEEPALIVE_SECONDS:
+                await response.write(b": keep-alive\n\n")
+                last_write = loop.time()
+            await _first(changed, closing, POLL_SECONDS)
+    except (ConnectionResetError, ConnectionError):
+        log.debug("an events stream's page went away")
+    return response
+
+
+async def _first(changed: asyncio.Event, closing: asyncio.Event, seconds: float) -> None:
+    """Wait until either event is set, or `seconds` pass."""
+    waits = [asyncio.ensure_future(changed.wait()), asyncio.ensure_future(closing.wait())]
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()

@@ -1,0 +1,39 @@
+"""The reads the Mini App needs beyond the use-cases: a game's moves, a user's open games.
+Reads only: every change goes through the use-cases (bot.games)."""
+
+from __future__ import annotations
+
+from sqlalchemy import or_, select
+
+from bot.games import store
+from bot.games.db.models import Game, Move
+from bot.games.model import LIVE, GameView
+from bot.games.store import Store
+from bot.webapp.state import MoveRow
+
+#: The start page lists at most this many games, newest first.
+OPEN_GAMES_SHOWN = 20
+
+
+async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, list[MoveRow]]:
+    """A game as stored now and its moves in order, read in one session."""
+    async with games.sessions() as session:
+        loaded = await store.load(session, game_id)
+        if loaded is None:
+            return None, []
+        rows = await session.execute(
+            select(Move.ply, Move.cell, Move.mark).where(Move.game_id == game_id).order_by(Move.ply)
+        )
+        return loaded.view, [MoveRow(ply, cell, mark) for ply, cell, mark in rows]
+
+
+async def open_games_of(games: Store, user_id: int) -> list[GameView]:
+    """The user's running games and challenges, newest first."""
+    async with games.sessions() as session:
+        found = await store.load_all(
+            session,
+            Game.status.in_(LIVE),
+            or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+            order_by=(Game.id.desc(),),
+        )
+    return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]

@@ -1,0 +1,243 @@
+"""The Mini App's API on the real bot's web server: initData good, forged, stale and missing;
+moves under the same rules as taps; the chat board edited to match; live events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import aiohttp
+
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import board_cells, game_id_on, send, tap_cell
+from tests.support.fake_telegram import FakeTelegram
+from tests.webapp.support import WEBAPP_SHORT_NAME, bot_with_mini_app, telegram_init_data
+
+ALICE = FakeTelegram.user(1001, "Alice")
+BOB = FakeTelegram.user(1002, "Bob")
+
+
+def auth(telegram: FakeTelegram, user: dict[str, Any], **kwargs: Any) -> dict[str, str]:
+    return {"Authorization": "tma " + telegram_init_data(telegram.token, user, **kwargs)}
+
+
+async def call(
+    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
+) -> tuple[int, Any]:
+    async with http.request(method, url, headers=headers, json=body) as response:
+        text = await response.text()
+        return response.status, json.loads(text) if text else None
+
+
+async def test_the_api_refuses_missing_forged_and_stale_init_data(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        board = telegram.last_bot_message(ALICE["id"])
+        game_id = game_id_on(telegram, board)
+        edits = len(telegram.calls_of("editMessageText"))
+        good = auth(telegram, ALICE)
+        forged = {"Authorization": good["Authorization"].replace("Alice", "Alicf")}
+        stale = auth(telegram, ALICE, auth_date=time.time() - 25 * 3600)
+        other_bot = {
+            "Authorization": "tma " + telegram_init_data("42:someone-else", ALICE),
+        }
+        refused = [{}, {"Authorization": "tma "}, {"Authorization": "Bearer x"}]
+        refused += [forged, stale, other_bot]
+        move = {"ply": 0, "cell": 4}
+        async with aiohttp.ClientSession() as http:
+            for headers in refused:
+                for method, path, body in [
+                    ("GET", "api/games", None),
+                    ("POST", "api/games", {"level": "easy", "mark": "X", "size": 3}),
+                    ("GET", f"api/games/{game_id}", None),
+                    ("POST", f"api/games/{game_id}/moves", move),
+                    ("GET", f"api/games/{game_id}/events", None),
+                ]:
+                    status, answer = await call(http, method, page + path, headers, body)
+                    assert status == 401, (headers, path, answer)
+            status, answer = await call(http, "GET", page + f"api/games/{game_id}", good)
+        assert status == 200
+        assert answer["game"]["cells"] == "_________"  # the refused move changed nothing
+        assert len(telegram.calls_of("editMessageText")) == edits
+        assert board_cells(telegram, board) == "_________"
+
+
+async def test_a_user_not_in_the_game_gets_403_and_changes_nothing(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        bob = auth(telegram, BOB)
+        async with aiohttp.ClientSession() as http:
+            url = page + f"api/games/{game_id}"
+            assert (await call(http, "GET", url, bob))[0] == 403
+            assert (await call(http, "POST", url + "/moves", bob, {"ply": 0, "cell": 4}))[0] == 403
+            assert (await call(http, "GET", url + "/events", bob))[0] == 403
+            status, listed = await call(http, "GET", page + "api/games", bob)
+            _, alices = await call(http, "GET", url, auth(telegram, ALICE))
+        assert status == 200 and listed["games"] == []
+        assert alices["game"]["ply"] == 0
+
+
+async def test_a_move_from_the_page_edits_the_chat_board_to_the_same_position(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        board = telegram.last_bot_message(ALICE["id"])
+        game_id = game_id_on(telegram, board)
+        # The board offers the Mini App, as a web_app button in a private chat.
+        last_row = board.reply_markup["inline_keyboard"][-1]
+        assert last_row[0]["web_app"]["url"] == f"{page}?game={game_id}"
+        alice = auth(telegram, ALICE)
+        async with aiohttp.ClientSession() as http:
+            url = page + f"api/games/{game_id}/moves"
+            status, answer = await call(http, "POST", url, alice, {"ply": 0, "cell": 4})
+            assert status == 200, answer
+            game = answer["game"]
+            # Hard answered at once: two moves, the AI's marked as the last one.
+            assert game["ply"] == 2 and game["cells"][4] == "X"
+            assert [m["cell"] for m in game["moves"]] == [4, game["last_cell"]]
+            assert game["last_cell"] == game["moves"][-1]["cell"]
+            assert game["your_turn"] and game["you"] == ["X"]
+            assert game["players"]["O"] == {"name": None, "ai": "hard"}
+            assert game["players"]["X"] == {"name": "Alice", "ai": None}
+            assert board_cells(telegram, board) == game["cells"]
+            # The same move number again: stale, refused, nothing changes.
+            status, again = await call(http, "POST", url, alice, {"ply": 0, "cell": 0})
+            assert status == 409 and again["status"] == "stale"
+            assert again["game"]["cells"] == game["cells"]
+            status, occupied = await call(http, "POST", url, alice, {"ply": 2, "cell": 4})
+            assert status == 409 and occupied["status"] == "occupied"
+            status, _ = await call(http, "POST", url, alice, {"ply": "2", "cell": 1})
+            assert status == 400
+        assert board_cells(telegram, board) == game["cells"]
+
+
+async def test_of_two_moves_at_once_exactly_one_is_played(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start user user")  # one phone: Alice plays both sides
+        board = telegram.last_bot_message(ALICE["id"])
+        game_id = game_id_on(telegram, board)
+        alice = auth(telegram, ALICE)
+        url = page + f"api/games/{game_id}/moves"
+        async with aiohttp.ClientSession() as http:
+            answers = await asyncio.gather(
+                *(call(http, "POST", url, alice, {"ply": 0, "cell": c}) for c in (0, 8))
+            )
+            _, now = await call(http, "GET", page + f"api/games/{game_id}", alice)
+        assert sorted(status for status, _ in answers) == [200, 409]
+        assert now["game"]["ply"] == 1 and now["game"]["you"] == ["X", "O"]
+        assert board_cells(telegram, board) == now["game"]["cells"]
+
+
+async def read_state(events: aiohttp.ClientResponse) -> dict[str, Any]:
+    """The next `state` event of a server-sent events stream."""
+    lines: list[str] = []
+    async for raw in events.content:
+        line = raw.decode().rstrip("\n")
+        if line:
+            lines.append(line)
+            continue
+        if lines and lines[0] == "event: state":
+            return json.loads(lines[1].removeprefix("data: "))
+        lines = []
+    raise AssertionError("the stream ended")
+
+
+async def test_events_carry_a_tap_in_chat_to_the_page(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start medium")
+        board = telegram.last_bot_message(ALICE["id"])
+        game_id = game_id_on(telegram, board)
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(page + f"api/games/{game_id}/events", headers=auth(telegram, ALICE)) as ev,
+        ):
+            assert ev.status == 200
+            assert ev.headers["Content-Type"].startswith("text/event-stream")
+            assert (await read_state(ev))["ply"] == 0
+            await tap_cell(telegram, ALICE, board, 0)
+            after = await read_state(ev)
+        assert after["ply"] == 2 and after["cells"] == board_cells(telegram, board)
+        assert after["moves"][0] == {"ply": after["moves"][0]["ply"], "cell": 0, "mark": "X"}
+
+
+async def test_the_start_page_lists_open_games_and_starts_one(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        telegram.add_chat(FakeTelegram.private_chat(ALICE))  # she has started the bot
+        alice = auth(telegram, ALICE)
+        async with aiohttp.ClientSession() as http:
+            status, started = await call(
+                http, "POST", page + "api/games", alice, {"level": "hard", "mark": "O", "size": 4}
+            )
+            assert status == 201, started
+            status, listed = await call(http, "GET", page + "api/games", alice)
+            bad = {"level": "godlike", "mark": "X", "size": 3}
+            assert (await call(http, "POST", page + "api/games", alice, bad))[0] == 400
+            too_big = {"level": "easy", "mark": "X", "size": 9}
+            assert (await call(http, "POST", page + "api/games", alice, too_big))[0] == 400
+        game = started["game"]
+        assert (game["size"], game["you"]) == (4, ["O"])
+        assert listed["me"] == {"name": "Alice"}
+        assert [g["id"] for g in listed["games"]] == [game["id"]]
+        # The game is in the chat too, as if started there.
+        board = telegram.last_bot_message(ALICE["id"])
+        assert game_id_on(telegram, board) == game["id"]
+        await telegram.wait_until(lambda: board_cells(telegram, board, 4).count("X") == 1)
+
+
+async def test_no_token_in_the_page_or_the_answers(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start easy")
+        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        alice = auth(telegram, ALICE)
+        bodies = []
+        async with aiohttp.ClientSession() as http:
+            for path in ["", "static/app.js", "api/games", f"api/games/{game_id}"]:
+                async with http.get(page + path, headers=alice) as response:
+                    assert response.status == 200, path
+                    bodies.append(await response.text())
+        for body in bodies:
+            assert telegram.token not in body
+            assert telegram.token.split(":")[1] not in body
+            assert str(ALICE["id"]) not in body  # no Telegram ids at all, not even hers
+
+
+async def test_the_menu_button_and_group_boards_open_the_mini_app(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await telegram.wait_until(lambda: None in telegram.menu_buttons)
+        menu = telegram.menu_buttons[None]
+        assert menu["type"] == "web_app" and menu["web_app"]["url"] == page
+        group = telegram.add_chat(FakeTelegram.group_chat(-100500, "Friends"))
+        await send(telegram, ALICE, "/start hard user", chat=group)
+        board = telegram.last_bot_message(group["id"])
+        game_id = game_id_on(telegram, board)
+        button = board.reply_markup["inline_keyboard"][-1][0]
+        link = f"https://t.me/{telegram.bot_username}/{WEBAPP_SHORT_NAME}?startapp=g{game_id}"
+        assert button["url"] == link
+        assert "web_app" not in button  # Telegram allows web_app buttons in private chats only
+
+
+async def test_without_webapp_url_boards_are_as_before(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ALICE, "/start hard")
+    rows = telegram.last_bot_message(ALICE["id"]).reply_markup["inline_keyboard"]
+    assert all("web_app" not in b and "url" not in b for row in rows for b in row)
+    assert telegram.calls_of("setChatMenuButton") == []
