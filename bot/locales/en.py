@@ -204,3 +204,7 @@ BUTTON_CHALLENGE_FRIEND = "⚔️ Challenge a friend"
 GROUP_HELLO = (
     "Hi! Send /start to play Tic-Tac-Toe here, or /challenge to play someone in this group."
 )
+
+# The Mini App (WEBAPP_URL): the button under a board, and the private chat's menu button.
+BUTTON_OPEN_BOARD = "🎮 Open board"
+MENU_BUTTON_WEBAPP = "Play"
