@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
@@ -25,6 +24,7 @@ from bot.callback_data import (
 )
 from bot.game_spec import MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
+from bot.texts import Texts
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, X, board_size
 from core.rules import winning_cells
@@ -35,7 +35,7 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
 
 
 def menu_keyboard(
-    tr: ModuleType, *, group: bool = False, board: BoardSize = CLASSIC
+    tr: Texts, *, group: bool = False, board: BoardSize = CLASSIC
 ) -> InlineKeyboardMarkup:
     """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, the board
     size (a tap redraws the menu for that size), help."""
@@ -69,7 +69,7 @@ def menu_keyboard(
     )
 
 
-def help_keyboard(tr: ModuleType, bot_username: str, *, group: bool) -> InlineKeyboardMarkup:
+def help_keyboard(tr: Texts, bot_username: str, *, group: bool) -> InlineKeyboardMarkup:
     """Ways to play with people: add the bot to a group (private chats only; the group then
     gets the menu), and challenge a friend in a chat the user picks (inline mode)."""
     challenge = InlineKeyboardButton(
@@ -84,7 +84,7 @@ def help_keyboard(tr: ModuleType, bot_username: str, *, group: bool) -> InlineKe
     return InlineKeyboardMarkup([[challenge]] if group else [[add], [challenge]])
 
 
-def _cell_label(tr: ModuleType, mark: str, highlighted: bool) -> str:
+def _cell_label(tr: Texts, mark: str, highlighted: bool) -> str:
     if mark == EMPTY:
         return tr.EMPTY_SYMBOL
     if mark == X:
@@ -93,7 +93,7 @@ def _cell_label(tr: ModuleType, mark: str, highlighted: bool) -> str:
 
 
 def _cell_rows(
-    tr: ModuleType, board: Board, data: Callable[[int], str]
+    tr: Texts, board: Board, data: Callable[[int], str]
 ) -> list[list[InlineKeyboardButton]]:
     line = winning_cells(board)
     return [
@@ -105,7 +105,7 @@ def _cell_rows(
     ]
 
 
-def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | None:
+def board_keyboard(game: GameView, tr: Texts) -> InlineKeyboardMarkup | None:
     """The board, row by row, then the controls that fit the game's state."""
     if game.is_open:
         first = (
@@ -129,7 +129,7 @@ def board_keyboard(game: GameView, tr: ModuleType) -> InlineKeyboardMarkup | Non
     return InlineKeyboardMarkup(rows)
 
 
-def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboardButton]]:
+def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButton]]:
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
     size = game.board.shape
     reviews = [review] if size.is_classic else []
@@ -151,7 +151,7 @@ def _after_game_rows(game: GameView, tr: ModuleType) -> list[list[InlineKeyboard
     return [first, second]
 
 
-def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
+def forget_keyboard(tr: Texts, user_id: int) -> InlineKeyboardMarkup:
     """Confirm or refuse /forget."""
     return InlineKeyboardMarkup(
         [
@@ -164,7 +164,7 @@ def forget_keyboard(tr: ModuleType, user_id: int) -> InlineKeyboardMarkup:
 
 
 def inline_challenge_keyboard(
-    tr: ModuleType, creator_id: int, mark: str, board: BoardSize = CLASSIC, *, key: bytes
+    tr: Texts, creator_id: int, mark: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
     """The invitation posted through inline mode: one Join button (signed with `key`)."""
     join = inline_join_data(creator_id, mark, board, key=key)
@@ -172,7 +172,7 @@ def inline_challenge_keyboard(
 
 
 def inline_ai_keyboard(
-    tr: ModuleType, creator_id: int, level: str, board: BoardSize = CLASSIC, *, key: bytes
+    tr: Texts, creator_id: int, level: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
     """An empty board posted through inline mode; the game starts with the first tap."""
 

@@ -11,12 +11,12 @@ from collections.abc import Awaitable
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.error import TelegramError
 
-from bot.texts import DEFAULT_LANGUAGE, available_languages, texts_for
+from bot.texts import available_languages, telegram_language_code, texts_for
 
 log = logging.getLogger(__name__)
 
 #: Commands that mean something in a private chat (challenges and leaderboards are for groups).
-PRIVATE_COMMANDS = frozenset({"start", "stop", "stats", "help", "forget"})
+PRIVATE_COMMANDS = frozenset({"start", "stop", "stats", "help", "language", "forget"})
 
 
 def command_menus(code: str) -> tuple[list[BotCommand], list[BotCommand]]:
@@ -31,7 +31,7 @@ async def publish_profile(bot: Bot) -> None:
     calls: list[Awaitable[bool]] = []
     for code in available_languages():
         tr = texts_for(code)
-        language = None if code == DEFAULT_LANGUAGE else code
+        language = telegram_language_code(code)
         private, group = command_menus(code)
         calls += [
             bot.set_my_description(tr.DESCRIPTION, language_code=language),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import ModuleType
 
 from telegram import InlineKeyboardMarkup
 
@@ -20,7 +19,7 @@ from bot.games.model import (
     Stats,
 )
 from bot.keyboards import board_keyboard
-from bot.texts import texts_for
+from bot.texts import Texts, texts_for
 from core.ai import LEVELS
 from core.board import (
     Board,
@@ -68,11 +67,11 @@ def render_game(game: GameView) -> BoardMessage:
     return BoardMessage("\n".join(lines), board_keyboard(game, tr))
 
 
-def symbol(mark: str, tr: ModuleType) -> str:
+def symbol(mark: str, tr: Texts) -> str:
     return tr.X_SYMBOL if mark == X else tr.O_SYMBOL
 
 
-def player_name(game: GameView, mark: str, tr: ModuleType) -> str:
+def player_name(game: GameView, mark: str, tr: Texts) -> str:
     kind = game.kind_of(mark)
     if kind == USER:
         return game.name_of(mark) or tr.NOBODY_YET
@@ -84,13 +83,13 @@ def _is_private(game: GameView) -> bool:
     return game.chat_id is not None and game.chat_id > 0
 
 
-def _invited(game: GameView, tr: ModuleType) -> str:
+def _invited(game: GameView, tr: Texts) -> str:
     if game.invited_name:
         return game.invited_name
     return f"@{game.invited_username}" if game.invited_username else tr.NOBODY_YET
 
 
-def _title(game: GameView, tr: ModuleType) -> str:
+def _title(game: GameView, tr: Texts) -> str:
     if game.is_one_phone:
         return tr.TWO_PLAYERS_TITLE
     return tr.VERSUS.format(
@@ -101,14 +100,14 @@ def _title(game: GameView, tr: ModuleType) -> str:
     )
 
 
-def _invitation(game: GameView, tr: ModuleType) -> str:
+def _invitation(game: GameView, tr: Texts) -> str:
     name = player_name(game, "X", tr)
     if game.invited_player_id or game.invited_username:
         return tr.INVITATION.format(name=name, invited=_invited(game, tr))
     return tr.OPEN_CHALLENGE.format(name=name, o=tr.O_SYMBOL)
 
 
-def _turn_lines(game: GameView, tr: ModuleType) -> list[str]:
+def _turn_lines(game: GameView, tr: Texts) -> list[str]:
     mark = game.to_move
     name = player_name(game, mark, tr)
     if game.kind_of(mark) != USER:
@@ -123,7 +122,7 @@ def _turn_lines(game: GameView, tr: ModuleType) -> list[str]:
     return lines
 
 
-def _result_lines(game: GameView, tr: ModuleType) -> list[str]:
+def _result_lines(game: GameView, tr: Texts) -> list[str]:
     if game.result == DRAW:
         return ["Draw", tr.RESULT_DRAW]
     winner = game.result or "X"
@@ -149,7 +148,7 @@ def _result_lines(game: GameView, tr: ModuleType) -> list[str]:
     return [words, tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))]
 
 
-def render_stats(stats: Stats, tr: ModuleType) -> str:
+def render_stats(stats: Stats, tr: Texts) -> str:
     """The /stats reply: one line per opponent kind played, the total and the streaks."""
     if not stats.by_opponent:
         return tr.STATS_EMPTY
@@ -166,14 +165,17 @@ def render_stats(stats: Stats, tr: ModuleType) -> str:
     total = stats.total
     lines.append(
         tr.STATS_TOTAL.format(
-            wins=total.wins, losses=total.losses, draws=total.draws, played=total.played
+            wins=total.wins,
+            losses=total.losses,
+            draws=total.draws,
+            games=tr.count("COUNT_GAMES", total.played),
         )
     )
     lines.append(tr.STATS_STREAK.format(current=stats.current_streak, best=stats.best_streak))
     return "\n".join(lines)
 
 
-def render_top(rows: list[LeaderRow], tr: ModuleType) -> str:
+def render_top(rows: list[LeaderRow], tr: Texts) -> str:
     """The /top reply: the group's leaderboard."""
     if not rows:
         return tr.TOP_EMPTY
@@ -192,7 +194,7 @@ def render_top(rows: list[LeaderRow], tr: ModuleType) -> str:
     return "\n".join(lines)
 
 
-def render_review(review: Review, tr: ModuleType) -> str | None:
+def render_review(review: Review, tr: Texts) -> str | None:
     """One short line about the first move that could have been better; None when there is
     nothing to review for this person."""
     if review.status is ReviewStatus.WON:
@@ -218,7 +220,7 @@ def render_review(review: Review, tr: ModuleType) -> str | None:
     )
 
 
-def render_move_error(error: MoveError, tr: ModuleType) -> str:
+def render_move_error(error: MoveError, tr: Texts) -> str:
     """A typed move's mistake in the player's language (core's errors carry no words)."""
     if isinstance(error, NotNumbersError):
         return tr.ERROR_NOT_NUMBERS

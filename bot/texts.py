@@ -1,28 +1,162 @@
-"""The strings for a user's language: `texts_for(update.effective_user.language_code)`."""
+"""Every user-facing string, per language, from the gettext catalogs in `bot/locales/`.
+
+`messages.pot` is the English source: each message's `msgctxt` is its name in the code
+(`WELCOME`, `LEVEL_NAMES.hard`, `COMMANDS.start`), its `msgid` the English text. Each
+`<language>.po` translates every message; placeholders are named (`{name}`), and messages about
+a number have plural forms by the language's own rule (`tr.count("COUNT_GAMES", 5)`).
+The catalogs are read once, at first use: no compile step.
+
+    tr = texts_for("ru")        # a Telegram language_code; English when not spoken here
+    tr.WELCOME, tr.LEVEL_NAMES["hard"], tr.COMMANDS, tr.count("COUNT_MOVES", 3)
+"""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import gettext
+from collections.abc import Callable
 from functools import cache
-from types import ModuleType
+from pathlib import Path
+from typing import Any
 
-import bot.locales
-from bot.locales import en
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
 
 DEFAULT_LANGUAGE = "en"
+LOCALES = Path(__file__).parent / "locales"
+TEMPLATE = LOCALES / "messages.pot"
+#: Each language in its own name, as the /language keyboard shows it.
+LANGUAGE_NAMES = {
+    "en": "English",
+    "ru": "Русский",
+    "uk": "Українська",
+    "es": "Español",
+    "pt_BR": "Português (Brasil)",
+    "de": "Deutsch",
+    "fa": "فارسی",
+    "id": "Bahasa Indonesia",
+}
+#: Languages written right to left: names inside their texts are isolated (see `isolate`).
+RIGHT_TO_LEFT = frozenset({"fa"})
+#: Language-neutral symbols, the same in every language.
+SYMBOLS = {
+    "X_SYMBOL": "❌",
+    "O_SYMBOL": "⭕",
+    "EMPTY_SYMBOL": "·",
+    # The winning line is shown with these instead of the plain marks.
+    "X_WIN_SYMBOL": "❎",
+    "O_WIN_SYMBOL": "🅾️",
+}
+
+
+class Texts:
+    """One language's strings as attributes (`tr.WELCOME`); grouped messages (`LEVEL_NAMES.hard`)
+    as a dict (`tr.LEVEL_NAMES["hard"]`), the command menu as `(command, description)` pairs."""
+
+    code: str
+    rtl: bool
+    COMMANDS: tuple[tuple[str, str], ...]
+
+    def __init__(
+        self,
+        code: str,
+        messages: dict[str, str],
+        plurals: dict[str, tuple[str, ...]],
+        plural_index: Callable[[int], int],
+    ) -> None:
+        self.code = code
+        self.rtl = code in RIGHT_TO_LEFT
+        self._plurals = plurals
+        self._plural_index = plural_index
+        values: dict[str, Any] = dict(SYMBOLS)
+        for key, text in messages.items():
+            group, _, item = key.partition(".")
+            if item:
+                values.setdefault(group, {})[item] = text
+            else:
+                values[key] = text
+        values["COMMANDS"] = tuple(values.get("COMMANDS", {}).items())
+        self.__dict__.update(values)
+
+    def count(self, key: str, n: int) -> str:
+        """The plural message `key` for the number `n`, with `{count}` filled in."""
+        forms = self._plurals[key]
+        index = self._plural_index(n)
+        return forms[index if 0 <= index < len(forms) else -1].format(count=n)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a name no catalog defines: a typo in the code, not a translation gap.
+        raise AttributeError(f"no message {name!r} in the {self.code} catalog")
+
+    def __repr__(self) -> str:
+        return f"<Texts {self.code}>"
+
+
+def read_catalog(path: Path) -> Catalog:
+    with path.open("rb") as file:
+        return read_po(file)
+
+
+def catalog_path(code: str) -> Path:
+    return TEMPLATE if code == DEFAULT_LANGUAGE else LOCALES / f"{code}.po"
 
 
 @cache
 def available_languages() -> tuple[str, ...]:
-    """Every language with a file in `bot/locales`."""
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(bot.locales.__path__)))
+    """English, then every language with a catalog in `bot/locales`, in LANGUAGE_NAMES order."""
+    found = {path.stem for path in LOCALES.glob("*.po")}
+    return (DEFAULT_LANGUAGE, *(code for code in LANGUAGE_NAMES if code in found))
 
 
 @cache
-def texts_for(language_code: str | None) -> ModuleType:
-    """The strings for a Telegram `language_code` such as `ru` or `pt-br`; English otherwise."""
-    code = (language_code or "").lower().replace("_", "-").split("-")[0]
-    if code and code != DEFAULT_LANGUAGE and code in available_languages():
-        return importlib.import_module(f"bot.locales.{code}")
-    return en
+def _load(code: str) -> Texts:
+    english = read_catalog(TEMPLATE)
+    catalog = english if code == DEFAULT_LANGUAGE else read_catalog(catalog_path(code))
+    messages: dict[str, str] = {}
+    plurals: dict[str, tuple[str, ...]] = {}
+    for source in english:
+        if not source.id:
+            continue  # the header
+        key = str(source.context)
+        translated = catalog.get(source.id, context=source.context)
+        if isinstance(source.id, tuple):
+            forms = translated.string if translated is not None else ()
+            # English (the template) and a gap fall back to English.
+            plurals[key] = tuple(forms) if forms and all(forms) else tuple(source.id)
+        else:
+            text = translated.string if translated is not None else ""
+            messages[key] = text or source.id
+    rule = "(n != 1)" if code == DEFAULT_LANGUAGE else catalog.plural_expr
+    return Texts(code, messages, plurals, gettext.c2py(rule))
+
+
+def language_of(language_code: str | None) -> str:
+    """The catalog for a Telegram `language_code` (`ru`, `pt-br`, `de-AT`); English otherwise.
+    Portuguese of any country reads Brazilian Portuguese."""
+    code = (language_code or "").strip().lower().replace("_", "-")
+    base = code.split("-")[0]
+    candidates = ("pt_BR",) if base == "pt" else (base,)
+    return next((c for c in candidates if c in available_languages()), DEFAULT_LANGUAGE)
+
+
+def texts_for(language_code: str | None) -> Texts:
+    """The strings for a Telegram `language_code`, or a catalog code such as `pt_BR`."""
+    code = language_code if language_code in available_languages() else None
+    return _load(code or language_of(language_code))
+
+
+def telegram_language_code(code: str) -> str | None:
+    """The two-letter code Telegram's profile methods take for a catalog (None: the default)."""
+    return None if code == DEFAULT_LANGUAGE else code.split("_")[0]
+
+
+def isolate(name: str, tr: Texts) -> str:
+    """A user's name inside a message: isolated from the text around it (Unicode FSI…PDI) when
+    either is written right to left, so that "علی vs Bob" keeps its order and punctuation."""
+    if tr.rtl or any(_is_rtl(ch) for ch in name):
+        return f"\u2068{name}\u2069"
+    return name
+
+
+def _is_rtl(ch: str) -> bool:
+    # Hebrew, Arabic (Persian, Urdu …), Syriac, Thaana, N'Ko and their presentation forms.
+    return "\u0590" <= ch <= "\u08ff" or "\ufb1d" <= ch <= "\ufefc"

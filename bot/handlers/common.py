@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable
 from dataclasses import replace
-from types import ModuleType
 from typing import TypeVar
 
 from telegram import CallbackQuery, Chat, Update, User
@@ -17,7 +16,7 @@ from bot.callback_data import parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.render import symbol
-from bot.texts import texts_for
+from bot.texts import Texts, texts_for
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,7 @@ POPUPS = {
 }
 
 
-def popup(tr: ModuleType, status: MoveStatus) -> str:
+def popup(tr: Texts, status: MoveStatus) -> str:
     """Why a tap did nothing, in the tapper's language."""
     return getattr(tr, POPUPS.get(status, "POPUP_ERROR"))
 
@@ -52,7 +51,7 @@ def player_from(user: User) -> PlayerInfo:
     )
 
 
-def texts_of(user: User | None) -> ModuleType:
+def texts_of(user: User | None) -> Texts:
     """The strings in a user's language."""
     return texts_for(user.language_code if user else None)
 

@@ -3,8 +3,6 @@ and the menu's buttons: a new game, a board size, help."""
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from telegram import Chat, Update, User
 
 from bot.callback_data import NEW_GAME, MenuTap, NewGameTap, parse_callback_data
@@ -22,6 +20,7 @@ from bot.handlers.common import (
     unknown_button,
 )
 from bot.keyboards import help_keyboard, menu_keyboard
+from bot.texts import Texts
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -95,7 +94,7 @@ async def tap_help(update: Update, context: BotContext) -> None:
     await send_help(context, query.message.chat, texts_of(query.from_user))
 
 
-async def send_help(context: BotContext, chat: Chat, tr: ModuleType) -> None:
+async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))

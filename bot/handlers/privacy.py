@@ -51,8 +51,8 @@ async def tap_forget(update: Update, context: BotContext) -> None:
         return
     await query.edit_message_text(
         tr.FORGET_DONE.format(
-            games=report.games_deleted,
-            moves=report.moves_deleted,
-            anonymized=report.games_anonymized,
+            games=tr.count("COUNT_GAMES", report.games_deleted),
+            moves=tr.count("COUNT_MOVES", report.moves_deleted),
+            anonymized=tr.count("FORGET_ANONYMIZED", report.games_anonymized),
         )
     )

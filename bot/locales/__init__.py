@@ -1,5 +1,16 @@
-"""User-facing strings, one module per language (`en.py`, `ru.py`, …).
+"""The message catalogs: `messages.pot` (English, the source) and one `<language>.po` each.
 
-Adding a language means adding one file here that defines the same names as `en.py`
-(start it with `from bot.locales.en import *` so a missing string falls back to English).
-"""
+`from bot.locales import en, ru` gives those languages' `bot.texts.Texts` (for tests and
+tools that compare with the exact strings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    from bot.texts import available_languages, texts_for
+
+    if name in available_languages():
+        return texts_for(name)
+    raise AttributeError(name)

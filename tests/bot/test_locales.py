@@ -1,102 +1,206 @@
-"""Every locale defines every string of English, with the same placeholders."""
+"""The message catalogs: every language translates every message of the English template,
+nothing fuzzy or empty, the same named placeholders, plural forms by the language's rule; and
+every message of every language renders with sample values."""
 
 from __future__ import annotations
 
-import importlib
+import re
 import string
-from types import ModuleType
 
 import pytest
+from babel.messages.catalog import Catalog, Message
 
-from bot.locales import en
-from bot.texts import available_languages, texts_for
-
-# Language-neutral symbols: a locale may inherit them from English.
-SYMBOLS = {"X_SYMBOL", "O_SYMBOL", "EMPTY_SYMBOL", "X_WIN_SYMBOL", "O_WIN_SYMBOL"}
-TEXT_NAMES = sorted(
-    name for name in vars(en) if name.isupper() and not name.startswith("_") and name not in SYMBOLS
+from bot.texts import (
+    DEFAULT_LANGUAGE,
+    LANGUAGE_NAMES,
+    SYMBOLS,
+    TEMPLATE,
+    available_languages,
+    catalog_path,
+    isolate,
+    read_catalog,
+    texts_for,
 )
+
 LANGUAGES = available_languages()
-OTHER_LANGUAGES = [code for code in LANGUAGES if code != "en"]
-
-
-def _module(code: str) -> ModuleType:
-    return importlib.import_module(f"bot.locales.{code}")
+TRANSLATED = [code for code in LANGUAGES if code != DEFAULT_LANGUAGE]
+TEMPLATE_CATALOG = read_catalog(TEMPLATE)
+SOURCES = [m for m in TEMPLATE_CATALOG if m.id]
+#: Messages that may read the same in a language as in English (symbols and numbers only).
+NEUTRAL = {"MENU_PLAY_X", "MENU_PLAY_O", "MENU_SIZE", "MENU_SIZE_CHOSEN", "NOBODY_YET"}
+NEUTRAL |= {"STATS_LINE", "TOP_LINE"}
 
 
 def _placeholders(text: str) -> set[str]:
-    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
 
 
-def _strings(value: object) -> list[str]:
-    """Every string inside a text value (a string, or a dict / tuple of them)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in _strings(item)]
-    if isinstance(value, tuple | list):
-        return [s for item in value for s in _strings(item)]
-    return []
+def _forms(message: Message) -> list[str]:
+    value = message.string if message.id and message.string else ()
+    return list(value) if isinstance(value, tuple | list) else [value]
 
 
-def test_russian_is_available() -> None:
-    assert "en" in LANGUAGES
-    assert "ru" in LANGUAGES
+def _catalog(code: str) -> Catalog:
+    return read_catalog(catalog_path(code))
+
+
+def test_every_language_the_issue_asks_for_has_a_catalog() -> None:
+    assert set(LANGUAGES) == set(LANGUAGE_NAMES)
+
+
+def test_the_template_names_every_message_once_with_its_placeholders_flagged() -> None:
+    keys = [str(m.context) for m in SOURCES]
+    assert len(keys) == len(set(keys)) and all(
+        re.fullmatch(r"[A-Z_]+(\.[a-z_]+)?", k) for k in keys
+    )
+    for message in SOURCES:
+        texts = message.id if isinstance(message.id, tuple) else (message.id,)
+        if any(_placeholders(t) for t in texts):
+            assert "python-brace-format" in message.flags, message.context
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_a_catalog_translates_every_message_and_nothing_else(code: str) -> None:
+    catalog = _catalog(code)
+    wanted = {(m.id, m.context) for m in SOURCES}
+    have = {(m.id, m.context) for m in catalog if m.id}
+    assert sorted(map(str, wanted - have)) == [], "missing"
+    assert sorted(map(str, have - wanted)) == [], "obsolete"
+    fuzzy = [str(m.context) for m in catalog if m.id and m.fuzzy]
+    empty = [str(m.context) for m in catalog if m.id and not all(_forms(m))]
+    assert fuzzy == [] and empty == []
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_translations_keep_the_placeholders_of_english(code: str) -> None:
+    catalog = _catalog(code)
+    for source in SOURCES:
+        translated = catalog.get(source.id, context=source.context)
+        assert translated is not None
+        english = source.id if isinstance(source.id, tuple) else (source.id,)
+        wanted = set().union(*map(_placeholders, english))
+        for form in _forms(translated):
+            assert _placeholders(form) == wanted, (source.context, form)
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_plural_messages_have_every_form_of_the_language(code: str) -> None:
+    catalog = _catalog(code)
+    for source in SOURCES:
+        if isinstance(source.id, tuple):
+            translated = catalog.get(source.id, context=source.context)
+            assert len(_forms(translated)) == catalog.num_plurals, source.context
+
+
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_actually_translated(code: str) -> None:
+    english, texts = texts_for("en"), texts_for(code)
+    same = [
+        str(m.context)
+        for m in SOURCES
+        if isinstance(m.id, str) and str(m.context) not in NEUTRAL and "." not in str(m.context)
+        if getattr(texts, str(m.context)) == getattr(english, str(m.context))
+    ]
+    assert same == []
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
-def test_defines_every_text_itself(code: str) -> None:
-    missing = [name for name in TEXT_NAMES if name not in vars(_module(code))]
-    assert missing == []
+def test_every_message_renders_with_sample_values(code: str) -> None:
+    tr = texts_for(code)
+    samples = {
+        "name": "Alice",
+        "x_name": "Alice",
+        "o_name": "علی",
+        "mark": "❌",
+        "x": "❌",
+        "o": "⭕",
+        "other": "⭕",
+        "level": tr.LEVEL_NAMES["hard"],
+        "size": 5,
+        "k": 4,
+        "bot": "tictactoe_bot",
+    }
+    rendered = 0
+    for source in SOURCES:
+        key = str(source.context)
+        if isinstance(source.id, tuple):
+            for n in (0, 1, 2, 3, 5, 11, 21, 22, 101):
+                text = tr.count(key, n)
+                assert str(n) in text and "{" not in text, (key, n, text)
+            continue
+        group, _, item = key.partition(".")
+        value = getattr(tr, group)
+        text = dict(value)[item] if item else value
+        values = {p: samples.get(p, 7) for p in _placeholders(text)}
+        assert "{" not in text.format(**values), key
+        rendered += 1
+    assert rendered == len([m for m in SOURCES if isinstance(m.id, str)])
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
-@pytest.mark.parametrize("name", TEXT_NAMES)
-def test_same_placeholders(code: str, name: str) -> None:
-    english, translated = getattr(en, name), getattr(_module(code), name)
-    assert type(translated) is type(english)
-    if isinstance(english, str):
-        assert _placeholders(translated) == _placeholders(english)
+def test_command_menus_keep_the_commands(code: str) -> None:
+    commands = texts_for(code).COMMANDS
+    assert [c for c, _ in commands] == [c for c, _ in texts_for("en").COMMANDS]
+    assert all(3 <= len(description) <= 256 for _, description in commands)
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
-def test_level_names(code: str) -> None:
-    levels = _module(code).LEVEL_NAMES
-    assert levels.keys() == en.LEVEL_NAMES.keys()
-    assert all(isinstance(name, str) and name for name in levels.values())
-
-
-@pytest.mark.parametrize("code", LANGUAGES)
-def test_commands(code: str) -> None:
-    commands = _module(code).COMMANDS
-    assert [command for command, _ in commands] == [command for command, _ in en.COMMANDS]
-    for _, description in commands:
-        assert 3 <= len(description) <= 256
+def test_profile_texts_fit_telegrams_limits(code: str) -> None:
+    tr = texts_for(code)
+    assert len(tr.DESCRIPTION) <= 512 and len(tr.SHORT_DESCRIPTION) <= 120
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_bad_parameters_keeps_the_protocol_words(code: str) -> None:
-    assert _module(code).BAD_PARAMETERS.startswith("Bad parameters!")
+    assert texts_for(code).BAD_PARAMETERS.startswith("Bad parameters!")
 
 
-@pytest.mark.parametrize("code", OTHER_LANGUAGES)
-def test_actually_translated(code: str) -> None:
-    module = _module(code)
-    same = [name for name in TEXT_NAMES if getattr(module, name) == getattr(en, name)]
-    assert len(same) < 0.1 * len(TEXT_NAMES), same
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("ru", "ru"),
+        ("ru-RU", "ru"),
+        ("RU", "ru"),
+        ("pt-br", "pt_BR"),
+        ("pt", "pt_BR"),
+        ("pt_BR", "pt_BR"),
+        ("de-AT", "de"),
+        (None, "en"),
+        ("", "en"),
+        ("en-US", "en"),
+        ("xx-yy", "en"),
+    ],
+)
+def test_a_telegram_language_code_finds_its_catalog(given: str | None, expected: str) -> None:
+    if expected not in LANGUAGES:
+        pytest.skip(f"no {expected} catalog")
+    assert texts_for(given) is texts_for(expected)
 
 
-@pytest.mark.parametrize("code", ["ru", "ru-RU", "RU", "ru_ru"])
-def test_texts_for_russian(code: str) -> None:
-    assert texts_for(code) is _module("ru")
-
-
-@pytest.mark.parametrize("code", [None, "", "en", "en-US", "de", "xx-yy"])
-def test_texts_for_falls_back_to_english(code: str | None) -> None:
-    assert texts_for(code) is en
+def test_plurals_follow_each_languages_rule() -> None:
+    ru = texts_for("ru")
+    assert [ru.count("COUNT_GAMES", n) for n in (1, 2, 5, 11, 21, 22)] == [
+        "1 партия",
+        "2 партии",
+        "5 партий",
+        "11 партий",
+        "21 партия",
+        "22 партии",
+    ]
+    en = texts_for("en")
+    assert [en.count("COUNT_GAMES", n) for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
 
 
 def test_symbols_are_shared() -> None:
-    ru = _module("ru")
-    for name in SYMBOLS:
-        assert getattr(ru, name) == getattr(en, name)
+    for code in LANGUAGES:
+        for name, symbol in SYMBOLS.items():
+            assert getattr(texts_for(code), name) == symbol
+
+
+def test_names_are_isolated_where_directions_mix() -> None:
+    en, fa = texts_for("en"), texts_for("en")
+    assert isolate("Alice", en) == "Alice"
+    assert isolate("علی", en) == "\u2068علی\u2069"
+    if "fa" in LANGUAGES:
+        fa = texts_for("fa")
+        assert isolate("Alice", fa) == "\u2068Alice\u2069"

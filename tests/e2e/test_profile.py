@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from bot.locales import en, ru
+from bot.locales import de, en, ru
+from bot.texts import available_languages, telegram_language_code, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import send
 from tests.support.fake_telegram import FakeTelegram
@@ -13,9 +14,10 @@ from tests.support.fake_telegram import FakeTelegram
 ALICE = FakeTelegram.user(1001, "Alice")
 IVAN = FakeTelegram.user(1002, "Иван", language_code="ru")
 GROUP = FakeTelegram.group_chat(-100321, "Friends")
+LANGUAGES = available_languages()
 
-EVERYTHING = ["start", "challenge", "stop", "stats", "top", "help", "forget"]
-PRIVATE = ["start", "stop", "stats", "help", "forget"]
+EVERYTHING = ["start", "challenge", "stop", "stats", "top", "help", "language", "forget"]
+PRIVATE = ["start", "stop", "stats", "help", "language", "forget"]
 DEFAULT = json.dumps({"type": "default"})
 PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
 GROUP_CHATS = json.dumps({"type": "all_group_chats"})
@@ -24,19 +26,21 @@ GROUP_CHATS = json.dumps({"type": "all_group_chats"})
 async def test_descriptions_and_command_menus_in_every_language(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
+    languages = {telegram_language_code(code) or "": texts_for(code) for code in LANGUAGES}
+    assert set(languages) == {"", "ru", "uk", "es", "pt", "de", "fa", "id"}
     # Set in the background: the first update need not wait for them.
-    await telegram.wait_until(lambda: len(telegram.calls_of("setMyCommands")) == 6)
-    await telegram.wait_until(lambda: len(telegram.descriptions) == 4)
+    calls = 3 * len(languages)
+    await telegram.wait_until(lambda: len(telegram.calls_of("setMyCommands")) == calls)
+    await telegram.wait_until(lambda: len(telegram.descriptions) == 2 * len(languages))
     assert telegram.descriptions == {
-        ("description", ""): en.DESCRIPTION,
-        ("short_description", ""): en.SHORT_DESCRIPTION,
-        ("description", "ru"): ru.DESCRIPTION,
-        ("short_description", "ru"): ru.SHORT_DESCRIPTION,
+        (kind, language): getattr(texts, kind.upper())
+        for language, texts in languages.items()
+        for kind in ("description", "short_description")
     }
     menus = {key: [c["command"] for c in value] for key, value in telegram.commands.items()}
     assert menus == {
         (scope, language): commands
-        for language in ("", "ru")
+        for language in languages
         for scope, commands in (
             (DEFAULT, EVERYTHING),
             (PRIVATE_CHATS, PRIVATE),
@@ -45,9 +49,8 @@ async def test_descriptions_and_command_menus_in_every_language(
     }
     russian = dict(telegram.commands[(PRIVATE_CHATS, "ru")][0].items())
     assert russian == {"command": "start", "description": dict(ru.COMMANDS)["start"]}
-    # Telegram's limits: a description of up to 512 characters, a short one up to 120.
-    for texts in (en, ru):
-        assert len(texts.DESCRIPTION) <= 512 and len(texts.SHORT_DESCRIPTION) <= 120
+    german = dict(telegram.commands[(GROUP_CHATS, "de")][1].items())
+    assert german == {"command": "challenge", "description": dict(de.COMMANDS)["challenge"]}
 
 
 async def test_help_offers_a_group_and_a_friend_in_any_chat(

@@ -80,6 +80,6 @@ async def test_forget_in_chat_asks_first_and_only_the_sender_can_confirm(
     await send(telegram, alice, "/forget")
     ask = telegram.last_bot_message(alice["id"])
     await tap_data(telegram, alice, ask, telegram.keyboard(ask)[0][0][1] or "")
-    assert telegram.messages[ask.key].text.startswith("Done. Deleted: your profile, 1 games")
+    assert telegram.messages[ask.key].text.startswith("Done. Deleted: your profile, 1 game and ")
     await send(telegram, alice, "/stats")
     assert "No finished games" in telegram.last_bot_message(alice["id"]).text
