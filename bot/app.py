@@ -38,6 +38,7 @@ from bot.handlers import (
     delivery,
     errors,
     inline,
+    language,
     menu,
     play,
     privacy,
@@ -135,6 +136,7 @@ def register_handlers(application: Application) -> None:
         "challenge": challenges.challenge,
         "stats": records.stats,
         "top": records.top,
+        "language": language.language,
         "forget": privacy.forget,
     }
     for names, command in commands.items():
@@ -151,6 +153,7 @@ def register_handlers(application: Application) -> None:
         (data.INLINE_JOIN,): inline.tap_join,
         (data.INLINE_AI,): inline.tap_ai_cell,
         (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
+        (data.LANGUAGE,): language.tap_language,
     }
     for kinds, tap in buttons.items():
         application.add_handler(CallbackQueryHandler(tap, pattern=data.pattern(*kinds)))

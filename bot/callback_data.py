@@ -9,6 +9,7 @@ ij:<user>:<mark>            inline challenge: join the game of <user>, who plays
 ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
 fy:<user> fn:<user>         /forget: yes, delete everything about <user> / keep it
 menu, help                  show the menu, the help
+lang:<code>                 /language: speak this language (a catalog's code) with me
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.games.model import PLAYER_KINDS
+from bot.texts import available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, MARKS, BoardSize, board_size
 
@@ -91,6 +93,11 @@ class HelpTap:
     pass
 
 
+@dataclass(frozen=True)
+class LanguageTap:
+    code: str
+
+
 Tap = (
     CellTap
     | ResignTap
@@ -101,6 +108,7 @@ Tap = (
     | ForgetTap
     | MenuTap
     | HelpTap
+    | LanguageTap
 )
 
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
@@ -111,6 +119,7 @@ INLINE_JOIN, INLINE_AI = "ij", "ia"
 FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"
 HELP_DATA = "help"
+LANGUAGE = "lang"
 
 
 def pattern(*kinds: str) -> re.Pattern[str]:
@@ -175,6 +184,10 @@ def inline_ai_data(
     return f"{payload}:{_signature(payload, key)}"
 
 
+def language_data(code: str) -> str:
+    return f"{LANGUAGE}:{code}"
+
+
 def menu_data(board: BoardSize = CLASSIC) -> str:
     return MENU_DATA if board.is_classic else f"{MENU_DATA}:{board.size}:{board.k}"
 
@@ -190,6 +203,9 @@ def parse_callback_data(data: str | None) -> Tap | None:
     if data == HELP_DATA:
         return HelpTap()
     kind, *fields = data.split(":")
+    if kind == LANGUAGE:
+        # Only a language the bot speaks; any other code is forged.
+        return LanguageTap(fields[0]) if fields in ([c] for c in available_languages()) else None
     payload = signature = ""
     if kind in (INLINE_JOIN, INLINE_AI):
         if not fields or len(fields[-1]) != SIGNATURE_LENGTH:

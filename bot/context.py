@@ -13,7 +13,13 @@ if TYPE_CHECKING:
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
-    """PTB's context plus the resources opened in `post_init` (kept in `bot_data`)."""
+    """PTB's context plus the resources opened in `post_init` (kept in `bot_data`).
+
+    PTB makes one context per update and hands it to every handler group, so what the first
+    group (`handlers/delivery`) learns about the update's sender reaches the handlers."""
+
+    #: The language the update's sender chose with /language (None: their client's).
+    chosen_language: str | None = None
 
     @property
     def games(self) -> Games:

@@ -18,13 +18,14 @@ from bot.callback_data import (
     game_data,
     inline_ai_data,
     inline_join_data,
+    language_data,
     menu_data,
     new_game_data,
     resign_data,
 )
 from bot.game_spec import MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
-from bot.texts import Texts
+from bot.texts import LANGUAGE_NAMES, Texts, available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, X, board_size
 from core.rules import winning_cells
@@ -67,6 +68,15 @@ def menu_keyboard(
             [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
+
+
+def language_keyboard(current: str) -> InlineKeyboardMarkup:
+    """Every language the bot speaks, in its own name, two a row; the current one ticked."""
+    buttons = [
+        _button(("✔ " if code == current else "") + LANGUAGE_NAMES[code], language_data(code))
+        for code in available_languages()
+    ]
+    return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])
 
 
 def help_keyboard(tr: Texts, bot_username: str, *, group: bool) -> InlineKeyboardMarkup:

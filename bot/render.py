@@ -19,7 +19,7 @@ from bot.games.model import (
     Stats,
 )
 from bot.keyboards import board_keyboard
-from bot.texts import Texts, texts_for
+from bot.texts import Texts, isolate, texts_for
 from core.ai import LEVELS
 from core.board import (
     Board,
@@ -74,7 +74,8 @@ def symbol(mark: str, tr: Texts) -> str:
 def player_name(game: GameView, mark: str, tr: Texts) -> str:
     kind = game.kind_of(mark)
     if kind == USER:
-        return game.name_of(mark) or tr.NOBODY_YET
+        name = game.name_of(mark)
+        return isolate(name, tr) if name else tr.NOBODY_YET
     return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
 
 
@@ -85,7 +86,7 @@ def _is_private(game: GameView) -> bool:
 
 def _invited(game: GameView, tr: Texts) -> str:
     if game.invited_name:
-        return game.invited_name
+        return isolate(game.invited_name, tr)
     return f"@{game.invited_username}" if game.invited_username else tr.NOBODY_YET
 
 
@@ -185,7 +186,7 @@ def render_top(rows: list[LeaderRow], tr: Texts) -> str:
         lines.append(
             tr.TOP_LINE.format(
                 rank=rank,
-                name=row.name,
+                name=isolate(row.name, tr),
                 wins=record.wins,
                 losses=record.losses,
                 draws=record.draws,

@@ -221,7 +221,8 @@ def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[PlayedMove])
 
 async def upsert_player(session: AsyncSession, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
-    Returns the player as stored (names are trimmed to what the column holds)."""
+    Returns the player as stored (names are trimmed to what the column holds), speaking the
+    language they chose with /language if they did."""
     insert_into = sqlite_insert if session.bind.dialect.name == "sqlite" else postgresql_insert
     now = utcnow()
     # PostgreSQL text cannot hold NUL; nothing legitimate carries one.
@@ -234,15 +235,15 @@ async def upsert_player(session: AsyncSession, user: PlayerInfo) -> PlayerInfo:
         index_elements=[Player.id],
         set_={"name": name, "language_code": language, "updated_at": now},
     )
-    await session.execute(statement)
-    return replace(user, name=name, language_code=language)
+    chosen = await session.scalar(statement.returning(Player.chosen_language))
+    return replace(user, name=name, language_code=chosen or language)
 
 
 async def stored_player(session: AsyncSession, user_id: int) -> PlayerInfo | None:
     player = await session.get(Player, user_id)
     if player is None:
         return None
-    return PlayerInfo(player.id, player.name, player.language_code)
+    return PlayerInfo(player.id, player.name, player.chosen_language or player.language_code)
 
 
 def _aware(moment: datetime | None) -> datetime | None:

@@ -8,13 +8,14 @@ has acknowledged), and never acts on an update twice.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from bot.games.db.models import HandledUpdate, utcnow
+from bot.games.db.models import HandledUpdate, Player, utcnow
 from bot.games.store import Store
 
 #: How long a handled update id is remembered. Telegram stops redelivering long before, and
@@ -24,14 +25,24 @@ KEPT_FOR = timedelta(days=1)
 PRUNE_EVERY = timedelta(hours=1)
 
 
+@dataclass(frozen=True)
+class Claim:
+    new: bool
+    #: The language the update's sender chose with /language, if any.
+    chosen_language: str | None = None
+
+
 class HandledUpdates:
     def __init__(self, games: Store) -> None:
         self._store = games
         self._pruned_at: datetime | None = None
 
-    async def claim(self, update_id: int, now: datetime | None = None) -> bool:
-        """True if this update is new (and now claimed by the caller); False if some instance
-        claimed it already."""
+    async def claim(
+        self, update_id: int, user_id: int | None = None, now: datetime | None = None
+    ) -> Claim:
+        """Whether this update is new (and now claimed by the caller) or some instance claimed
+        it already; and, read in the same transaction, the language its sender chose with
+        /language (so that every reply to it speaks that language)."""
         now = now or utcnow()
         async with self._store.transaction() as session:
             dialect = session.bind.dialect.name
@@ -46,4 +57,9 @@ class HandledUpdates:
                 await session.execute(
                     delete(HandledUpdate).where(HandledUpdate.handled_at < now - KEPT_FOR)
                 )
-            return claimed.rowcount == 1
+            chosen = None
+            if user_id is not None:
+                chosen = await session.scalar(
+                    select(Player.chosen_language).where(Player.id == user_id)
+                )
+            return Claim(claimed.rowcount == 1, chosen)

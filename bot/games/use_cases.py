@@ -11,6 +11,7 @@ from bot.games.ai_turns import AiTurns, Thinker
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
 from bot.games.play import Play
+from bot.games.players import Players
 from bot.games.privacy import Privacy
 from bot.games.records import Records
 from bot.games.review import Reviews
@@ -33,6 +34,7 @@ class Games:
     privacy: Privacy
     chats: Chats
     updates: HandledUpdates
+    players: Players
 
 
 def open_games(
@@ -52,4 +54,5 @@ def open_games(
         privacy=Privacy(games),
         chats=Chats(games),
         updates=HandledUpdates(games),
+        players=Players(games),
     )

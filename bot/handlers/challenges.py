@@ -26,7 +26,7 @@ async def challenge(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
-    tr = texts_of(user)
+    tr = texts_of(user, context)
     if not is_group(chat):
         await message.reply_text(tr.GROUP_ONLY.format(bot=context.bot.username))
         return
@@ -80,7 +80,7 @@ async def tap_rematch(update: Update, context: BotContext) -> None:
     if tapped is None:
         return
     query, tap, ref = tapped
-    tr = texts_of(query.from_user)
+    tr = texts_of(query.from_user, context)
     result = await context.games.challenges.rematch(tap.game_id, ref, player_from(query.from_user))
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from telegram import Chat, ChatMember, Update
 
 from bot.context import BotContext
-from bot.texts import texts_for
+from bot.handlers.common import texts_of
 
 
 async def chat_migrated(update: Update, context: BotContext) -> None:
@@ -30,7 +30,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
     is_in = _is_in(change.new_chat_member)
     chat = change.chat
     if is_in and not was_in and chat.type in (Chat.GROUP, Chat.SUPERGROUP):
-        tr = texts_for(change.from_user.language_code)
+        tr = texts_of(change.from_user, context)
         await context.bot.send_message(chat.id, tr.GROUP_HELLO)
     elif was_in and not is_in:
         for game in await context.games.chats.close_all(chat.id):

@@ -51,9 +51,10 @@ def player_from(user: User) -> PlayerInfo:
     )
 
 
-def texts_of(user: User | None) -> Texts:
-    """The strings in a user's language."""
-    return texts_for(user.language_code if user else None)
+def texts_of(user: User | None, context: BotContext) -> Texts:
+    """The strings in the language of the update's sender: the one they chose with
+    /language, else their Telegram client's."""
+    return texts_for(context.chosen_language or (user.language_code if user else None))
 
 
 def is_group(chat: Chat) -> bool:
@@ -88,7 +89,7 @@ async def unknown_button(update: Update, context: BotContext) -> None:
     """A button of no kind this bot makes (or one made up): say so, change nothing."""
     query = update.callback_query
     if query is not None:
-        await answer(query, texts_of(query.from_user).POPUP_UNKNOWN_BUTTON)
+        await answer(query, texts_of(query.from_user, context).POPUP_UNKNOWN_BUTTON)
 
 
 async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
@@ -136,7 +137,7 @@ async def answer_and_show(
     query: CallbackQuery, context: BotContext, result: MoveResult, *, joined: bool = False
 ) -> None:
     """Answer the tap (a pop-up when refused), then show the game's new state."""
-    tr = texts_of(query.from_user)
+    tr = texts_of(query.from_user, context)
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status))
         return

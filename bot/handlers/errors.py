@@ -9,8 +9,8 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
 from bot.games.store import LOST_RACE
+from bot.handlers.common import texts_of
 from bot.telegram_request import OutcomeUnknown
-from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ async def on_error(update: object, context: BotContext) -> None:
     if not isinstance(update, Update):
         return
     user = update.effective_user
-    tr = texts_for(user.language_code if user else None)
+    tr = texts_of(user, context)
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(tr.POPUP_CONFLICT if raced else tr.POPUP_ERROR)

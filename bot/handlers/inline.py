@@ -19,6 +19,7 @@ from bot.game_spec import parse_board_size
 from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
+from bot.texts import isolate
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
 
@@ -30,7 +31,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
     query = update.inline_query
     if query is None:
         return
-    tr = texts_of(query.from_user)
+    tr = texts_of(query.from_user, context)
     user = player_from(query.from_user)
     # `@bot 5`, `@bot 6x6`, `@bot 6 4`: the board size; anything else is the classic 3×3.
     board = parse_board_size(query.query.lower().split()) or CLASSIC
@@ -44,7 +45,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
         (O, X, tr.INLINE_CHALLENGE_O_TITLE),
     ):
         text = tr.INLINE_CHALLENGE_TEXT.format(
-            name=user.name, mark=symbol(mark, tr), other=symbol(other, tr)
+            name=isolate(user.name, tr), mark=symbol(mark, tr), other=symbol(other, tr)
         )
         results.append(
             InlineQueryResultArticle(
@@ -63,7 +64,7 @@ async def inline_query(update: Update, context: BotContext) -> None:
                 title=tr.INLINE_AI_TITLE.format(level=name) + size_note,
                 description=tr.INLINE_AI_DESCRIPTION,
                 input_message_content=InputTextMessageContent(
-                    tr.INLINE_AI_TEXT.format(name=user.name, level=name) + size_note
+                    tr.INLINE_AI_TEXT.format(name=isolate(user.name, tr), level=name) + size_note
                 ),
                 reply_markup=inline_ai_keyboard(tr, user.id, level, board, key=key),
             )

@@ -28,7 +28,7 @@ async def start(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
-    tr = texts_of(user)
+    tr = texts_of(user, context)
     if not context.args or context.args == [MENU_DEEP_LINK]:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
         await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
@@ -44,7 +44,7 @@ async def help_command(update: Update, context: BotContext) -> None:
     """How to play, in a few lines."""
     message = update.effective_message
     if message is not None:
-        await send_help(context, message.chat, texts_of(update.effective_user))
+        await send_help(context, message.chat, texts_of(update.effective_user, context))
 
 
 async def tap_new_game(update: Update, context: BotContext) -> None:
@@ -69,7 +69,7 @@ async def tap_menu(update: Update, context: BotContext) -> None:
         await unknown_button(update, context)
         return
     await answer(query)
-    tr, chat = texts_of(query.from_user), query.message.chat
+    tr, chat = texts_of(query.from_user, context), query.message.chat
     menu = menu_keyboard(tr, group=is_group(chat), board=tap.board)
     markup = query.message.reply_markup
     rows = markup.inline_keyboard if markup is not None else ()
@@ -91,7 +91,7 @@ async def tap_help(update: Update, context: BotContext) -> None:
         await unknown_button(update, context)
         return
     await answer(query)
-    await send_help(context, query.message.chat, texts_of(query.from_user))
+    await send_help(context, query.message.chat, texts_of(query.from_user, context))
 
 
 async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:

@@ -56,7 +56,7 @@ async def typed_move(update: Update, context: BotContext) -> None:
         ):
             return  # group chatter, not a move
         board_id = reply_to.message_id
-    tr = texts_of(user)
+    tr = texts_of(user, context)
     result = await context.games.play.typed(
         chat.id, player_from(user), message.text, message_id=board_id
     )
@@ -78,7 +78,7 @@ async def stop(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
-    tr = texts_of(user)
+    tr = texts_of(user, context)
     result = await context.games.play.stop_current(chat.id, player_from(user))
     if result.status is MoveStatus.NO_GAME or result.game is None:
         await message.reply_text(tr.NO_GAME)

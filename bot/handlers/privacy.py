@@ -16,7 +16,7 @@ async def forget(update: Update, context: BotContext) -> None:
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    tr = texts_of(user)
+    tr = texts_of(user, context)
     await message.reply_text(tr.FORGET_ASK, reply_markup=forget_keyboard(tr, user.id))
 
 
@@ -28,7 +28,7 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     if not isinstance(tap, ForgetTap):
         await unknown_button(update, context)
         return
-    tr = texts_of(query.from_user)
+    tr = texts_of(query.from_user, context)
     if tap.user_id != query.from_user.id:
         await answer(query, tr.POPUP_NOT_YOURS)
         return

@@ -16,7 +16,7 @@ async def stats(update: Update, context: BotContext) -> None:
     if message is None or user is None:
         return
     record = await context.games.records.stats(user.id)
-    await message.reply_text(render_stats(record, texts_of(user)))
+    await message.reply_text(render_stats(record, texts_of(user, context)))
 
 
 async def top(update: Update, context: BotContext) -> None:
@@ -24,7 +24,7 @@ async def top(update: Update, context: BotContext) -> None:
     message, chat = update.effective_message, update.effective_chat
     if message is None or chat is None:
         return
-    tr = texts_of(update.effective_user)
+    tr = texts_of(update.effective_user, context)
     if chat.type == Chat.PRIVATE:
         await message.reply_text(tr.TOP_PRIVATE)
         return
@@ -37,7 +37,7 @@ async def tap_review(update: Update, context: BotContext) -> None:
     if tapped is None:
         return
     query, tap, ref = tapped
-    tr = texts_of(query.from_user)
+    tr = texts_of(query.from_user, context)
     review = await context.games.reviews.review(tap.game_id, ref, player_from(query.from_user))
     text = render_review(review, tr)
     await answer(query, text or tr.POPUP_NO_REVIEW, alert=text is not None)

@@ -20,27 +20,27 @@ async def stored_ids(games: Games) -> list[int]:
 
 
 async def test_an_update_is_claimed_once(games: Games) -> None:
-    assert await games.updates.claim(100, NOW) is True
-    assert await games.updates.claim(100, NOW) is False
-    assert await games.updates.claim(101, NOW) is True
+    assert (await games.updates.claim(100, now=NOW)).new is True
+    assert (await games.updates.claim(100, now=NOW)).new is False
+    assert (await games.updates.claim(101, now=NOW)).new is True
     assert await stored_ids(games) == [100, 101]
 
 
 async def test_of_many_simultaneous_claims_of_one_update_exactly_one_wins(games: Games) -> None:
-    claims = await asyncio.gather(*(games.updates.claim(7, NOW) for _ in range(20)))
-    assert claims.count(True) == 1
+    claims = await asyncio.gather(*(games.updates.claim(7, now=NOW) for _ in range(20)))
+    assert [c.new for c in claims].count(True) == 1
 
 
 async def test_ids_older_than_a_day_are_pruned_at_most_once_an_hour(games: Games) -> None:
-    await games.updates.claim(1, NOW)  # prunes (nothing yet)
-    await games.updates.claim(2, NOW + KEPT_FOR - timedelta(minutes=30))  # prunes nothing
+    await games.updates.claim(1, now=NOW)  # prunes (nothing yet)
+    await games.updates.claim(2, now=NOW + KEPT_FOR - timedelta(minutes=30))  # prunes nothing
     # 1 is over a day old now, but the last pruning was less than an hour ago.
-    await games.updates.claim(3, NOW + KEPT_FOR + timedelta(minutes=15))
+    await games.updates.claim(3, now=NOW + KEPT_FOR + timedelta(minutes=15))
     assert await stored_ids(games) == [1, 2, 3]
     later = NOW + KEPT_FOR - timedelta(minutes=30) + PRUNE_EVERY
-    await games.updates.claim(4, later)
+    await games.updates.claim(4, now=later)
     assert await stored_ids(games) == [2, 3, 4]
     # A forgotten id is new again (Telegram may reuse ids after a week without updates).
-    assert await games.updates.claim(1, later) is True
+    assert (await games.updates.claim(1, now=later)).new is True
     async with games.store.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(HandledUpdate)) == 4

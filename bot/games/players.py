@@ -1,0 +1,28 @@
+"""Players' own settings: the language they chose."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from bot.games import store
+from bot.games.db.models import Player
+from bot.games.model import PlayerInfo
+from bot.games.store import Store
+
+
+class Players:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def choose_language(self, user: PlayerInfo, code: str) -> PlayerInfo:
+        """From now on the bot speaks `code` (a catalog's code) with this user, whatever their
+        Telegram client's language. `/forget` deletes the choice with the rest."""
+        async with self._store.transaction() as session:
+            await store.upsert_player(session, user)
+            await session.execute(
+                update(Player)
+                .where(Player.id == user.id)
+                .values(chosen_language=code[:16])
+                .execution_options(synchronize_session=False)
+            )
+            return await store.stored_player(session, user.id) or user
