@@ -4,7 +4,6 @@ chats' menu button."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MenuButtonWebApp, WebAppInfo
 from telegram.error import TelegramError
@@ -14,14 +13,6 @@ from bot.texts import texts_for
 from bot.webapp.links import WebAppLinks
 
 log = logging.getLogger(__name__)
-
-#: English labels, used while a language's texts do not have the names yet (the strings are
-#: moving to gettext catalogs; en.py and ru.py define them).
-FALLBACK_LABELS = {"BUTTON_OPEN_BOARD": "🎮 Open board", "MENU_BUTTON_WEBAPP": "Play"}
-
-
-def label(tr: Any, name: str) -> str:
-    return getattr(tr, name, None) or FALLBACK_LABELS[name]
 
 
 def with_open_board(
@@ -33,7 +24,7 @@ def with_open_board(
     keyboard, or a challenge nobody joined yet, gets none."""
     if keyboard is None or game.is_open:
         return keyboard
-    text = label(texts_for(game.language), "BUTTON_OPEN_BOARD")
+    text = texts_for(game.language).BUTTON_OPEN_BOARD
     # Private chats have the user's (positive) id; groups' ids are negative.
     private = game.inline_message_id is None and game.chat_id is not None and game.chat_id > 0
     if private:
@@ -49,9 +40,7 @@ def with_open_board(
 async def publish_menu_button(bot: Bot, links: WebAppLinks) -> None:
     """Make the private chats' menu button open the Mini App's start page. A failure is
     logged: the boards' buttons open it just as well."""
-    menu = MenuButtonWebApp(
-        label(texts_for(None), "MENU_BUTTON_WEBAPP"), WebAppInfo(links.page_url())
-    )
+    menu = MenuButtonWebApp(texts_for(None).MENU_BUTTON_WEBAPP, WebAppInfo(links.page_url()))
     try:
         await bot.set_chat_menu_button(menu_button=menu)
     except TelegramError as error:

@@ -1,7 +1,8 @@
 """The Mini App in a real headless Chromium (Debian's `chromium`, driven by Playwright): a stub
 of `window.Telegram.WebApp` with valid initData, taps on cells, the AI's replies and a tap in
 chat appearing live, the chat board edited to the same position, and screenshots of the page
-in Telegram's light and dark themes (bench/screenshots/, for a reviewer to look at)."""
+in Telegram's light and dark themes (bench/screenshots/latest/, for a reviewer to look at; a
+reviewed pair is committed one folder up)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ if CHROMIUM is None:
         raise RuntimeError("CI must run the browser tests: install Debian's chromium package")
     pytest.skip("no chromium here (apt-get install chromium)", allow_module_level=True)
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "bench" / "screenshots"
+# Not the committed pair: a test run must not change tracked files.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "bench" / "screenshots" / "latest"
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 PHONE = {"width": 390, "height": 844}
 # themeParams as Telegram's clients send them, light and dark.
