@@ -108,8 +108,13 @@ def available_languages() -> tuple[str, ...]:
 
 
 @cache
+def _template() -> Catalog:
+    return read_catalog(TEMPLATE)
+
+
+@cache
 def _load(code: str) -> Texts:
-    english = read_catalog(TEMPLATE)
+    english = _template()
     catalog = english if code == DEFAULT_LANGUAGE else read_catalog(catalog_path(code))
     messages: dict[str, str] = {}
     plurals: dict[str, tuple[str, ...]] = {}
