@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TypeVar
 
-from telegram import CallbackQuery, Chat, Update, User
+from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest
 
 from bot.boards import send_board, show_board
@@ -83,6 +83,21 @@ async def board_tap(
         await unknown_button(update, context)
         return None
     return query, tap, ref
+
+
+async def message_tap(
+    update: Update, context: BotContext, kind: type[TapKind]
+) -> tuple[CallbackQuery, TapKind, MaybeInaccessibleMessage] | None:
+    """The tap's data parsed as `kind`, and the chat message it was on (for buttons that answer
+    in that chat). None, after telling the tapper the button is unknown, when the data is
+    malformed or the message is not known."""
+    query = update.callback_query
+    assert query is not None  # a CallbackQueryHandler's callback
+    tap = parse_callback_data(query.data)
+    if not isinstance(tap, kind) or query.message is None:
+        await unknown_button(update, context)
+        return None
+    return query, tap, query.message
 
 
 async def unknown_button(update: Update, context: BotContext) -> None:

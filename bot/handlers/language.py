@@ -7,9 +7,9 @@ import contextlib
 from telegram import BotCommandScopeChat, Chat, Update
 from telegram.error import TelegramError
 
-from bot.callback_data import LanguageTap, parse_callback_data
+from bot.callback_data import LanguageTap
 from bot.context import BotContext
-from bot.handlers.common import answer, edit_tapped, player_from, texts_of, unknown_button
+from bot.handlers.common import answer, edit_tapped, message_tap, player_from, texts_of
 from bot.keyboards import language_keyboard
 from bot.profile import command_menus
 from bot.texts import texts_for
@@ -26,17 +26,15 @@ async def language(update: Update, context: BotContext) -> None:
 
 async def tap_language(update: Update, context: BotContext) -> None:
     """Store the choice, and say so in the chosen language (the question becomes the answer)."""
-    query = update.callback_query
-    assert query is not None
-    tap = parse_callback_data(query.data)
-    if not isinstance(tap, LanguageTap) or query.message is None:
-        await unknown_button(update, context)
+    tapped = await message_tap(update, context, LanguageTap)
+    if tapped is None:
         return
+    query, tap, message = tapped
     await context.games.players.choose_language(player_from(query.from_user), tap.code)
     tr = texts_for(tap.code)
     await answer(query)
     await edit_tapped(query.edit_message_text(tr.LANGUAGE_CHOSEN))
-    chat = query.message.chat
+    chat = message.chat
     if chat.type == Chat.PRIVATE:
         # Telegram shows the command menu in the client's language; in this chat, show it in
         # the chosen one. Not needed to play: a failure changes nothing else.

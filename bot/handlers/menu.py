@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import Chat, Update, User
 
-from bot.callback_data import NEW_GAME, MenuTap, NewGameTap, parse_callback_data
+from bot.callback_data import NEW_GAME, MenuTap, NewGameTap
 from bot.context import BotContext
 from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args
 from bot.games.model import USER
@@ -13,6 +13,7 @@ from bot.handlers.common import (
     answer,
     edit_tapped,
     is_group,
+    message_tap,
     player_from,
     post_game,
     show_game,
@@ -49,29 +50,25 @@ async def help_command(update: Update, context: BotContext) -> None:
 
 async def tap_new_game(update: Update, context: BotContext) -> None:
     """A menu (or play-again) button: start that game in this chat."""
-    query = update.callback_query
-    assert query is not None
-    tap = parse_callback_data(query.data)
-    chat = query.message.chat if query.message is not None else None
-    if not isinstance(tap, NewGameTap) or chat is None:
-        await unknown_button(update, context)
+    tapped = await message_tap(update, context, NewGameTap)
+    if tapped is None:
         return
+    query, tap, message = tapped
     await answer(query)
-    await start_game(context, chat, query.from_user, GameSpec(tap.x_kind, tap.o_kind, tap.board))
+    spec = GameSpec(tap.x_kind, tap.o_kind, tap.board)
+    await start_game(context, message.chat, query.from_user, spec)
 
 
 async def tap_menu(update: Update, context: BotContext) -> None:
     """The menu for a board size: redrawn in place on a menu, posted anew under a board."""
-    query = update.callback_query
-    assert query is not None
-    tap = parse_callback_data(query.data)
-    if not isinstance(tap, MenuTap) or query.message is None:
-        await unknown_button(update, context)
+    tapped = await message_tap(update, context, MenuTap)
+    if tapped is None:
         return
+    query, tap, message = tapped
     await answer(query)
-    tr, chat = texts_of(query.from_user, context), query.message.chat
+    tr, chat = texts_of(query.from_user, context), message.chat
     menu = menu_keyboard(tr, group=is_group(chat), board=tap.board)
-    markup = query.message.reply_markup
+    markup = message.reply_markup
     rows = markup.inline_keyboard if markup is not None else ()
     first = rows[0][0] if rows and rows[0] else None
     if first is not None and str(first.callback_data or "").startswith(f"{NEW_GAME}:"):
