@@ -205,7 +205,8 @@ def parse_callback_data(data: str | None) -> Tap | None:
     kind, *fields = data.split(":")
     if kind == LANGUAGE:
         # Only a language the bot speaks; any other code is forged.
-        return LanguageTap(fields[0]) if fields in ([c] for c in available_languages()) else None
+        known = len(fields) == 1 and fields[0] in available_languages()
+        return LanguageTap(fields[0]) if known else None
     payload = signature = ""
     if kind in (INLINE_JOIN, INLINE_AI):
         if not fields or len(fields[-1]) != SIGNATURE_LENGTH:

@@ -143,10 +143,10 @@ def language_of(language_code: str | None) -> str:
     return next((c for c in candidates if c in available_languages()), DEFAULT_LANGUAGE)
 
 
+@cache
 def texts_for(language_code: str | None) -> Texts:
     """The strings for a Telegram `language_code`, or a catalog code such as `pt_BR`."""
-    code = language_code if language_code in available_languages() else None
-    return _load(code or language_of(language_code))
+    return _load(language_of(language_code))
 
 
 def telegram_language_code(code: str) -> str | None:

@@ -14,7 +14,7 @@ class Players:
     def __init__(self, games: Store) -> None:
         self._store = games
 
-    async def choose_language(self, user: PlayerInfo, code: str) -> PlayerInfo:
+    async def choose_language(self, user: PlayerInfo, code: str) -> None:
         """From now on the bot speaks `code` (a catalog's code) with this user, whatever their
         Telegram client's language. `/forget` deletes the choice with the rest."""
         async with self._store.transaction() as session:
@@ -25,4 +25,3 @@ class Players:
                 .values(chosen_language=code[:16])
                 .execution_options(synchronize_session=False)
             )
-            return await store.stored_player(session, user.id) or user

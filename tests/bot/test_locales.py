@@ -198,7 +198,7 @@ def test_symbols_are_shared() -> None:
 
 
 def test_names_are_isolated_where_directions_mix() -> None:
-    en, fa = texts_for("en"), texts_for("en")
+    en = texts_for("en")
     assert isolate("Alice", en) == "Alice"
     assert isolate("علی", en) == "\u2068علی\u2069"
     if "fa" in LANGUAGES:
