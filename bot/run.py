@@ -159,11 +159,15 @@ class BotLife:
             try:
                 await self.application.initialize()
             except NetworkError as error:  # TimedOut too; an answer such as 400 is not this
+                await _close_connections(self.application)
                 if isinstance(error, BadRequest):
                     raise
                 raise StartupError(
                     f"cannot reach the Telegram Bot API at {self.api_url()}: {self.scrub(error)}"
                 ) from None
+            except BaseException:
+                await _close_connections(self.application)
+                raise
         for record in held:  # it came through in the end: the retries are worth a log line
             retries.handle(record)
 
@@ -222,6 +226,14 @@ class BotLife:
         """One line of text without the token."""
         text = " ".join(str(error).split()) or type(error).__name__
         return text.replace(self.settings.token, "<token>")
+
+
+async def _close_connections(application: Application) -> None:
+    """Close the Bot API connections of a bot whose initialize failed: PTB's shutdown skips a
+    bot that never finished initializing, and an open aiohttp session would be reported."""
+    for request in application.bot._request:  # (getUpdates, everything else)
+        with contextlib.suppress(Exception):
+            await request.shutdown()
 
 
 async def _unless(stop: asyncio.Event, step: Coroutine[Any, Any, None]) -> bool:

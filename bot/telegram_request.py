@@ -1,6 +1,8 @@
 """Bot API requests that survive server errors and network blips, and never do a thing twice.
 
-`RetryingRequest` is PTB's `HTTPXRequest` with a retry loop around each HTTP round trip:
+`RetryingRequest` is our aiohttp transport (`bot.http_transport`) with a retry loop around each
+HTTP round trip; `RetryingHTTPXRequest` is the same loop around PTB's own `HTTPXRequest` (the
+benchmark's bare-PTB ceiling uses it):
 
 * 429 Too Many Requests with `parameters.retry_after` N: wait N seconds, then send again (so a
   user's move is shown even when Telegram throttles the bot). N above `max_retry_after` is not
@@ -34,7 +36,10 @@ import httpx
 from telegram._utils.defaultvalue import DEFAULT_NONE
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError
-from telegram.request import HTTPXRequest, RequestData
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
+
+from bot import http_transport
+from bot.http_transport import AiohttpRequest
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +48,8 @@ Sleep = Callable[[float], Awaitable[Any]]
 
 #: Methods that do the same thing when carried out twice: safe to send again blind.
 REPEATABLE_PREFIXES = ("get", "edit", "set", "delete", "answer")
-#: httpx failures that happen before the request leaves: Telegram surely never saw it.
-NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+#: Client failures that happen before the request leaves: Telegram surely never saw it.
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, *http_transport.NOT_SENT)
 #: What Telegram answers a repeat of a call that the first, unanswered try already did.
 ALREADY_DONE = ("message is not modified", "message to delete not found", "query is too old")
 #: The answer that stands for such a repeat: the call succeeded (its result is not known).
@@ -66,9 +71,10 @@ def surely_not_sent(error: NetworkError) -> bool:
     return isinstance(error.__cause__, NOT_SENT)
 
 
-class RetryingRequest(HTTPXRequest):
-    """`HTTPXRequest` that retries 429 (after `retry_after`), 5xx and network errors, and
-    never sends again a call that may have created something already."""
+class Retrying(BaseRequest):
+    """A transport's `do_request` that retries 429 (after `retry_after`), 5xx and network
+    errors, and never sends again a call that may have created something already. Mixed in
+    before a transport class, whose keyword arguments pass through."""
 
     def __init__(
         self,
@@ -119,7 +125,7 @@ class RetryingRequest(HTTPXRequest):
                     connect_timeout=connect_timeout,
                     pool_timeout=pool_timeout,
                 )
-            except NetworkError as error:  # TimedOut too; httpx errors arrive as these
+            except NetworkError as error:  # TimedOut too; client errors arrive as these
                 reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
                 if not surely_not_sent(error):
                     if not is_repeatable(endpoint):
@@ -161,6 +167,14 @@ class RetryingRequest(HTTPXRequest):
         if 500 <= code <= 599:
             return self.backoff(attempt), f"HTTP {code}"
         return None, ""
+
+
+class RetryingRequest(Retrying, AiohttpRequest):
+    """The bot's transport: aiohttp, with the retry policy."""
+
+
+class RetryingHTTPXRequest(Retrying, HTTPXRequest):
+    """PTB's stock httpx transport with the same retry policy."""
 
 
 def _endpoint(url: str) -> str:

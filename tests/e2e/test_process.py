@@ -187,7 +187,7 @@ async def test_an_unreachable_bot_api_is_one_line(tmp_path: Path) -> None:
     assert err.count("\n") == 1 and err.endswith("\n"), err
     line = err.rstrip("\n")
     assert line.startswith(f"cannot reach the Telegram Bot API at {api}: "), line
-    assert "ConnectError" in line  # httpx's reason: the connection was refused
+    assert "ClientConnectorError" in line  # aiohttp's reason: the connection was refused
     assert "Traceback" not in err
     assert SECRET not in err and "7412589630" not in err
     assert not sqlite_files(tmp_path), "nothing is opened before Telegram answered"
