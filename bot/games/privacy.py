@@ -47,7 +47,7 @@ class Privacy:
                     )
                     if view.status in LIVE and view.has_board_message:
                         ended.append(lifecycle.shut(view))
-                    await session.delete(game.row)
+                    await store.delete_game(session, game)
                     deleted += 1
                     continue
                 left = lifecycle.leave(view, uid)

@@ -15,11 +15,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db.models import Game, Move, Player, utcnow
@@ -33,6 +33,28 @@ LOST_RACE = (StaleDataError, IntegrityError)
 RACE_ATTEMPTS = 5
 
 T = TypeVar("T")
+
+# The hot path speaks SQLAlchemy Core, with statements built once: the ORM's unit of work,
+# identity map and per-call statement building cost more CPU than the rest of a tap.
+_games = Game.__table__
+_moves = Move.__table__
+_x, _o, _invited = (Player.__table__.alias(name) for name in ("x_player", "o_player", "invited"))
+_VIEW = select(
+    _games,
+    _x.c.name.label("x_name"),
+    _o.c.name.label("o_name"),
+    _invited.c.name.label("invited_name"),
+).select_from(
+    _games.outerjoin(_x, _x.c.id == _games.c.x_player_id)
+    .outerjoin(_o, _o.c.id == _games.c.o_player_id)
+    .outerjoin(_invited, _invited.c.id == _games.c.invited_player_id)
+)
+_BY_ID = _VIEW.where(_games.c.id == bindparam("game_id"))
+_INSERT_GAME = _games.insert().returning(_games.c.id)
+_INSERT_MOVES = _moves.insert()
+_DELETE = _games.delete().where(
+    _games.c.id == bindparam("game_id"), _games.c.version == bindparam("old_version")
+)
 
 # The view's fields that live in columns of the same name; `board` is stored as text and the
 # players' names come from the players table.
@@ -59,10 +81,11 @@ _COLUMNS = (
 
 @dataclass(frozen=True)
 class Loaded:
-    """A stored game: its row (to write back through) and its view (to decide with)."""
+    """A stored game: its view (to decide with) and the version it was read at (to write it
+    back only if nobody changed it since)."""
 
-    row: Game
     view: GameView
+    version: int
 
 
 class Store:
@@ -77,6 +100,23 @@ class Store:
         self._write_lock = (
             asyncio.Lock() if bind is not None and bind.dialect.name == "sqlite" else None
         )
+
+    @property
+    def dialect(self) -> str:
+        bind = self.sessions.kw.get("bind")
+        return bind.dialect.name if bind is not None else "sqlite"
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction on a bare connection, for a few Core statements that need no
+        session; committed on success and rolled back on error."""
+        engine = self.sessions.kw["bind"]
+        if self._write_lock is None:
+            async with engine.begin() as connection:
+                yield connection
+            return
+        async with self._write_lock, engine.begin() as connection:
+            yield connection
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
@@ -132,32 +172,33 @@ class Store:
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
 
 
-def view_of(row: Game) -> GameView:
-    """The plain view of a row whose players were loaded with it (they are, eagerly)."""
+def view_of(row: Any) -> Loaded:
+    """The view of a row of `_VIEW` (a game with its players' names)."""
     values: dict[str, Any] = {name: getattr(row, name) for name in _COLUMNS}
     values["turn_started_at"] = _aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
-    return GameView(
+    view = GameView(
         id=row.id,
         board=parse_cells(row.board, k=row.k or None),
-        x_name=row.x_player.name if row.x_player is not None else None,
-        o_name=row.o_player.name if row.o_player is not None else None,
-        invited_name=row.invited_player.name if row.invited_player is not None else None,
+        x_name=row.x_name,
+        o_name=row.o_name,
+        invited_name=row.invited_name,
         **values,
     )
+    return Loaded(view, row.version)
 
 
 async def load(session: AsyncSession, game_id: int) -> Loaded | None:
-    row = await session.get(Game, game_id)
-    return None if row is None else Loaded(row, view_of(row))
+    row = (await session.execute(_BY_ID, {"game_id": game_id})).first()
+    return None if row is None else view_of(row)
 
 
 async def load_all(
     session: AsyncSession, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
 ) -> list[Loaded]:
     """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
-    rows = await session.scalars(select(Game).where(*criteria).order_by(*order_by))
-    return [Loaded(row, view_of(row)) for row in rows.unique()]
+    rows = await session.execute(_VIEW.where(*criteria).order_by(*order_by))
+    return [view_of(row) for row in rows]
 
 
 async def live_games_in_chat(session: AsyncSession, chat_id: int) -> list[Loaded]:
@@ -176,17 +217,22 @@ async def insert(
     session: AsyncSession, draft: GameView, moves: Iterable[PlayedMove] = ()
 ) -> Loaded:
     """Store a new game (its draft's id is ignored) and the moves already played in it."""
-    row = Game(
-        board=format_cells(draft.board),
-        size=draft.board.size,
-        k=draft.board.k,
-        **{name: getattr(draft, name) for name in _COLUMNS},
+    now = utcnow()
+    game_id = await session.scalar(
+        _INSERT_GAME,
+        {
+            "board": format_cells(draft.board),
+            "size": draft.board.size,
+            "k": draft.board.k,
+            "version": 1,
+            "created_at": now,
+            "updated_at": now,
+            **{name: getattr(draft, name) for name in _COLUMNS},
+        },
     )
-    session.add(row)
-    await session.flush()
-    _add_moves(session, row.id, moves)
-    await session.flush()
-    return Loaded(row, replace(draft, id=row.id))
+    assert game_id is not None
+    await _add_moves(session, game_id, moves)
+    return Loaded(replace(draft, id=game_id), 1)
 
 
 async def save(
@@ -194,29 +240,48 @@ async def save(
 ) -> GameView:
     """Write what changed from `loaded.view` to `after` (and the moves that changed it) in
     one versioned UPDATE; raises StaleDataError if another writer came first."""
-    before, row = loaded.view, loaded.row
+    before = loaded.view
+    changed: dict[str, Any] = {
+        name: value for name in _COLUMNS if (value := getattr(after, name)) != getattr(before, name)
+    }
     if after.board != before.board:
-        row.board = format_cells(after.board)
-    for name in _COLUMNS:
-        value = getattr(after, name)
-        if value != getattr(before, name):
-            setattr(row, name, value)
-    _add_moves(session, row.id, moves)
-    await session.flush()
+        changed["board"] = format_cells(after.board)
+    if changed:
+        written = await session.execute(
+            _games.update()
+            .where(_games.c.id == before.id, _games.c.version == loaded.version)
+            .values(version=loaded.version + 1, updated_at=utcnow(), **changed)
+        )
+        if written.rowcount != 1:
+            raise StaleDataError(f"game {before.id} changed since version {loaded.version}")
+    await _add_moves(session, before.id, moves)
     return after
 
 
-def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[PlayedMove]) -> None:
-    for move in moves:
-        session.add(
-            Move(
-                game_id=game_id,
-                ply=move.ply,
-                cell=move.cell,
-                mark=move.mark,
-                player_id=move.player_id,
-            )
-        )
+async def delete_game(session: AsyncSession, loaded: Loaded) -> None:
+    """Delete a game (its moves go with it) unless another writer changed it first."""
+    deleted = await session.execute(
+        _DELETE, {"game_id": loaded.view.id, "old_version": loaded.version}
+    )
+    if deleted.rowcount != 1:
+        raise StaleDataError(f"game {loaded.view.id} changed since version {loaded.version}")
+
+
+async def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[PlayedMove]) -> None:
+    now = utcnow()
+    rows = [
+        {
+            "game_id": game_id,
+            "ply": move.ply,
+            "cell": move.cell,
+            "mark": move.mark,
+            "player_id": move.player_id,
+            "created_at": now,
+        }
+        for move in moves
+    ]
+    if rows:
+        await session.execute(_INSERT_MOVES, rows)
 
 
 async def upsert_player(session: AsyncSession, user: PlayerInfo) -> PlayerInfo:

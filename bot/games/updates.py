@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -32,34 +33,45 @@ class Claim:
     chosen_language: str | None = None
 
 
+def _claim_statement(dialect: str) -> Any:
+    """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
+    statement says whether the update is new and, if it is, how to speak to its sender."""
+    insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
+    chosen = (
+        select(Player.chosen_language).where(Player.id == bindparam("user_id")).scalar_subquery()
+    )
+    return (
+        insert_into(HandledUpdate)
+        .values(update_id=bindparam("update_id"), handled_at=bindparam("now"))
+        .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
+        .returning(chosen)
+    )
+
+
+_PRUNE = delete(HandledUpdate).where(HandledUpdate.handled_at < bindparam("before"))
+
+
 class HandledUpdates:
     def __init__(self, games: Store) -> None:
         self._store = games
         self._pruned_at: datetime | None = None
+        self._claim = _claim_statement(games.dialect)
 
     async def claim(
         self, update_id: int, user_id: int | None = None, now: datetime | None = None
     ) -> Claim:
         """Whether this update is new (and now claimed by the caller) or some instance claimed
-        it already; and, read in the same transaction, the language its sender chose with
+        it already; and, read in the same statement, the language its sender chose with
         /language (so that every reply to it speaks that language)."""
         now = now or utcnow()
-        async with self._store.transaction() as session:
-            dialect = session.bind.dialect.name
-            insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
-            claimed = await session.execute(
-                insert_into(HandledUpdate)
-                .values(update_id=update_id, handled_at=now)
-                .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
+        async with self._store.connection() as connection:
+            claimed = await connection.execute(
+                self._claim, {"update_id": update_id, "now": now, "user_id": user_id}
             )
+            row = claimed.first()
             if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
                 self._pruned_at = now
-                await session.execute(
-                    delete(HandledUpdate).where(HandledUpdate.handled_at < now - KEPT_FOR)
-                )
-            chosen = None
-            if user_id is not None:
-                chosen = await session.scalar(
-                    select(Player.chosen_language).where(Player.id == user_id)
-                )
-            return Claim(claimed.rowcount == 1, chosen)
+                await connection.execute(_PRUNE, {"before": now - KEPT_FOR})
+            if row is None:
+                return Claim(False)
+            return Claim(True, row[0])
