@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import Chat, Update, User
 
-from bot.callback_data import NEW_GAME, MenuTap, NewGameTap
+from bot.callback_data import NEW_GAME, HelpTap, MenuTap, NewGameTap
 from bot.context import BotContext
 from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args
 from bot.games.model import USER
@@ -18,7 +18,6 @@ from bot.handlers.common import (
     post_game,
     show_game,
     texts_of,
-    unknown_button,
 )
 from bot.keyboards import help_keyboard, menu_keyboard
 from bot.texts import Texts
@@ -82,13 +81,12 @@ async def tap_menu(update: Update, context: BotContext) -> None:
 
 async def tap_help(update: Update, context: BotContext) -> None:
     """The menu's help button."""
-    query = update.callback_query
-    assert query is not None
-    if query.message is None:
-        await unknown_button(update, context)
+    tapped = await message_tap(update, context, HelpTap)
+    if tapped is None:
         return
+    query, _tap, message = tapped
     await answer(query)
-    await send_help(context, query.message.chat, texts_of(query.from_user, context))
+    await send_help(context, message.chat, texts_of(query.from_user, context))
 
 
 async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:

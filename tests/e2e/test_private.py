@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.locales import en
 from core.notation import parse_cells
 from core.rules import outcome, winning_cells
 from tests.support.bot_runner import BotRunner, settle
@@ -371,3 +372,8 @@ async def test_help(telegram: FakeTelegram, bot: BotRunner) -> None:
     menu = await new_board(telegram, ALICE, "/start")
     await tap_data(telegram, ALICE, menu, "help")
     assert "How to play" in telegram.last_bot_message(ALICE["id"]).text
+    # Data that only begins like the help button's is no help button (found by the fuzz test).
+    sent = len(telegram.bot_messages(ALICE["id"]))
+    answer = await tap_data(telegram, ALICE, menu, "help:")
+    assert answer.get("text") == en.POPUP_UNKNOWN_BUTTON
+    assert len(telegram.bot_messages(ALICE["id"])) == sent
