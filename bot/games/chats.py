@@ -27,6 +27,7 @@ class Chats:
                 .values(message_id=message_id)
                 .execution_options(synchronize_session=False)
             )
+        self._store.live.note_message(game_id, message_id)
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
@@ -37,7 +38,8 @@ class Chats:
                 .values(chat_id=new_chat_id)
                 .execution_options(synchronize_session=False)
             )
-            return result.rowcount or 0
+        self._store.live.clear()
+        return result.rowcount or 0
 
     async def close_all(self, chat_id: int) -> tuple[GameView, ...]:
         """The bot left the chat (removed from a group, or blocked in private): nobody can play

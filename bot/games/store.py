@@ -9,6 +9,8 @@ version = ?`, so of two concurrent writers exactly one wins; the loser's flush r
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -88,11 +90,69 @@ class Loaded:
     version: int
 
 
+class LiveGames:
+    """The live games this process stored or read last, with their versions, so that a tap
+    is decided without reading its game again.
+
+    Never trusted blindly: a write says `WHERE version = <cached>`, so a game that another
+    instance changed meanwhile loses the race and is read afresh, and a refusal decided on a
+    cached game is checked again on a fresh read. What the version does not cover (a player's
+    new name, a board message another instance recorded) is trusted for `ttl` seconds."""
+
+    def __init__(self, size: int = 4096, ttl: float = 60.0) -> None:
+        self._games: OrderedDict[int, tuple[float, Loaded]] = OrderedDict()
+        self._size = size
+        self._ttl = ttl
+
+    def get(self, game_id: int) -> Loaded | None:
+        entry = self._games.get(game_id)
+        if entry is None:
+            return None
+        if time.monotonic() - entry[0] > self._ttl:
+            del self._games[game_id]
+            return None
+        return entry[1]
+
+    def put(self, loaded: Loaded) -> None:
+        game_id = loaded.view.id
+        if loaded.view.status not in LIVE:
+            self._games.pop(game_id, None)
+            return
+        held = self._games.get(game_id)
+        if held is not None and held[1].version > loaded.version:
+            return  # a later write got here first
+        self._games[game_id] = (time.monotonic(), loaded)
+        self._games.move_to_end(game_id)
+        if len(self._games) > self._size:
+            self._games.popitem(last=False)
+
+    def drop(self, game_id: int) -> None:
+        self._games.pop(game_id, None)
+
+    def note_message(self, game_id: int, message_id: int) -> None:
+        """The game's board is this message now (not game state: no new version)."""
+        entry = self._games.get(game_id)
+        if entry is not None:
+            moment, loaded = entry
+            self._games[game_id] = (
+                moment,
+                replace(loaded, view=replace(loaded.view, message_id=message_id)),
+            )
+
+    def clear(self) -> None:
+        self._games.clear()
+
+
+class _Recheck(Exception):
+    """A cached game refused the action: roll back, and decide again on the game as stored."""
+
+
 class Store:
     """Sessions and transactions on the games database."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
+        self.live = LiveGames()
         # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
         # queueing this process's writers on a lock instead keeps the latency tail short.
         # PostgreSQL needs no such thing: its row locks and the version check do the job.
@@ -124,9 +184,20 @@ class Store:
         if self._write_lock is None:
             async with self.sessions.begin() as session:
                 yield session
+            self._remember(session)
             return
-        async with self._write_lock, self.sessions.begin() as session:
-            yield session
+        async with self._write_lock:
+            async with self.sessions.begin() as session:
+                yield session
+            self._remember(session)
+
+    def _remember(self, session: AsyncSession) -> None:
+        """After a commit: the games it wrote, as they are now stored."""
+        for game_id, loaded in session.info.get(WRITTEN, {}).items():
+            if loaded is None:
+                self.live.drop(game_id)
+            else:
+                self.live.put(loaded)
 
     async def until_won(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` (a whole transaction) again after a lost race, on the data as it is
@@ -153,6 +224,16 @@ class Store:
     ) -> MoveResult:
         """Load a game the tap may touch and run `action` on it in one transaction; a lost
         race answers CONFLICT with the game as it is now."""
+        cached = self.live.get(game_id)
+        if cached is not None and ref.matches(cached.view):
+            try:
+                async with self.transaction() as session:
+                    result = await action(session, cached)
+                    if not result.played:
+                        raise _Recheck
+                    return result
+            except (_Recheck, *LOST_RACE):
+                self.live.drop(game_id)
         try:
             async with self.transaction() as session:
                 loaded = await load(session, game_id)
@@ -232,7 +313,9 @@ async def insert(
     )
     assert game_id is not None
     await _add_moves(session, game_id, moves)
-    return Loaded(replace(draft, id=game_id), 1)
+    stored = Loaded(replace(draft, id=game_id), 1)
+    _written(session)[game_id] = stored
+    return stored
 
 
 async def save(
@@ -254,6 +337,7 @@ async def save(
         )
         if written.rowcount != 1:
             raise StaleDataError(f"game {before.id} changed since version {loaded.version}")
+        _written(session)[before.id] = Loaded(after, loaded.version + 1)
     await _add_moves(session, before.id, moves)
     return after
 
@@ -265,6 +349,15 @@ async def delete_game(session: AsyncSession, loaded: Loaded) -> None:
     )
     if deleted.rowcount != 1:
         raise StaleDataError(f"game {loaded.view.id} changed since version {loaded.version}")
+    _written(session)[loaded.view.id] = None
+
+
+#: `session.info` key: the games a transaction wrote (None: deleted), for `LiveGames`.
+WRITTEN = "games_written"
+
+
+def _written(session: AsyncSession) -> dict[int, Loaded | None]:
+    return session.info.setdefault(WRITTEN, {})
 
 
 async def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[PlayedMove]) -> None:
