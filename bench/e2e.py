@@ -128,7 +128,7 @@ def proc_status_mb(pid: int, key: str) -> float | None:
 # --- the ceiling bot (a subprocess: `python bench/e2e.py --ceiling-bot`) ------------------------
 
 
-def run_ceiling_bot(concurrent_updates: int, backoff: float) -> int:
+def run_ceiling_bot(concurrent_updates: int, backoff: float, profile_to: str | None = None) -> int:
     """PTB's Application as the bot builds it, answering `/start` with a board and every tap
     with answerCallbackQuery + editMessageText. No database, no AI."""
     from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -208,43 +208,62 @@ def run_ceiling_bot(concurrent_updates: int, backoff: float) -> int:
     application = builder.build()
     application.add_handler(CommandHandler("start", start))
     application.add_handler(CallbackQueryHandler(tap))
-    application.run_polling(allowed_updates=Update.ALL_TYPES)
+    profiler = FirstUpdateProfiler(profile_to)
+    profiler.attach(application)
+    try:
+        application.run_polling(allowed_updates=Update.ALL_TYPES)
+    finally:
+        profiler.dump()
     return 0
 
 
+class FirstUpdateProfiler:
+    """cProfile from a bot's first update on (start-up is not a tap's cost), written to
+    `path` when the bot stops."""
+
+    def __init__(self, path: str | None) -> None:
+        import cProfile
+
+        self.path = path
+        self.profiler = cProfile.Profile() if path else None
+        self.started = False
+
+    def attach(self, application: Any) -> Any:
+        from telegram.ext import TypeHandler
+
+        async def start(_update: object, _context: object) -> None:
+            if self.profiler is not None and not self.started:
+                self.started = True
+                self.profiler.enable()
+
+        if self.profiler is not None:
+            application.add_handler(TypeHandler(object, start), group=-1000)
+        return application
+
+    def dump(self) -> None:
+        if self.profiler is not None and self.path:
+            self.profiler.disable()
+            self.profiler.dump_stats(self.path)
+
+
 def run_unpaced_bot(profile_to: str | None = None) -> int:
-    """`python -m bot` as it runs in production, but with no flood limits to pace it. With
-    `profile_to`, cProfile records from the first update on (start-up is not a tap's cost) and
-    writes its stats there on the way out."""
-    import cProfile
-
-    from telegram.ext import TypeHandler
-
+    """`python -m bot` as it runs in production, but with no flood limits to pace it."""
     import bot.run
     from bot.app import build_application
     from bot.config import Settings
     from bot.flood_gate import FloodLimits
 
-    profiler = cProfile.Profile() if profile_to else None
-
-    async def start_profiling(_update: object, _context: object) -> None:
-        if profiler is not None and not getattr(profiler, "started", False):
-            profiler.started = True  # type: ignore[attr-defined]
-            profiler.enable()
+    profiler = FirstUpdateProfiler(profile_to)
 
     def build_unpaced(settings: Settings) -> Any:
-        application = build_application(replace(settings, flood_limits=FloodLimits.unlimited()))
-        if profiler is not None:
-            application.add_handler(TypeHandler(object, start_profiling), group=-1000)
-        return application
+        unpaced = replace(settings, flood_limits=FloodLimits.unlimited())
+        return profiler.attach(build_application(unpaced))
 
     bot.run.build_application = build_unpaced  # type: ignore[attr-defined]
     try:
         return bot.run.run_bot()
     finally:
-        if profiler is not None and profile_to:
-            profiler.disable()
-            profiler.dump_stats(profile_to)
+        profiler.dump()
 
 
 # --- the bot processes ----------------------------------------------------------------------
@@ -1016,40 +1035,54 @@ def profile_breakdown(stats: pstats.Stats) -> Counter[str]:
     return totals
 
 
-def print_profile(path: Path, taps: int, top: int = 25) -> None:
-    if not path.is_file():
-        print(f"no profile at {path}: the bot did not exit cleanly")
+def print_profile(profiles: list[tuple[str, Path, int]], top: int = 25) -> None:
+    """Each bot's own time per tap by category, side by side; then ours's top functions.
+    `profiles` holds (label, stats file, taps shown), ours first."""
+    breakdowns: list[tuple[str, Counter[str], int]] = []
+    for label, path, taps in profiles:
+        if not path.is_file():
+            print(f"no profile of {label} at {path}: the bot did not exit cleanly")
+            continue
+        stats = pstats.Stats(str(path), stream=io.StringIO())
+        totals = profile_breakdown(stats)
+        # The loop's idle wait for the next event is not work: it is left out.
+        totals["event loop and sockets"] -= sum(
+            own
+            for (filename, _line, name), (_cc, _nc, own, _cum, _callers) in stats.stats.items()  # type: ignore[attr-defined]
+            if filename == "~" and "poll' of 'select.epoll" in name
+        )
+        breakdowns.append((label, totals, max(taps, 1)))
+    if not breakdowns:
         return
-    stats = pstats.Stats(str(path), stream=io.StringIO())
-    totals = profile_breakdown(stats)
-    # The loop's idle wait for the next event is not work; it is shown apart.
-    idle = sum(
-        own
-        for (filename, _line, name), (_cc, _nc, own, _cum, _callers) in stats.stats.items()  # type: ignore[attr-defined]
-        if filename == "~" and "poll' of 'select.epoll" in name
-    )
-    totals["event loop and sockets"] -= idle
-    busy = sum(totals.values())
     print(
-        f"\nthe bot under cProfile, from its first update on: where its own time went "
-        f"(main thread; {taps} taps shown; idle epoll wait {idle:.2f} s left out)"
+        "\nunder cProfile, from the first update on: own time per tap shown, ms, by category"
+        "\n(main thread only: SQLite's own work runs on aiosqlite's thread; idle waits left out;"
+        "\nprofiling inflates every call, so compare the rows, not the totals with the clock)"
     )
-    print(f"{'':<44}{'ms per tap':>12}{'share':>8}")
-    for category, seconds in totals.most_common():
-        per_tap = seconds * 1000 / taps if taps else math.nan
-        print(f"{category:<44}{per_tap:>12.2f}{seconds / busy:>8.0%}")
-    print(f"{'all':<44}{busy * 1000 / taps if taps else math.nan:>12.2f}")
-    print(
-        "\ncProfile's clock is wall time, a coroutine counts one call per resumption, and"
-        "\nSQLAlchemy's greenlet switches leave suspended frames 'on the stack' while other"
-        "\nupdates run: cumulative times overlap across concurrent updates. Compare them with"
-        "\neach other, not with the clock. Profiling itself about doubles the cost per call."
+    categories = [c for c, _p in PROFILE_CATEGORIES] + [OTHER_CATEGORY]
+    header = "".join(f"{label:>12}" for label, _t, _n in breakdowns)
+    print(f"{'':<44}{header}")
+    for category in categories:
+        cells = "".join(
+            f"{totals[category] * 1000 / taps:>12.2f}" for _l, totals, taps in breakdowns
+        )
+        print(f"{category:<44}{cells}")
+    cells = "".join(
+        f"{sum(totals.values()) * 1000 / taps:>12.2f}" for _l, totals, taps in breakdowns
     )
+    print(f"{'all':<44}{cells}")
+    path = profiles[0][1]
+    if not path.is_file():
+        return
     project = f"{ROOT}/(bot|core)/"
     listings = (
         ("cumulative", f"top {top} functions by cumulative time", None, top),
         ("cumulative", "top 15 functions of bot/ and core/ by cumulative time", project, 15),
         ("tottime", f"top {top} functions by own time", None, top),
+    )
+    print(
+        "\ncumulative times overlap across concurrent updates (a coroutine counts one call per"
+        "\nresumption; SQLAlchemy's greenlets leave suspended frames on the stack)"
     )
     for key, what, restriction, count in listings:
         out = io.StringIO()
@@ -1060,7 +1093,7 @@ def print_profile(path: Path, taps: int, top: int = 25) -> None:
             stats.print_stats(restriction, count)
         text = out.getvalue().replace(f"{ROOT}/", "")
         start = text.find("   ncalls")
-        print(f"\nthe bot under cProfile: {what}")
+        print(f"\nours under cProfile: {what}")
         print(text[start:].rstrip() if start >= 0 else text.rstrip())
 
 
@@ -1101,7 +1134,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--keep", action="store_true", help="keep the working directory (logs, database)"
     )
     parser.add_argument(
-        "--profile", action="store_true", help="run the bot under cProfile (no ceiling)"
+        "--profile",
+        action="store_true",
+        help="run both bots under cProfile from their first update on; print where each "
+        "one's time went per tap, and ours's top functions (figures are then inflated)",
     )
     parser.add_argument("--ceiling-bot", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--unpaced-bot", action="store_true", help=argparse.SUPPRESS)
@@ -1152,10 +1188,11 @@ async def bench(args: argparse.Namespace) -> None:
         argv = [sys.executable, str(THIS_FILE), "--unpaced-bot"]
         if prof is not None:
             argv += ["--profile-to", str(prof)]
-        label = "ours+prof" if args.profile else "ours"
+        label = "ours"
         ours = await measure(label, argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
         ceiling = None
-        if not (args.profile or args.no_ceiling):
+        ceiling_prof = workdir / "ceiling.prof" if args.profile else None
+        if not args.no_ceiling:
             backoff = Settings(token=TOKEN).retry_backoff_seconds
             ceiling_argv = [
                 sys.executable,
@@ -1166,6 +1203,8 @@ async def bench(args: argparse.Namespace) -> None:
                 "--backoff",
                 str(backoff),
             ]
+            if ceiling_prof is not None:
+                ceiling_argv += ["--profile-to", str(ceiling_prof)]
             ceiling = await measure(
                 "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ours.schedule
             )
@@ -1173,14 +1212,17 @@ async def bench(args: argparse.Namespace) -> None:
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"load average at the end: {load}")
         if prof is not None:
-            print_profile(prof, len(ours.shown))
+            profiles = [("ours", prof, len(ours.shown))]
+            if ceiling is not None and ceiling_prof is not None:
+                profiles.append(("ceiling", ceiling_prof, len(ceiling.shown)))
+            print_profile(profiles)
 
 
 def main(argv: list[str]) -> int:
     global ARGS
     args = ARGS = parse_args(argv)
     if args.ceiling_bot:
-        return run_ceiling_bot(args.concurrent_updates, args.backoff)
+        return run_ceiling_bot(args.concurrent_updates, args.backoff, args.profile_to)
     if args.unpaced_bot:
         return run_unpaced_bot(args.profile_to)
     try:
