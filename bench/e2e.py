@@ -91,6 +91,22 @@ CEIL_RESIGN = "🏳 Resign"
 # --- numbers --------------------------------------------------------------------------------
 
 
+#: With two CPUs or more, the bench (fake + driver) keeps to the first and each bot to the
+#: second, so that neither steals the other's core (set by `pin_cpus`; None: not pinned).
+BOT_CPUS: set[int] | None = None
+
+
+def pin_cpus() -> str:
+    """Pin this process to CPU 0 and the bots to CPU 1, if there are two; says what it did."""
+    global BOT_CPUS
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return "not pinned (one CPU)"
+    os.sched_setaffinity(0, {cpus[0]})
+    BOT_CPUS = {cpus[1]}
+    return f"bench on CPU {cpus[0]}, bots on CPU {cpus[1]}"
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile (0..100), linear between the closest ranks; nan without values."""
     if not values:
@@ -111,6 +127,26 @@ def proc_cpu_seconds(pid: int) -> float | None:
     fields = text[text.rindex(")") + 2 :].split()  # fields from #3 (state) on
     ticks = int(fields[11]) + int(fields[12])  # #14 utime, #15 stime
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds per thread of a process, summed by thread name (/proc/<pid>/task)."""
+    totals: dict[str, float] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return totals
+    for task in tasks:
+        try:
+            name = (task / "comm").read_text().strip()
+            text = (task / "stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        key = "main" if task.name == str(pid) else name
+        totals[key] = totals.get(key, 0.0) + seconds
+    return totals
 
 
 def proc_status_mb(pid: int, key: str) -> float | None:
@@ -306,7 +342,11 @@ class BotProcess:
         assert self.proc is not None
         return self.proc.pid
 
-    async def start(self) -> None:
+    async def start(self, cpus: set[int] | None = None) -> None:
+        def pin() -> None:  # in the child, before it execs: its threads inherit the set
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.started_at = time.perf_counter()
             self.proc = await asyncio.create_subprocess_exec(
@@ -317,6 +357,7 @@ class BotProcess:
                 stdout=out,
                 stderr=err,
                 start_new_session=True,  # a Ctrl+C of the bench is ours to pass on
+                preexec_fn=pin if cpus else None,
             )
         _STARTED.append(self.proc)
 
@@ -505,6 +546,8 @@ class RunResult:
     cpu_total: float | None = None
     peak_rss: float | None = None
     bench_cpu: float = 0.0
+    #: Bot CPU seconds during the run per thread ("main": the event loop's).
+    thread_cpu: dict[str, float] = field(default_factory=dict)
     exit_code: int | None = None
     log_warnings: int = 0
     log_errors: int = 0
@@ -708,16 +751,21 @@ async def measure(
         )
         process = BotProcess(label, argv, workdir, env)
         try:
-            await process.start()
+            await process.start(BOT_CPUS)
             await wait_ready(process, hooks)
             assert hooks.first_poll is not None
             result.startup = hooks.first_poll - process.started_at
             result.rss_after_startup = proc_status_mb(process.pid, "VmRSS")
             cpu_ready = proc_cpu_seconds(process.pid)
+            threads_ready = thread_cpu_seconds(process.pid)
             bench_cpu = time.process_time()
             await Driver(fake, hooks, args, result, empty_symbol, replay).run()
             result.bench_cpu = time.process_time() - bench_cpu
             cpu_end = proc_cpu_seconds(process.pid)
+            result.thread_cpu = {
+                name: seconds - threads_ready.get(name, 0.0)
+                for name, seconds in thread_cpu_seconds(process.pid).items()
+            }
             if cpu_end is not None and cpu_ready is not None:
                 result.cpu_run, result.cpu_total = cpu_end - cpu_ready, cpu_end
             result.peak_rss = proc_status_mb(process.pid, "VmHWM")
@@ -906,6 +954,21 @@ def report(ours: RunResult, ceiling: RunResult | None) -> None:
     row(
         "bot CPU per tap shown, ms",
         *num(lambda r: r.cpu_run * 1000 / len(r.shown) if r.cpu_run and r.shown else None, 2, True),
+    )
+    row(
+        "  of it in the event loop's thread, ms",
+        *num(lambda r: r.thread_cpu.get("main", 0) * 1000 / len(r.shown) if r.shown else None, 2),
+    )
+    row(
+        "  of it in other threads, ms",
+        *num(
+            lambda r: (
+                sum(v for k, v in r.thread_cpu.items() if k != "main") * 1000 / len(r.shown)
+                if r.shown
+                else None
+            ),
+            2,
+        ),
     )
     row("bot CPU in all (start-up too), s", *num(lambda r: r.cpu_total, 2))
     row("bot peak RSS (VmHWM), MiB", *num(lambda r: r.peak_rss, 1, True))
@@ -1131,6 +1194,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--no-ceiling", action="store_true", help="skip the ceiling bot")
     parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not pin the bench to the first CPU and the bots to the second",
+    )
+    parser.add_argument(
         "--keep", action="store_true", help="keep the working directory (logs, database)"
     )
     parser.add_argument(
@@ -1174,8 +1242,9 @@ async def bench(args: argparse.Namespace) -> None:
             f"updates in flight, 429 on {args.fail_429:.0%} of "
             f"answer/edit/send calls, seed {args.seed}"
         )
+        pinned = "not pinned (--no-pin)" if args.no_pin else pin_cpus()
         print(
-            f"machine: {os.cpu_count()} CPUs, load average {load}; Python "
+            f"machine: {os.cpu_count()} CPUs ({pinned}), load average {load}; Python "
             f"{platform.python_version()}, python-telegram-bot {telegram.__version__}"
         )
         games, moves, seconds = await seed_database(url, args.seed_games, args.seed)

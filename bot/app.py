@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import random
 import time
@@ -203,6 +204,10 @@ async def open_resources(application: Application) -> None:
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
+    # What start-up built (the solved 3×3 table, catalogs, SQLAlchemy's and PTB's classes) lives
+    # as long as the bot: frozen out of the collector, it is not walked again and again while
+    # updates come in.
+    gc.freeze()
     log.info("bot @%s is ready", application.bot.username)
 
 

@@ -8,6 +8,7 @@ from telegram.ext import CallbackContext, ExtBot
 
 if TYPE_CHECKING:
     from bot.config import Settings
+    from bot.games.model import UpdateClaim
     from bot.games.use_cases import Games
     from bot.matches import AiMatchRunner
 
@@ -20,6 +21,8 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
 
     #: The language the update's sender chose with /language (None: their client's).
     chosen_language: str | None = None
+    #: A board tap's update, left for its use-case to claim in its own transaction.
+    deferred_claim: UpdateClaim | None = None
 
     @property
     def games(self) -> Games:

@@ -67,7 +67,7 @@ class Challenges:
     async def join(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """Accept a challenge: the joiner plays O and the game starts."""
 
-        async def join(session: AsyncSession, game: Loaded) -> MoveResult:
+        async def join(session: store.Db, game: Loaded) -> MoveResult:
             refusal = lifecycle.join_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -80,7 +80,7 @@ class Challenges:
     async def decline(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """The invited person says no."""
 
-        async def decline(session: AsyncSession, game: Loaded) -> MoveResult:
+        async def decline(session: store.Db, game: Loaded) -> MoveResult:
             refusal = lifecycle.decline_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -92,7 +92,7 @@ class Challenges:
     async def cancel(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """The challenger withdraws a challenge nobody has joined yet."""
 
-        async def cancel(session: AsyncSession, game: Loaded) -> MoveResult:
+        async def cancel(session: store.Db, game: Loaded) -> MoveResult:
             refusal = lifecycle.cancel_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)

@@ -182,16 +182,37 @@ class MoveStatus(StrEnum):
     NOT_INVITED = "not_invited"
     NOT_CHALLENGER = "not_challenger"
     REMATCH_TAKEN = "rematch_taken"
+    DUPLICATE = "duplicate"  # the update was handled already (a repeated delivery)
+
+
+@dataclass(frozen=True)
+class UpdateClaim:
+    """A Telegram update for a use-case to claim in its own transaction, so that it acts
+    once however often it is delivered (and one commit does for both)."""
+
+    update_id: int
+    user_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Whether an update was new (and is now claimed) or handled already."""
+
+    new: bool
+    #: The language the update's sender chose with /language, if any.
+    chosen_language: str | None = None
 
 
 @dataclass(frozen=True)
 class MoveResult:
     """What a move attempt did. `error` is core's typed error of a typed move (no wording:
-    the bot words it in the player's language)."""
+    the bot words it in the player's language). `claim` is the update's claim when the
+    use-case made it."""
 
     status: MoveStatus
     game: GameView | None = None
     error: MoveError | None = None
+    claim: Claim | None = None
 
     @property
     def played(self) -> bool:

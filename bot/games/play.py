@@ -19,6 +19,7 @@ from bot.games.model import (
     MoveStatus,
     PlayerInfo,
     StartResult,
+    UpdateClaim,
 )
 from bot.games.store import LOST_RACE, Loaded, Store
 from core.ai import LEVELS
@@ -127,17 +128,24 @@ class Play:
             return await self._store.conflict_on_inline(inline_message_id)
 
     async def tap(
-        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int, cell: int
+        self,
+        game_id: int,
+        ref: BoardRef,
+        user: PlayerInfo,
+        ply: int,
+        cell: int,
+        claim: UpdateClaim | None = None,
     ) -> MoveResult:
-        """A tap on a board cell. `ply` is the move number the board showed when tapped."""
+        """A tap on a board cell. `ply` is the move number the board showed when tapped; the
+        tap's update is claimed in the same transaction if `claim` is given."""
 
-        async def tap(session: AsyncSession, game: Loaded) -> MoveResult:
+        async def tap(session: store.Db, game: Loaded) -> MoveResult:
             refusal = lifecycle.tap_refusal(game.view, user.id, ply, cell)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             return await self._move(session, game, cell, user)
 
-        return await self._store.on_game(game_id, ref, tap)
+        return await self._store.on_game(game_id, ref, tap, claim)
 
     async def typed(
         self, chat_id: int, user: PlayerInfo, text: str, *, message_id: int | None = None
@@ -167,17 +175,19 @@ class Play:
         except LOST_RACE:
             return await self._store.conflict(None)
 
-    async def resign(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
+    async def resign(
+        self, game_id: int, ref: BoardRef, user: PlayerInfo, claim: UpdateClaim | None = None
+    ) -> MoveResult:
         """The user gives up a game they play in; the opponent wins."""
 
-        async def resign(session: AsyncSession, game: Loaded) -> MoveResult:
+        async def resign(session: store.Db, game: Loaded) -> MoveResult:
             refusal = lifecycle.player_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             after = await store.save(session, game, lifecycle.resign(game.view, user.id))
             return MoveResult(MoveStatus.PLAYED, after)
 
-        return await self._store.on_game(game_id, ref, resign)
+        return await self._store.on_game(game_id, ref, resign, claim)
 
     async def stop_current(self, chat_id: int, user: PlayerInfo) -> MoveResult:
         """`/stop`: end the sender's newest game in this chat. A running game counts as

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, select
@@ -24,9 +25,18 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.models import Game, Move, Player, utcnow
+from bot.games.db.models import Game, HandledUpdate, Move, Player, utcnow
 from bot.games.lifecycle import PlayedMove
-from bot.games.model import LIVE, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.games.model import (
+    LIVE,
+    BoardRef,
+    Claim,
+    GameView,
+    MoveResult,
+    MoveStatus,
+    PlayerInfo,
+    UpdateClaim,
+)
 from core.notation import format_cells, parse_cells
 
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
@@ -143,6 +153,27 @@ class LiveGames:
         self._games.clear()
 
 
+class CoreTransaction:
+    """A write transaction on a bare connection that answers the calls the store's functions
+    make (`execute`, `scalar`, `info`, `bind`): a session's unit of work and identity map are
+    dead weight on the hot path, where every statement is Core already."""
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._connection = connection
+        self.bind = connection  # what `upsert_player` reads the dialect from
+        self.info: dict[str, Any] = {}
+
+    async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        return await self._connection.execute(statement, parameters)
+
+    async def scalar(self, statement: Any, parameters: Any = None) -> Any:
+        return await self._connection.scalar(statement, parameters)
+
+
+#: Where the store's functions run their statements: an ORM session, or a bare connection.
+Db = AsyncSession | CoreTransaction
+
+
 class _Recheck(Exception):
     """A cached game refused the action: roll back, and decide again on the game as stored."""
 
@@ -153,6 +184,7 @@ class Store:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
         self.live = LiveGames()
+        self._claim = _claim_statement(self.dialect)
         # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
         # queueing this process's writers on a lock instead keeps the latency tail short.
         # PostgreSQL needs no such thing: its row locks and the version check do the job.
@@ -191,7 +223,15 @@ class Store:
                 yield session
             self._remember(session)
 
-    def _remember(self, session: AsyncSession) -> None:
+    @asynccontextmanager
+    async def core_transaction(self) -> AsyncIterator[CoreTransaction]:
+        """One write transaction for the store's functions, on a bare connection."""
+        async with self.connection() as connection:
+            transaction = CoreTransaction(connection)
+            yield transaction
+        self._remember(transaction)
+
+    def _remember(self, session: Db) -> None:
         """After a commit: the games it wrote, as they are now stored."""
         for game_id, loaded in session.info.get(WRITTEN, {}).items():
             if loaded is None:
@@ -216,32 +256,63 @@ class Store:
             loaded = await load(session, game_id)
             return None if loaded is None else loaded.view
 
+    async def claim_in(
+        self, connection: AsyncConnection | Db, claim: UpdateClaim, now: datetime
+    ) -> Claim:
+        """Claim an update in the caller's transaction: whether it is new, and (read in the
+        same statement) the language its sender chose with /language."""
+        claimed = await connection.execute(
+            self._claim, {"update_id": claim.update_id, "now": now, "user_id": claim.user_id}
+        )
+        row = claimed.first()
+        return Claim(False) if row is None else Claim(True, row[0])
+
     async def on_game(
         self,
         game_id: int,
         ref: BoardRef,
-        action: Callable[[AsyncSession, Loaded], Awaitable[MoveResult]],
+        action: Callable[[Db, Loaded], Awaitable[MoveResult]],
+        claim: UpdateClaim | None = None,
     ) -> MoveResult:
         """Load a game the tap may touch and run `action` on it in one transaction; a lost
-        race answers CONFLICT with the game as it is now."""
+        race answers CONFLICT with the game as it is now. With `claim`, the update is claimed
+        in the same transaction: a repeated one answers DUPLICATE and does nothing."""
+
+        async def claimed(session: Db) -> Claim | None:
+            return None if claim is None else await self.claim_in(session, claim, utcnow())
+
         cached = self.live.get(game_id)
         if cached is not None and ref.matches(cached.view):
             try:
-                async with self.transaction() as session:
+                async with self.core_transaction() as session:
+                    made = await claimed(session)
+                    if made is not None and not made.new:
+                        return MoveResult(MoveStatus.DUPLICATE, claim=made)
                     result = await action(session, cached)
                     if not result.played:
                         raise _Recheck
-                    return result
+                    return replace(result, claim=made)
             except (_Recheck, *LOST_RACE):
                 self.live.drop(game_id)
         try:
-            async with self.transaction() as session:
+            async with self.core_transaction() as session:
+                made = await claimed(session)
+                if made is not None and not made.new:
+                    return MoveResult(MoveStatus.DUPLICATE, claim=made)
                 loaded = await load(session, game_id)
                 if loaded is None or not ref.matches(loaded.view):
-                    return MoveResult(MoveStatus.NO_GAME)
-                return await action(session, loaded)
+                    return MoveResult(MoveStatus.NO_GAME, claim=made)
+                return replace(await action(session, loaded), claim=made)
         except LOST_RACE:
-            return await self.conflict(game_id)
+            conflict = await self.conflict(game_id)
+            if claim is None:
+                return conflict
+            # The claim went with the rolled-back transaction: the answer needs one too.
+            async with self.connection() as connection:
+                made = await self.claim_in(connection, claim, utcnow())
+            if not made.new:
+                return MoveResult(MoveStatus.DUPLICATE, claim=made)
+            return replace(conflict, claim=made)
 
     async def conflict(self, game_id: int | None) -> MoveResult:
         game = await self.get_game(game_id) if game_id is not None else None
@@ -251,6 +322,21 @@ class Store:
         async with self.sessions() as session:
             loaded = await load_on_inline_message(session, inline_message_id)
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
+
+
+def _claim_statement(dialect: str) -> Any:
+    """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
+    statement says whether the update is new and, if it is, how to speak to its sender."""
+    insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
+    chosen = (
+        select(Player.chosen_language).where(Player.id == bindparam("user_id")).scalar_subquery()
+    )
+    return (
+        insert_into(HandledUpdate)
+        .values(update_id=bindparam("update_id"), handled_at=bindparam("now"))
+        .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
+        .returning(chosen)
+    )
 
 
 def view_of(row: Any) -> Loaded:
@@ -269,34 +355,32 @@ def view_of(row: Any) -> Loaded:
     return Loaded(view, row.version)
 
 
-async def load(session: AsyncSession, game_id: int) -> Loaded | None:
+async def load(session: Db, game_id: int) -> Loaded | None:
     row = (await session.execute(_BY_ID, {"game_id": game_id})).first()
     return None if row is None else view_of(row)
 
 
 async def load_all(
-    session: AsyncSession, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
+    session: Db, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
 ) -> list[Loaded]:
     """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
     rows = await session.execute(_VIEW.where(*criteria).order_by(*order_by))
     return [view_of(row) for row in rows]
 
 
-async def live_games_in_chat(session: AsyncSession, chat_id: int) -> list[Loaded]:
+async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:
     """The chat's running games and open challenges, newest first."""
     return await load_all(
         session, Game.chat_id == chat_id, Game.status.in_(LIVE), order_by=(Game.id.desc(),)
     )
 
 
-async def load_on_inline_message(session: AsyncSession, inline_message_id: str) -> Loaded | None:
+async def load_on_inline_message(session: Db, inline_message_id: str) -> Loaded | None:
     found = await load_all(session, Game.inline_message_id == inline_message_id)
     return found[0] if found else None
 
 
-async def insert(
-    session: AsyncSession, draft: GameView, moves: Iterable[PlayedMove] = ()
-) -> Loaded:
+async def insert(session: Db, draft: GameView, moves: Iterable[PlayedMove] = ()) -> Loaded:
     """Store a new game (its draft's id is ignored) and the moves already played in it."""
     now = utcnow()
     game_id = await session.scalar(
@@ -319,7 +403,7 @@ async def insert(
 
 
 async def save(
-    session: AsyncSession, loaded: Loaded, after: GameView, moves: Iterable[PlayedMove] = ()
+    session: Db, loaded: Loaded, after: GameView, moves: Iterable[PlayedMove] = ()
 ) -> GameView:
     """Write what changed from `loaded.view` to `after` (and the moves that changed it) in
     one versioned UPDATE; raises StaleDataError if another writer came first."""
@@ -331,9 +415,14 @@ async def save(
         changed["board"] = format_cells(after.board)
     if changed:
         written = await session.execute(
-            _games.update()
-            .where(_games.c.id == before.id, _games.c.version == loaded.version)
-            .values(version=loaded.version + 1, updated_at=utcnow(), **changed)
+            _update_of(frozenset(changed)),
+            {
+                **changed,
+                "game_id": before.id,
+                "old_version": loaded.version,
+                "version": loaded.version + 1,
+                "updated_at": utcnow(),
+            },
         )
         if written.rowcount != 1:
             raise StaleDataError(f"game {before.id} changed since version {loaded.version}")
@@ -342,7 +431,24 @@ async def save(
     return after
 
 
-async def delete_game(session: AsyncSession, loaded: Loaded) -> None:
+@lru_cache(maxsize=256)
+def _update_of(columns: frozenset[str]) -> Any:
+    """The versioned UPDATE of these columns, built once per set (a move changes the same few
+    columns every time): SQLAlchemy then finds it compiled in its cache at once."""
+    return (
+        _games.update()
+        .where(_games.c.id == bindparam("game_id"), _games.c.version == bindparam("old_version"))
+        .values(
+            {
+                **{name: bindparam(name) for name in sorted(columns)},
+                "version": bindparam("version"),
+                "updated_at": bindparam("updated_at"),
+            }
+        )
+    )
+
+
+async def delete_game(session: Db, loaded: Loaded) -> None:
     """Delete a game (its moves go with it) unless another writer changed it first."""
     deleted = await session.execute(
         _DELETE, {"game_id": loaded.view.id, "old_version": loaded.version}
@@ -356,11 +462,11 @@ async def delete_game(session: AsyncSession, loaded: Loaded) -> None:
 WRITTEN = "games_written"
 
 
-def _written(session: AsyncSession) -> dict[int, Loaded | None]:
+def _written(session: Db) -> dict[int, Loaded | None]:
     return session.info.setdefault(WRITTEN, {})
 
 
-async def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[PlayedMove]) -> None:
+async def _add_moves(session: Db, game_id: int, moves: Iterable[PlayedMove]) -> None:
     now = utcnow()
     rows = [
         {
@@ -377,7 +483,7 @@ async def _add_moves(session: AsyncSession, game_id: int, moves: Iterable[Played
         await session.execute(_INSERT_MOVES, rows)
 
 
-async def upsert_player(session: AsyncSession, user: PlayerInfo) -> PlayerInfo:
+async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
     Returns the player as stored (names are trimmed to what the column holds), speaking the
     language they chose with /language if they did."""

@@ -8,15 +8,12 @@ has acknowledged), and never acts on an update twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy import bindparam, delete, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import bindparam, delete
 
-from bot.games.db.models import HandledUpdate, Player, utcnow
+from bot.games.db.models import HandledUpdate, utcnow
+from bot.games.model import Claim, UpdateClaim
 from bot.games.store import Store
 
 #: How long a handled update id is remembered. Telegram stops redelivering long before, and
@@ -26,28 +23,6 @@ KEPT_FOR = timedelta(days=1)
 PRUNE_EVERY = timedelta(hours=1)
 
 
-@dataclass(frozen=True)
-class Claim:
-    new: bool
-    #: The language the update's sender chose with /language, if any.
-    chosen_language: str | None = None
-
-
-def _claim_statement(dialect: str) -> Any:
-    """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
-    statement says whether the update is new and, if it is, how to speak to its sender."""
-    insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
-    chosen = (
-        select(Player.chosen_language).where(Player.id == bindparam("user_id")).scalar_subquery()
-    )
-    return (
-        insert_into(HandledUpdate)
-        .values(update_id=bindparam("update_id"), handled_at=bindparam("now"))
-        .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
-        .returning(chosen)
-    )
-
-
 _PRUNE = delete(HandledUpdate).where(HandledUpdate.handled_at < bindparam("before"))
 
 
@@ -55,7 +30,6 @@ class HandledUpdates:
     def __init__(self, games: Store) -> None:
         self._store = games
         self._pruned_at: datetime | None = None
-        self._claim = _claim_statement(games.dialect)
 
     async def claim(
         self, update_id: int, user_id: int | None = None, now: datetime | None = None
@@ -65,13 +39,8 @@ class HandledUpdates:
         /language (so that every reply to it speaks that language)."""
         now = now or utcnow()
         async with self._store.connection() as connection:
-            claimed = await connection.execute(
-                self._claim, {"update_id": update_id, "now": now, "user_id": user_id}
-            )
-            row = claimed.first()
+            claim = await self._store.claim_in(connection, UpdateClaim(update_id, user_id), now)
             if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
                 self._pruned_at = now
                 await connection.execute(_PRUNE, {"before": now - KEPT_FOR})
-            if row is None:
-                return Claim(False)
-            return Claim(True, row[0])
+            return claim

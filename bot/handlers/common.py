@@ -15,6 +15,7 @@ from bot.boards import send_board, show_board
 from bot.callback_data import parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.handlers.delivery import claim_now
 from bot.render import symbol
 from bot.texts import Texts, texts_for
 
@@ -103,7 +104,7 @@ async def message_tap(
 async def unknown_button(update: Update, context: BotContext) -> None:
     """A button of no kind this bot makes (or one made up): say so, change nothing."""
     query = update.callback_query
-    if query is not None:
+    if query is not None and await claim_now(context):
         await answer(query, texts_of(query.from_user, context).POPUP_UNKNOWN_BUTTON)
 
 

@@ -8,17 +8,58 @@ import logging
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
+from bot.callback_data import CELL, RESIGN
 from bot.context import BotContext
+from bot.games.model import Claim, UpdateClaim
 
 log = logging.getLogger(__name__)
 
 
+#: Callback data of the taps whose use-case claims the update in its own transaction.
+CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN}:")
+
+
 async def claim_update(update: Update, context: BotContext) -> None:
     """Let the update through if no instance has acted on it yet; stop it otherwise. The
-    sender's chosen language comes with the claim, for every reply to the update."""
+    sender's chosen language comes with the claim, for every reply to the update.
+
+    A tap on a board, the bot's busiest update, is let through unclaimed: its use-case
+    claims it in the transaction that plays the move (one commit, not two), and the handler
+    claims it first if it answers without one (`claim_now`)."""
     user = update.effective_user
-    claim = await context.games.updates.claim(update.update_id, user.id if user else None)
-    if not claim.new:
-        log.info("update %s was delivered again: already handled, skipped", update.update_id)
+    user_id = user.id if user else None
+    query = update.callback_query
+    if query is not None and query.data and query.data.startswith(CLAIMED_BY_USE_CASE):
+        context.deferred_claim = UpdateClaim(update.update_id, user_id)
+        return
+    claim = await context.games.updates.claim(update.update_id, user_id)
+    if not accepted(context, claim, update.update_id):
         raise ApplicationHandlerStop
+
+
+def accepted(context: BotContext, claim: Claim, update_id: int) -> bool:
+    """Take an update's claim: its sender's language for the replies, and whether to go on
+    (False: another delivery of it was handled already)."""
+    context.deferred_claim = None
     context.chosen_language = claim.chosen_language
+    if not claim.new:
+        log.info("update %s was delivered again: already handled, skipped", update_id)
+    return claim.new
+
+
+async def claim_now(context: BotContext) -> bool:
+    """Before answering a deferred update without its use-case: claim it now. False when it
+    was handled already (say nothing then)."""
+    deferred = context.deferred_claim
+    if deferred is None:
+        return True
+    claim = await context.games.updates.claim(deferred.update_id, deferred.user_id)
+    return accepted(context, claim, deferred.update_id)
+
+
+async def claimed_by(context: BotContext, claim: Claim | None) -> bool:
+    """After a use-case that was handed the deferred claim: whether to answer the update."""
+    deferred = context.deferred_claim
+    if claim is not None and deferred is not None:
+        return accepted(context, claim, deferred.update_id)
+    return await claim_now(context)

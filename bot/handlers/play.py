@@ -16,6 +16,7 @@ from bot.handlers.common import (
     show_game,
     texts_of,
 )
+from bot.handlers.delivery import claimed_by
 from bot.render import render_move_error
 
 
@@ -26,8 +27,11 @@ async def tap_cell(update: Update, context: BotContext) -> None:
         return
     query, tap, ref = tapped
     user = player_from(query.from_user)
-    result = await context.games.play.tap(tap.game_id, ref, user, tap.ply, tap.cell)
-    await answer_and_show(query, context, result)
+    result = await context.games.play.tap(
+        tap.game_id, ref, user, tap.ply, tap.cell, claim=context.deferred_claim
+    )
+    if await claimed_by(context, result.claim):
+        await answer_and_show(query, context, result)
 
 
 async def tap_resign(update: Update, context: BotContext) -> None:
@@ -36,8 +40,11 @@ async def tap_resign(update: Update, context: BotContext) -> None:
     if tapped is None:
         return
     query, tap, ref = tapped
-    result = await context.games.play.resign(tap.game_id, ref, player_from(query.from_user))
-    await answer_and_show(query, context, result)
+    result = await context.games.play.resign(
+        tap.game_id, ref, player_from(query.from_user), claim=context.deferred_claim
+    )
+    if await claimed_by(context, result.claim):
+        await answer_and_show(query, context, result)
 
 
 async def typed_move(update: Update, context: BotContext) -> None:

@@ -22,7 +22,7 @@ from bot.games import store
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.db.models import Game, Move
-from bot.games.model import BoardRef, MoveResult, MoveStatus, PlayerInfo
+from bot.games.model import BoardRef, Claim, MoveResult, MoveStatus, PlayerInfo, UpdateClaim
 from bot.games.use_cases import Games, open_games
 from core.board import Board
 from core.notation import format_cells
@@ -113,6 +113,49 @@ async def test_a_double_tap_on_two_cells_applies_exactly_one_move(db: Db) -> Non
     for game in games:
         current = await db.games.store.get_game(game.id)
         assert current is not None and current.ply == 4
+
+
+async def test_a_tap_delivered_twice_at_once_plays_once(db: Db) -> None:
+    """The tap's use-case claims its update in the transaction that plays the move."""
+    game = (await db.games.play.start_game(1, ALICE, "user", "user")).game
+    ref, claim = BoardRef(chat_id=game.chat_id), UpdateClaim(9001, ALICE.id)
+    results = await asyncio.gather(
+        db.games.play.tap(game.id, ref, ALICE, 0, 4, claim=claim),
+        db.games.play.tap(game.id, ref, ALICE, 0, 4, claim=claim),
+    )
+    assert sorted(r.status for r in results) == [MoveStatus.DUPLICATE, MoveStatus.PLAYED]
+    assert [r.claim.new for r in results if r.claim] == [r.played for r in results]
+    current = await db.games.store.get_game(game.id)
+    assert current is not None and current.ply == 1
+    # A refused tap claims its update too: delivered again, it is not answered twice.
+    refused = await db.games.play.tap(game.id, ref, ALICE, 1, 4, claim=UpdateClaim(9002))
+    assert refused.status is MoveStatus.OCCUPIED and refused.claim == Claim(True)
+    again = await db.games.play.tap(game.id, ref, ALICE, 1, 4, claim=UpdateClaim(9002))
+    assert again.status is MoveStatus.DUPLICATE
+    await assert_consistent(db, [game.id])
+
+
+async def test_a_game_another_instance_changed_is_read_afresh(db: Db) -> None:
+    """Each instance keeps the live games it wrote; one that another instance moved since is
+    neither refused nor overwritten: the versioned write fails and the tap is decided again."""
+    other = open_games(db.sessions, random.Random(3))
+    game = (await db.games.play.start_game(1, ALICE, "user", "user")).game
+    ref = BoardRef(chat_id=game.chat_id)
+    assert db.games.store.live.get(game.id) is not None  # this instance holds it
+    assert (await other.play.tap(game.id, ref, ALICE, 0, 0)).played
+    # This instance's copy is at ply 0 still. A tap at ply 1 is not refused as stale …
+    second = await db.games.play.tap(game.id, ref, ALICE, 1, 8)
+    assert second.played and second.game is not None
+    assert second.game.board.cells[0] == "X" and second.game.board.cells[8] == "O"
+    # … and a tap made on the old board (ply 0) is refused on the game as stored.
+    assert (await other.play.tap(game.id, ref, ALICE, 1, 8)).status is MoveStatus.STALE
+    stale = await db.games.play.tap(game.id, ref, ALICE, 0, 4)
+    assert stale.status is MoveStatus.STALE
+    # Moves the other instance made on its stale copy go through the same check.
+    assert (await other.play.tap(game.id, ref, ALICE, 2, 4)).played
+    await assert_consistent(db, [game.id])
+    current = await db.games.store.get_game(game.id)
+    assert current is not None and current.ply == 3
 
 
 async def test_both_players_tapping_at_once_moves_only_the_player_to_move(db: Db) -> None:
