@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/e2e.py [--chats 20] [--in-flight 10] [--games 3]
+    .venv/bin/python bench/e2e.py [--chats 20] [--in-flight 10] [--games 3] [--runs 3]
                                   [--database-url URL] [--fail-429 0.1] [--seed 1] [--profile]
 
 It starts the fake Bot API server of the tests (tests/support/fake_telegram.py) on 127.0.0.1 in this
@@ -16,6 +16,11 @@ The bot runs with Telegram's flood limits lifted (`python bench/e2e.py --unpaced
 message a second per private chat (30 in all) the pacing, not the bot, would set the figures.
 Its flood gate still sees every call, so its cost is measured.
 
+Start-up is timed from the process's start to its first getUpdates (the bot's own modules
+compiled beforehand, as pip leaves an installed package). The taps begin once the bot is idle
+after that (what it puts off until it takes updates, such as publishing its profile, is done),
+and the bot's CPU is counted from then on.
+
 --chats private chats then each play --games games against `hard` by taps: `/start hard`, then
 a tap on a random free cell, then (once the board message was edited) the next tap on the board
 the fake now stores, until the keyboard loses its Resign row (the game is over). At most
@@ -25,10 +30,11 @@ time.perf_counter in this process, the time from queuing the callback query upda
 moment the bot's answerCallbackQuery and then its editMessageText for that board arrive at the
 fake (hooks around the fake's method handlers: the moment the call comes in, not a poll).
 
-The ceiling is measured in the same run: a minimal bot built with the same PTB setup (long
-polling, the bot's number of concurrent updates, its retrying request class) that makes the
-same calls per tap (answer the query, edit the message with a 3x3 keyboard plus a Resign row:
-the tapped cell becomes ❌ and the first free one ⭕) without a database or an AI. It is driven
+The ceiling is measured in the same run: a bare python-telegram-bot bot as PTB ships it (long
+polling; the bot's number of concurrent updates; PTB's own httpx transport, with the bot's
+retry policy so that it survives --fail-429 too) that makes the same calls per tap (answer the
+query, edit the message with a 3x3 keyboard plus a Resign row: the tapped cell becomes ❌ and
+the first free one ⭕) without a database or an AI. It is driven
 with the same chats, in-flight limit and the same number of taps per game as the real bot took.
 It runs as `python bench/e2e.py --ceiling-bot`.
 
@@ -36,8 +42,19 @@ It runs as `python bench/e2e.py --ceiling-bot`.
 calls with 429 "Too Many Requests: retry after 1" (parameters.retry_after = 1), for both bots;
 the bot retries them, so lost taps (no edit within --tap-timeout seconds) should stay 0.
 
---profile runs the bot as `python -m cProfile -o bot.prof -m bot` instead (no ceiling) and
-prints the 25 functions with the most cumulative time and the 25 with the most own time.
+--runs N repeats the pair (ours, then the ceiling on the same schedule) N times and ends with
+the medians: throughput, p99 tap→edit and CPU per tap, and their ratios (the median of the
+per-run ratios).
+
+--profile runs both bots under cProfile from their first update on (start-up is not a tap's
+cost) and prints each one's own time per tap by category side by side (Telegram I/O: HTTP
+client, update parsing and objects; PTB dispatch; database; use-case; rendering; handlers;
+event loop), then ours's top functions. Profiling inflates call-dense code the most (httpx's
+stack more than aiohttp's), so compare categories within one bot, not the two totals.
+
+With two CPUs or more the bench pins itself to the first and the bots to the second
+(--no-pin: not), and the report splits the bot's CPU between the event loop's thread and the
+others (aiosqlite runs SQLite on a thread of its own).
 
 The machine matters: this process (fake + driver) and the bot each want a core.
 """
@@ -46,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import contextlib
 import inspect
 import io
@@ -56,6 +74,7 @@ import platform
 import pstats
 import random
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -541,6 +560,8 @@ class RunResult:
     #: Taps that got their edit, per chat, per game: the ceiling replays these counts.
     schedule: list[list[int]] = field(default_factory=list)
     startup: float | None = None
+    #: From the first getUpdates until the bot was idle, before the first update was sent.
+    settle: float | None = None
     rss_after_startup: float | None = None
     cpu_run: float | None = None
     cpu_total: float | None = None
@@ -728,6 +749,21 @@ async def wait_ready(process: BotProcess, hooks: Hooks) -> None:
         )
 
 
+async def settle(pid: int, limit: float = 10.0) -> float:
+    """Wait until the bot is idle after its first getUpdates (work it put off until then, such
+    as publishing its profile, is done): its CPU time still for 0.3 s. Returns the wait."""
+    started = time.perf_counter()
+    last, still_since = proc_cpu_seconds(pid), time.perf_counter()
+    while time.perf_counter() - started < limit:
+        await asyncio.sleep(0.05)
+        now = proc_cpu_seconds(pid)
+        if now != last:
+            last, still_since = now, time.perf_counter()
+        elif time.perf_counter() - still_since >= 0.3:
+            break
+    return time.perf_counter() - started
+
+
 async def measure(
     label: str,
     argv: list[str],
@@ -756,6 +792,7 @@ async def measure(
             assert hooks.first_poll is not None
             result.startup = hooks.first_poll - process.started_at
             result.rss_after_startup = proc_status_mb(process.pid, "VmRSS")
+            result.settle = await settle(process.pid)
             cpu_ready = proc_cpu_seconds(process.pid)
             threads_ready = thread_cpu_seconds(process.pid)
             bench_cpu = time.process_time()
@@ -973,6 +1010,7 @@ def report(ours: RunResult, ceiling: RunResult | None) -> None:
     row("bot CPU in all (start-up too), s", *num(lambda r: r.cpu_total, 2))
     row("bot peak RSS (VmHWM), MiB", *num(lambda r: r.peak_rss, 1, True))
     row("start-up to the first getUpdates, s", *num(lambda r: r.startup, 2, True))
+    row("then busy until idle, s (not measured)", *num(lambda r: r.settle, 2))
     row("RSS after start-up (VmRSS), MiB", *num(lambda r: r.rss_after_startup, 1, True))
     row("bench CPU (fake + driver), s", *num(lambda r: r.bench_cpu, 2))
     for method in FAILED_METHODS:
@@ -1181,7 +1219,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--tap-timeout", type=float, default=10.0, help="a tap is lost after this (default 10 s)"
     )
     parser.add_argument(
-        "--seed-games", type=int, default=10_000, help="finished games in the database first"
+        "--seed-games",
+        type=int,
+        default=10_000,
+        help="finished games in the database before the bot starts (default 10,000)",
     )
     parser.add_argument(
         "--run-timeout", type=float, default=900.0, help="bound on one run (default 900 s)"
@@ -1191,6 +1232,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         type=float,
         default=0.0,
         help="seconds between a new board and its first tap (default 0: at once)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="paired runs (ours, then the ceiling), with their medians at the end (default 1)",
     )
     parser.add_argument("--no-ceiling", action="store_true", help="skip the ceiling bot")
     parser.add_argument(
@@ -1213,8 +1260,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--concurrent-updates", type=int, default=64, help=argparse.SUPPRESS)
     parser.add_argument("--backoff", type=float, default=0.5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.chats < 1 or args.in_flight < 1 or args.games < 1:
-        parser.error("--chats, --in-flight and --games must be at least 1")
+    if args.chats < 1 or args.in_flight < 1 or args.games < 1 or args.runs < 1:
+        parser.error("--chats, --in-flight, --games and --runs must be at least 1")
     if not 0 <= args.fail_429 < 1:
         parser.error("--fail-429 must be a fraction from 0 to below 1")
     return args
@@ -1223,10 +1270,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 async def bench(args: argparse.Namespace) -> None:
     import telegram
     from sqlalchemy.engine import make_url
-
-    from bot.app import CONCURRENT_UPDATES
-    from bot.config import Settings
-    from bot.locales import en
 
     with contextlib.ExitStack() as stack:
         if args.keep:
@@ -1247,44 +1290,104 @@ async def bench(args: argparse.Namespace) -> None:
             f"machine: {os.cpu_count()} CPUs ({pinned}), load average {load}; Python "
             f"{platform.python_version()}, python-telegram-bot {telegram.__version__}"
         )
+        # As a package installed by pip is: compiled once. (This machine's environment sets
+        # PYTHONDONTWRITEBYTECODE, so without this every start would compile the bot anew.)
+        compileall.compile_dir(ROOT / "bot", quiet=1)
+        compileall.compile_dir(ROOT / "core", quiet=1)
+        compileall.compile_dir(ROOT / "migrations", quiet=1)
         games, moves, seconds = await seed_database(url, args.seed_games, args.seed)
         print(
             f"database: {shown_url}; seeded {games:,} finished games, {moves:,} moves "
             f"in {seconds:.1f} s"
         )
 
-        prof = workdir / "bot.prof" if args.profile else None
-        argv = [sys.executable, str(THIS_FILE), "--unpaced-bot"]
-        if prof is not None:
-            argv += ["--profile-to", str(prof)]
-        label = "ours"
-        ours = await measure(label, argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
-        ceiling = None
-        ceiling_prof = workdir / "ceiling.prof" if args.profile else None
-        if not args.no_ceiling:
-            backoff = Settings(token=TOKEN).retry_backoff_seconds
-            ceiling_argv = [
-                sys.executable,
-                str(THIS_FILE),
-                "--ceiling-bot",
-                "--concurrent-updates",
-                str(CONCURRENT_UPDATES),
-                "--backoff",
-                str(backoff),
-            ]
-            if ceiling_prof is not None:
-                ceiling_argv += ["--profile-to", str(ceiling_prof)]
-            ceiling = await measure(
-                "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ours.schedule
-            )
-        report(ours, ceiling)
+        pairs: list[tuple[RunResult, RunResult | None]] = []
+        for run in range(1, args.runs + 1):
+            if args.runs > 1:
+                print(f"\n=== paired run {run} of {args.runs}")
+            ours, ceiling = await one_pair(args, url, workdir, profile=args.profile and run == 1)
+            pairs.append((ours, ceiling))
+        if args.runs > 1:
+            report_medians(pairs)
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"load average at the end: {load}")
-        if prof is not None:
-            profiles = [("ours", prof, len(ours.shown))]
-            if ceiling is not None and ceiling_prof is not None:
-                profiles.append(("ceiling", ceiling_prof, len(ceiling.shown)))
-            print_profile(profiles)
+
+
+async def one_pair(
+    args: argparse.Namespace, url: str, workdir: Path, *, profile: bool
+) -> tuple[RunResult, RunResult | None]:
+    """Ours, then the ceiling on the same schedule; the report of both."""
+    from bot.app import CONCURRENT_UPDATES
+    from bot.config import Settings
+    from bot.locales import en
+
+    prof = workdir / "bot.prof" if profile else None
+    argv = [sys.executable, str(THIS_FILE), "--unpaced-bot"]
+    if prof is not None:
+        argv += ["--profile-to", str(prof)]
+    ours = await measure("ours", argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
+    ceiling = None
+    ceiling_prof = workdir / "ceiling.prof" if profile else None
+    if not args.no_ceiling:
+        backoff = Settings(token=TOKEN).retry_backoff_seconds
+        ceiling_argv = [
+            sys.executable,
+            str(THIS_FILE),
+            "--ceiling-bot",
+            "--concurrent-updates",
+            str(CONCURRENT_UPDATES),
+            "--backoff",
+            str(backoff),
+        ]
+        if ceiling_prof is not None:
+            ceiling_argv += ["--profile-to", str(ceiling_prof)]
+        ceiling = await measure(
+            "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ours.schedule
+        )
+    report(ours, ceiling)
+    if prof is not None:
+        profiles = [("ours", prof, len(ours.shown))]
+        if ceiling is not None and ceiling_prof is not None:
+            profiles.append(("ceiling", ceiling_prof, len(ceiling.shown)))
+        print_profile(profiles)
+    return ours, ceiling
+
+
+def report_medians(pairs: list[tuple[RunResult, RunResult | None]]) -> None:
+    """The median over the paired runs of each figure the goal is stated in."""
+
+    def taps_per_second(r: RunResult) -> float:
+        return len(r.shown) / r.wall if r.wall else math.nan
+
+    def cpu_per_tap(r: RunResult) -> float:
+        return r.cpu_run * 1000 / len(r.shown) if r.cpu_run and r.shown else math.nan
+
+    def p99(r: RunResult) -> float:
+        return percentile(r.edit_ms(), 99)
+
+    def median(values: list[float]) -> float:
+        return statistics.median(values) if values else math.nan
+
+    figures: list[tuple[str, Any]] = [
+        ("throughput, taps/s", taps_per_second),
+        ("p99 tap→edit, ms", p99),
+        ("bot CPU per tap shown, ms", cpu_per_tap),
+    ]
+    print(f"\nmedians of {len(pairs)} paired runs (ours, then the ceiling, each time)")
+    print(f"{'':<34}{'ours':>12}{'ceiling':>12}{'ours/ceiling':>14}")
+    for name, getter in figures:
+        ours = median([getter(o) for o, _c in pairs])
+        ceiling = median([getter(c) for _o, c in pairs if c is not None])
+        ratios = median([getter(o) / getter(c) for o, c in pairs if c is not None])
+        print(f"{name:<34}{fmt(ours):>12}{fmt(ceiling):>12}{fmt(ratios, 2):>14}")
+    for name, getter in (
+        ("lost taps (all runs)", lambda r: r.lost),
+        ("start-up to the first getUpdates, s", lambda r: r.startup),
+        ("peak RSS (VmHWM), MiB", lambda r: r.peak_rss),
+    ):
+        values = [getter(o) for o, _c in pairs]
+        shown = sum(values) if name.startswith("lost") else median(values)
+        print(f"{name:<34}{fmt(shown, 2) if isinstance(shown, float) else shown:>12}")
 
 
 def main(argv: list[str]) -> int:

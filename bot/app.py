@@ -7,7 +7,9 @@ import gc
 import logging
 import random
 import time
+from collections.abc import Coroutine
 from functools import partial
+from typing import Any
 
 from telegram import Update
 from telegram.ext import (
@@ -30,7 +32,7 @@ from bot.config import Settings
 from bot.context import BotContext
 from bot.flood_gate import FloodGate
 from bot.games.db.engine import create_engine, create_session_factory
-from bot.games.db.migrate import upgrade_database
+from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.use_cases import open_games
 from bot.handlers import (
     challenges,
@@ -49,9 +51,6 @@ from bot.matches import AiMatchRunner
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
 from bot.turn_clock import TurnClock
-from bot.webapp.buttons import publish_menu_button, with_open_board
-from bot.webapp.links import WebAppLinks
-from bot.webapp.live import GameNotifier
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
@@ -179,13 +178,14 @@ def register_handlers(application: Application) -> None:
 async def open_resources(application: Application) -> None:
     """Migrate the database, open it, resume AI matches, publish the profile."""
     settings: Settings = application.bot_data["settings"]
-    # Alembic runs its own event loop, so it gets a thread of its own; the solved 3×3 table
-    # (a fifth of a second) is built meanwhile rather than on the first hard move.
-    await asyncio.gather(
-        asyncio.to_thread(upgrade_database, settings.database_url),
-        asyncio.to_thread(solved_table),
-    )
     engine = create_engine(settings.database_url)
+    # The solved 3×3 table is built on a thread of its own while the bot starts and waits for
+    # its first updates, rather than on the first hard move (a twentieth of a second).
+    application.bot_data["solved_table"] = asyncio.create_task(build_lasting_state())
+    # Alembic runs its own event loop, so it gets a thread too, and only when the schema is
+    # behind: importing it costs more than asking the database.
+    if not await is_current(engine):
+        await asyncio.to_thread(upgrade_database, settings.database_url)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
     matches = AiMatchRunner(
@@ -197,23 +197,47 @@ async def open_resources(application: Application) -> None:
     application.bot_data.update(
         engine=engine, games=games, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
     )
-    # The profile is not needed to play: set it meanwhile, not before the first update.
-    application.bot_data["profile"] = asyncio.create_task(publish_profile(application.bot))
+    # The profile is not needed to play: set once the bot takes updates, not before.
+    application.bot_data["profile"] = asyncio.create_task(
+        once_running(application, publish_profile(application.bot))
+    )
     if settings.webapp_url is not None:
         open_mini_app(application, settings)
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
-    # What start-up built (the solved 3×3 table, catalogs, SQLAlchemy's and PTB's classes) lives
-    # as long as the bot: frozen out of the collector, it is not walked again and again while
-    # updates come in.
-    gc.freeze()
     log.info("bot @%s is ready", application.bot.username)
+
+
+async def build_lasting_state() -> None:
+    """Build the solved 3×3 table, then freeze what start-up built (the table, SQLAlchemy's and
+    PTB's classes, …) out of the garbage collector: it lives as long as the bot, and is not
+    walked again and again while updates come in."""
+    await asyncio.to_thread(solved_table)
+    gc.freeze()
+
+
+async def once_running(application: Application, work: Coroutine[Any, Any, None]) -> None:
+    """Run `work` once the application handles updates: what start-up does not need waits
+    until the first getUpdates is out."""
+    try:
+        # PTB has no hook after `Application.start`, so there is no event to wait on.
+        while not application.running:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    except BaseException:
+        work.close()
+        raise
+    await work
 
 
 def open_mini_app(application: Application, settings: Settings) -> None:
     """The Mini App (WEBAPP_URL): every board gets its "Open board" button and tells the
     pages showing it; private chats' menu button opens it (set meanwhile, like the profile)."""
+    # Imported here: a bot without WEBAPP_URL starts without them.
+    from bot.webapp.buttons import publish_menu_button, with_open_board
+    from bot.webapp.links import WebAppLinks
+    from bot.webapp.live import GameNotifier
+
     bot = application.bot
     assert settings.webapp_url is not None
     links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import lifecycle, store
@@ -152,7 +151,7 @@ class Challenges:
             return await self._store.conflict(game_id)
 
     async def _rematch(
-        self, session: AsyncSession, game_id: int, ref: BoardRef, user: PlayerInfo
+        self, session: store.Db, game_id: int, ref: BoardRef, user: PlayerInfo
     ) -> MoveResult:
         old = await store.load(session, game_id)
         if old is not None and ref.inline_message_id and not ref.matches(old.view):

@@ -22,10 +22,7 @@ class Chats:
         so a tap racing the new board's first appearance is not refused as a conflict."""
         async with self._store.transaction() as session:
             await session.execute(
-                update(Game)
-                .where(Game.id == game_id)
-                .values(message_id=message_id)
-                .execution_options(synchronize_session=False)
+                update(Game).where(Game.id == game_id).values(message_id=message_id)
             )
         self._store.live.note_message(game_id, message_id)
 
@@ -33,10 +30,7 @@ class Chats:
         """A group became a supergroup with a new id: its games follow it."""
         async with self._store.transaction() as session:
             result = await session.execute(
-                update(Game)
-                .where(Game.chat_id == old_chat_id)
-                .values(chat_id=new_chat_id)
-                .execution_options(synchronize_session=False)
+                update(Game).where(Game.chat_id == old_chat_id).values(chat_id=new_chat_id)
             )
         self._store.live.clear()
         return result.rowcount or 0

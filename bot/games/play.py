@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot.games import lifecycle, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import (
@@ -205,7 +203,7 @@ class Play:
             return await self._store.conflict(None)
 
     async def _move(
-        self, session: AsyncSession, game: Loaded, cell: int, user: PlayerInfo
+        self, session: store.Db, game: Loaded, cell: int, user: PlayerInfo
     ) -> MoveResult:
         """Play an allowed move on a free cell, and the AI's instant replies."""
         turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())

@@ -20,8 +20,5 @@ class Players:
         async with self._store.transaction() as session:
             await store.upsert_player(session, user)
             await session.execute(
-                update(Player)
-                .where(Player.id == user.id)
-                .values(chosen_language=code[:16])
-                .execution_options(synchronize_session=False)
+                update(Player).where(Player.id == user.id).values(chosen_language=code[:16])
             )

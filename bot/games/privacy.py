@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 
 from bot.games import lifecycle, store
 from bot.games.db.models import Game, Move, Player
@@ -23,7 +23,7 @@ class Privacy:
 
     async def _forget(self, uid: int) -> ForgetReport:
         async with self._store.transaction() as session:
-            player = await session.get(Player, uid)
+            had_profile = await session.scalar(select(Player.id).where(Player.id == uid))
             games = await store.load_all(
                 session,
                 or_(
@@ -56,6 +56,5 @@ class Privacy:
                 await store.save(session, game, lifecycle.anonymize(left, uid))
                 anonymized += 1
             await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
-            if player is not None:
-                await session.delete(player)
-            return ForgetReport(player is not None, deleted, moves, anonymized, tuple(ended))
+            await session.execute(delete(Player).where(Player.id == uid))
+            return ForgetReport(had_profile is not None, deleted, moves, anonymized, tuple(ended))

@@ -9,24 +9,21 @@ version = ?`, so of two concurrent writers exactly one wins; the loser's flush r
 from __future__ import annotations
 
 import asyncio
-import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db.models import Game, HandledUpdate, Move, Player, utcnow
 from bot.games.lifecycle import PlayedMove
+from bot.games.live_games import LiveGames, Loaded
 from bot.games.model import (
     LIVE,
     BoardRef,
@@ -91,68 +88,6 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """A stored game: its view (to decide with) and the version it was read at (to write it
-    back only if nobody changed it since)."""
-
-    view: GameView
-    version: int
-
-
-class LiveGames:
-    """The live games this process stored or read last, with their versions, so that a tap
-    is decided without reading its game again.
-
-    Never trusted blindly: a write says `WHERE version = <cached>`, so a game that another
-    instance changed meanwhile loses the race and is read afresh, and a refusal decided on a
-    cached game is checked again on a fresh read. What the version does not cover (a player's
-    new name, a board message another instance recorded) is trusted for `ttl` seconds."""
-
-    def __init__(self, size: int = 4096, ttl: float = 60.0) -> None:
-        self._games: OrderedDict[int, tuple[float, Loaded]] = OrderedDict()
-        self._size = size
-        self._ttl = ttl
-
-    def get(self, game_id: int) -> Loaded | None:
-        entry = self._games.get(game_id)
-        if entry is None:
-            return None
-        if time.monotonic() - entry[0] > self._ttl:
-            del self._games[game_id]
-            return None
-        return entry[1]
-
-    def put(self, loaded: Loaded) -> None:
-        game_id = loaded.view.id
-        if loaded.view.status not in LIVE:
-            self._games.pop(game_id, None)
-            return
-        held = self._games.get(game_id)
-        if held is not None and held[1].version > loaded.version:
-            return  # a later write got here first
-        self._games[game_id] = (time.monotonic(), loaded)
-        self._games.move_to_end(game_id)
-        if len(self._games) > self._size:
-            self._games.popitem(last=False)
-
-    def drop(self, game_id: int) -> None:
-        self._games.pop(game_id, None)
-
-    def note_message(self, game_id: int, message_id: int) -> None:
-        """The game's board is this message now (not game state: no new version)."""
-        entry = self._games.get(game_id)
-        if entry is not None:
-            moment, loaded = entry
-            self._games[game_id] = (
-                moment,
-                replace(loaded, view=replace(loaded.view, message_id=message_id)),
-            )
-
-    def clear(self) -> None:
-        self._games.clear()
-
-
 class CoreTransaction:
     """A write transaction on a bare connection that answers the calls the store's functions
     make (`execute`, `scalar`, `info`, `bind`): a session's unit of work and identity map are
@@ -211,21 +146,10 @@ class Store:
             yield connection
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncSession]:
-        """One write transaction, committed on success and rolled back on error."""
-        if self._write_lock is None:
-            async with self.sessions.begin() as session:
-                yield session
-            self._remember(session)
-            return
-        async with self._write_lock:
-            async with self.sessions.begin() as session:
-                yield session
-            self._remember(session)
-
-    @asynccontextmanager
-    async def core_transaction(self) -> AsyncIterator[CoreTransaction]:
-        """One write transaction for the store's functions, on a bare connection."""
+    async def transaction(self) -> AsyncIterator[CoreTransaction]:
+        """One write transaction for the store's functions, on a bare connection, committed
+        on success and rolled back on error. (The ORM's session is for reads: every write is
+        Core, and a session's unit of work and identity map cost more than the statements.)"""
         async with self.connection() as connection:
             transaction = CoreTransaction(connection)
             yield transaction
@@ -284,7 +208,7 @@ class Store:
         cached = self.live.get(game_id)
         if cached is not None and ref.matches(cached.view):
             try:
-                async with self.core_transaction() as session:
+                async with self.transaction() as session:
                     made = await claimed(session)
                     if made is not None and not made.new:
                         return MoveResult(MoveStatus.DUPLICATE, claim=made)
@@ -295,7 +219,7 @@ class Store:
             except (_Recheck, *LOST_RACE):
                 self.live.drop(game_id)
         try:
-            async with self.core_transaction() as session:
+            async with self.transaction() as session:
                 made = await claimed(session)
                 if made is not None and not made.new:
                     return MoveResult(MoveStatus.DUPLICATE, claim=made)
@@ -324,10 +248,20 @@ class Store:
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
 
 
+def _upsert_for(dialect: str) -> Any:
+    """The dialect's INSERT with ON CONFLICT. Imported when first needed: importing the
+    PostgreSQL dialect takes a tenth of a second of a SQLite bot's start-up."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert
+    else:
+        from sqlalchemy.dialects.postgresql import insert
+    return insert
+
+
 def _claim_statement(dialect: str) -> Any:
     """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
     statement says whether the update is new and, if it is, how to speak to its sender."""
-    insert_into = sqlite_insert if dialect == "sqlite" else postgresql_insert
+    insert_into = _upsert_for(dialect)
     chosen = (
         select(Player.chosen_language).where(Player.id == bindparam("user_id")).scalar_subquery()
     )
@@ -487,7 +421,7 @@ async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
     Returns the player as stored (names are trimmed to what the column holds), speaking the
     language they chose with /language if they did."""
-    insert_into = sqlite_insert if session.bind.dialect.name == "sqlite" else postgresql_insert
+    insert_into = _upsert_for(session.bind.dialect.name)
     now = utcnow()
     # PostgreSQL text cannot hold NUL; nothing legitimate carries one.
     name = user.name.replace("\x00", "")[:128] or str(user.id)
@@ -503,8 +437,13 @@ async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
     return replace(user, name=name, language_code=chosen or language)
 
 
-async def stored_player(session: AsyncSession, user_id: int) -> PlayerInfo | None:
-    player = await session.get(Player, user_id)
+async def stored_player(session: Db, user_id: int) -> PlayerInfo | None:
+    found = await session.execute(
+        select(Player.id, Player.name, Player.chosen_language, Player.language_code).where(
+            Player.id == user_id
+        )
+    )
+    player = found.first()
     if player is None:
         return None
     return PlayerInfo(player.id, player.name, player.chosen_language or player.language_code)

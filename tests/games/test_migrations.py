@@ -11,10 +11,11 @@ from pathlib import Path
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
 from bot.games.db.engine import create_engine
-from bot.games.db.migrate import alembic_config, upgrade_database
+from bot.games.db.migrate import alembic_config, head_revision, is_current, upgrade_database
 from bot.games.db.models import Base
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,6 +70,23 @@ async def test_upgrade_is_idempotent_and_downgrade_goes_back_to_empty(database_u
     await asyncio.to_thread(upgrade_database, database_url)
     await asyncio.to_thread(command.downgrade, alembic_config(database_url), "base")
     assert await _tables(database_url) == {"alembic_version"}
+
+
+def test_the_head_read_without_alembic_is_alembics_head() -> None:
+    scripts = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    assert head_revision() == scripts.get_current_head()
+
+
+async def test_start_up_sees_whether_the_schema_is_current(database_url: str) -> None:
+    engine = create_engine(database_url)
+    try:
+        assert not await is_current(engine)  # empty: no alembic_version table
+        await asyncio.to_thread(upgrade_database, database_url, "0004")
+        assert not await is_current(engine)  # behind
+        await asyncio.to_thread(upgrade_database, database_url)
+        assert await is_current(engine)
+    finally:
+        await engine.dispose()
 
 
 def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
