@@ -61,6 +61,12 @@ class BotRunner:
         await application.updater.start_polling(
             poll_interval=0, timeout=1, allowed_updates=ALLOWED_UPDATES
         )
+        # What the bot puts off until it runs (its profile, the solved table) is done before a
+        # test begins, so that a test's calls are the ones it caused.
+        for started in ("profile", "solved_table"):
+            task = application.bot_data.get(started)
+            if task is not None:
+                await asyncio.wait({task}, timeout=10)
         self.application = application
         self.telegram.bot_runner = self  # type: ignore[attr-defined]
         return application

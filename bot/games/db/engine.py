@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+from bot.games.db import sqlite_driver
 
 
 def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> AsyncEngine:
     """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
     foreign keys."""
     if database_url.startswith("sqlite"):
-        engine = create_async_engine(database_url, connect_args={"timeout": 30})
+        url = make_url(database_url)
+        if (
+            url.drivername == "sqlite+aiosqlite"
+            and url.database not in (None, "", ":memory:")
+            and not url.query
+        ):
+            # A file: aiosqlite with one thread hop per statement (bot.games.db.sqlite_driver).
+            engine = create_async_engine(
+                url, async_creator=partial(sqlite_driver.connect, url.database, timeout=30)
+            )
+        else:
+            engine = create_async_engine(database_url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
