@@ -76,7 +76,8 @@ class LoggedApplication(Application):
             await super().process_update(update)
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
-            if isinstance(update, Update):
+            # Worked out only when it is logged: this runs for every update.
+            if isinstance(update, Update) and log.isEnabledFor(logging.INFO):
                 kinds = (k for k in Update.ALL_TYPES if getattr(update, k, None) is not None)
                 kind = next(kinds, "other")
                 chat = update.effective_chat.id if update.effective_chat else None

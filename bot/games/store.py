@@ -13,15 +13,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequen
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.models import Game, HandledUpdate, Move, Player, utcnow
+from bot.games.db import statements
+from bot.games.db.models import Game, Player, utcnow
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded
 from bot.games.model import (
@@ -42,28 +42,6 @@ LOST_RACE = (StaleDataError, IntegrityError)
 RACE_ATTEMPTS = 5
 
 T = TypeVar("T")
-
-# The hot path speaks SQLAlchemy Core, with statements built once: the ORM's unit of work,
-# identity map and per-call statement building cost more CPU than the rest of a tap.
-_games = Game.__table__
-_moves = Move.__table__
-_x, _o, _invited = (Player.__table__.alias(name) for name in ("x_player", "o_player", "invited"))
-_VIEW = select(
-    _games,
-    _x.c.name.label("x_name"),
-    _o.c.name.label("o_name"),
-    _invited.c.name.label("invited_name"),
-).select_from(
-    _games.outerjoin(_x, _x.c.id == _games.c.x_player_id)
-    .outerjoin(_o, _o.c.id == _games.c.o_player_id)
-    .outerjoin(_invited, _invited.c.id == _games.c.invited_player_id)
-)
-_BY_ID = _VIEW.where(_games.c.id == bindparam("game_id"))
-_INSERT_GAME = _games.insert().returning(_games.c.id)
-_INSERT_MOVES = _moves.insert()
-_DELETE = _games.delete().where(
-    _games.c.id == bindparam("game_id"), _games.c.version == bindparam("old_version")
-)
 
 # The view's fields that live in columns of the same name; `board` is stored as text and the
 # players' names come from the players table.
@@ -119,7 +97,7 @@ class Store:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
         self.live = LiveGames()
-        self._claim = _claim_statement(self.dialect)
+        self._claim = statements.claim_statement(self.dialect)
         # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
         # queueing this process's writers on a lock instead keeps the latency tail short.
         # PostgreSQL needs no such thing: its row locks and the version check do the job.
@@ -248,33 +226,8 @@ class Store:
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
 
 
-def _upsert_for(dialect: str) -> Any:
-    """The dialect's INSERT with ON CONFLICT. Imported when first needed: importing the
-    PostgreSQL dialect takes a tenth of a second of a SQLite bot's start-up."""
-    if dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:
-        from sqlalchemy.dialects.postgresql import insert
-    return insert
-
-
-def _claim_statement(dialect: str) -> Any:
-    """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
-    statement says whether the update is new and, if it is, how to speak to its sender."""
-    insert_into = _upsert_for(dialect)
-    chosen = (
-        select(Player.chosen_language).where(Player.id == bindparam("user_id")).scalar_subquery()
-    )
-    return (
-        insert_into(HandledUpdate)
-        .values(update_id=bindparam("update_id"), handled_at=bindparam("now"))
-        .on_conflict_do_nothing(index_elements=[HandledUpdate.update_id])
-        .returning(chosen)
-    )
-
-
 def view_of(row: Any) -> Loaded:
-    """The view of a row of `_VIEW` (a game with its players' names)."""
+    """The view of a row of `statements.VIEW` (a game with its players' names)."""
     values: dict[str, Any] = {name: getattr(row, name) for name in _COLUMNS}
     values["turn_started_at"] = _aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
@@ -290,7 +243,7 @@ def view_of(row: Any) -> Loaded:
 
 
 async def load(session: Db, game_id: int) -> Loaded | None:
-    row = (await session.execute(_BY_ID, {"game_id": game_id})).first()
+    row = (await session.execute(statements.BY_ID, {"game_id": game_id})).first()
     return None if row is None else view_of(row)
 
 
@@ -298,7 +251,7 @@ async def load_all(
     session: Db, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
 ) -> list[Loaded]:
     """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
-    rows = await session.execute(_VIEW.where(*criteria).order_by(*order_by))
+    rows = await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))
     return [view_of(row) for row in rows]
 
 
@@ -318,7 +271,7 @@ async def insert(session: Db, draft: GameView, moves: Iterable[PlayedMove] = ())
     """Store a new game (its draft's id is ignored) and the moves already played in it."""
     now = utcnow()
     game_id = await session.scalar(
-        _INSERT_GAME,
+        statements.INSERT_GAME,
         {
             "board": format_cells(draft.board),
             "size": draft.board.size,
@@ -349,7 +302,7 @@ async def save(
         changed["board"] = format_cells(after.board)
     if changed:
         written = await session.execute(
-            _update_of(frozenset(changed)),
+            statements.update_of(frozenset(changed)),
             {
                 **changed,
                 "game_id": before.id,
@@ -365,27 +318,10 @@ async def save(
     return after
 
 
-@lru_cache(maxsize=256)
-def _update_of(columns: frozenset[str]) -> Any:
-    """The versioned UPDATE of these columns, built once per set (a move changes the same few
-    columns every time): SQLAlchemy then finds it compiled in its cache at once."""
-    return (
-        _games.update()
-        .where(_games.c.id == bindparam("game_id"), _games.c.version == bindparam("old_version"))
-        .values(
-            {
-                **{name: bindparam(name) for name in sorted(columns)},
-                "version": bindparam("version"),
-                "updated_at": bindparam("updated_at"),
-            }
-        )
-    )
-
-
 async def delete_game(session: Db, loaded: Loaded) -> None:
     """Delete a game (its moves go with it) unless another writer changed it first."""
     deleted = await session.execute(
-        _DELETE, {"game_id": loaded.view.id, "old_version": loaded.version}
+        statements.DELETE_GAME, {"game_id": loaded.view.id, "old_version": loaded.version}
     )
     if deleted.rowcount != 1:
         raise StaleDataError(f"game {loaded.view.id} changed since version {loaded.version}")
@@ -414,14 +350,14 @@ async def _add_moves(session: Db, game_id: int, moves: Iterable[PlayedMove]) -> 
         for move in moves
     ]
     if rows:
-        await session.execute(_INSERT_MOVES, rows)
+        await session.execute(statements.INSERT_MOVES, rows)
 
 
 async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
     Returns the player as stored (names are trimmed to what the column holds), speaking the
     language they chose with /language if they did."""
-    insert_into = _upsert_for(session.bind.dialect.name)
+    insert_into = statements.upsert_for(session.bind.dialect.name)
     now = utcnow()
     # PostgreSQL text cannot hold NUL; nothing legitimate carries one.
     name = user.name.replace("\x00", "")[:128] or str(user.id)
