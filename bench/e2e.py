@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    .venv/bin/python bench/e2e.py [--chats 20] [--in-flight 10] [--games 3] [--runs 3]
+    .venv/bin/python bench/e2e.py [--chats 20] [--in-flight 10] [--games 5] [--runs 3]
                                   [--database-url URL] [--fail-429 0.1] [--seed 1] [--profile]
 
 It starts the fake Bot API server of the tests (tests/support/fake_telegram.py) on 127.0.0.1 in this
@@ -42,9 +42,10 @@ It runs as `python bench/e2e.py --ceiling-bot`.
 calls with 429 "Too Many Requests: retry after 1" (parameters.retry_after = 1), for both bots;
 the bot retries them, so lost taps (no edit within --tap-timeout seconds) should stay 0.
 
---runs N repeats the pair (ours, then the ceiling on the same schedule) N times and ends with
-the medians: throughput, p99 tap→edit and CPU per tap, and their ratios (the median of the
-per-run ratios).
+--runs N repeats the pair N times (ours, then the ceiling on the same schedule; every other
+pair the ceiling first, on the schedule ours played last, so that a machine that drifts
+favours neither) and ends with the medians: throughput, p99 tap→edit and CPU per tap, and
+their ratios (the median of the per-run ratios).
 
 --profile runs both bots under cProfile from their first update on (start-up is not a tap's
 cost) and prints each one's own time per tap by category side by side (Telegram I/O: HTTP
@@ -303,6 +304,9 @@ class FirstUpdateProfiler:
 
 def run_unpaced_bot(profile_to: str | None = None) -> int:
     """`python -m bot` as it runs in production, but with no flood limits to pace it."""
+    import gc
+
+    gc.disable()  # as bot.cli does for start-up
     import bot.run
     from bot.app import build_application
     from bot.config import Settings
@@ -749,6 +753,9 @@ async def wait_ready(process: BotProcess, hooks: Hooks) -> None:
         )
 
 
+UPDATE_IDS_FROM = 100_000_000
+
+
 async def settle(pid: int, limit: float = 10.0) -> float:
     """Wait until the bot is idle after its first getUpdates (work it put off until then, such
     as publishing its profile, is done): its CPU time still for 0.3 s. Returns the wait."""
@@ -776,8 +783,12 @@ async def measure(
     """Start a fake and a bot, wait for its first poll, drive the games, stop it."""
     from tests.support.fake_telegram import FakeTelegram
 
+    global UPDATE_IDS_FROM
     result = RunResult(label)
-    async with FakeTelegram(token=TOKEN) as fake:
+    # Update ids keep growing from run to run, as Telegram's do: the bot remembers the ids it
+    # handled (in the database the runs share) and would skip an id it saw before.
+    UPDATE_IDS_FROM += 1_000_000
+    async with FakeTelegram(token=TOKEN, first_update_id=UPDATE_IDS_FROM) as fake:
         hooks = Hooks(fake, args.fail_429, args.seed)
         env = child_env(
             TELEGRAM_BOT_TOKEN=TOKEN,
@@ -1209,7 +1220,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--in-flight", type=int, default=10, help="updates in flight at most (default 10)"
     )
-    parser.add_argument("--games", type=int, default=3, help="games per chat (default 3)")
+    parser.add_argument("--games", type=int, default=5, help="games per chat (default 5)")
     parser.add_argument("--database-url", help="the bot's DATABASE_URL (default: a SQLite file)")
     parser.add_argument(
         "--fail-429", type=float, default=0.0, help="fraction of calls answered 429 (default 0)"
@@ -1302,10 +1313,22 @@ async def bench(args: argparse.Namespace) -> None:
         )
 
         pairs: list[tuple[RunResult, RunResult | None]] = []
+        schedule: list[list[int]] | None = None
         for run in range(1, args.runs + 1):
+            # Every other pair runs the ceiling first (on the last schedule of ours), so that a
+            # machine that slows down or speeds up over the runs favours neither bot.
+            ceiling_first = run % 2 == 0 and schedule is not None
             if args.runs > 1:
-                print(f"\n=== paired run {run} of {args.runs}")
-            ours, ceiling = await one_pair(args, url, workdir, profile=args.profile and run == 1)
+                order = "ceiling, then ours" if ceiling_first else "ours, then the ceiling"
+                print(f"\n=== paired run {run} of {args.runs} ({order})")
+            ours, ceiling = await one_pair(
+                args,
+                url,
+                workdir,
+                profile=args.profile and run == 1,
+                ceiling_schedule=schedule if ceiling_first else None,
+            )
+            schedule = ours.schedule
             pairs.append((ours, ceiling))
         if args.runs > 1:
             report_medians(pairs)
@@ -1314,9 +1337,15 @@ async def bench(args: argparse.Namespace) -> None:
 
 
 async def one_pair(
-    args: argparse.Namespace, url: str, workdir: Path, *, profile: bool
+    args: argparse.Namespace,
+    url: str,
+    workdir: Path,
+    *,
+    profile: bool,
+    ceiling_schedule: list[list[int]] | None = None,
 ) -> tuple[RunResult, RunResult | None]:
-    """Ours, then the ceiling on the same schedule; the report of both."""
+    """Ours, then the ceiling on the same schedule (the ceiling first, on `ceiling_schedule`,
+    when that is given); the report of both."""
     from bot.app import CONCURRENT_UPDATES
     from bot.config import Settings
     from bot.locales import en
@@ -1325,9 +1354,9 @@ async def one_pair(
     argv = [sys.executable, str(THIS_FILE), "--unpaced-bot"]
     if prof is not None:
         argv += ["--profile-to", str(prof)]
-    ours = await measure("ours", argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
-    ceiling = None
+    ceiling: RunResult | None = None
     ceiling_prof = workdir / "ceiling.prof" if profile else None
+    ceiling_argv: list[str] | None = None
     if not args.no_ceiling:
         backoff = Settings(token=TOKEN).retry_backoff_seconds
         ceiling_argv = [
@@ -1341,6 +1370,12 @@ async def one_pair(
         ]
         if ceiling_prof is not None:
             ceiling_argv += ["--profile-to", str(ceiling_prof)]
+    if ceiling_argv is not None and ceiling_schedule is not None:
+        ceiling = await measure(
+            "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ceiling_schedule
+        )
+    ours = await measure("ours", argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
+    if ceiling_argv is not None and ceiling is None:
         ceiling = await measure(
             "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ours.schedule
         )

@@ -213,9 +213,11 @@ async def open_resources(application: Application) -> None:
 async def build_lasting_state() -> None:
     """Build the solved 3×3 table, then freeze what start-up built (the table, SQLAlchemy's and
     PTB's classes, …) out of the garbage collector: it lives as long as the bot, and is not
-    walked again and again while updates come in."""
+    walked again and again while updates come in. The collector runs from then on (the
+    command line turns it off for start-up)."""
     await asyncio.to_thread(solved_table)
     gc.freeze()
+    gc.enable()
 
 
 async def once_running(application: Application, work: Coroutine[Any, Any, None]) -> None:

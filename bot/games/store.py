@@ -105,6 +105,10 @@ class Store:
         self._write_lock = (
             asyncio.Lock() if bind is not None and bind.dialect.name == "sqlite" else None
         )
+        # While writers queue on that lock, they pass one connection along instead of taking
+        # it from the pool and giving it back each time (that costs more than a statement).
+        self._writer: AsyncConnection | None = None
+        self._writers_queued = 0
 
     @property
     def dialect(self) -> str:
@@ -120,8 +124,24 @@ class Store:
             async with engine.begin() as connection:
                 yield connection
             return
-        async with self._write_lock, engine.begin() as connection:
-            yield connection
+        self._writers_queued += 1
+        try:
+            await self._write_lock.acquire()
+        finally:
+            self._writers_queued -= 1
+        try:
+            connection = self._writer
+            if connection is None or connection.closed or connection.invalidated:
+                connection = self._writer = await engine.connect()
+            try:
+                async with connection.begin():
+                    yield connection
+            finally:
+                if self._writers_queued == 0:  # nobody waits: back to the pool
+                    self._writer = None
+                    await connection.close()
+        finally:
+            self._write_lock.release()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[CoreTransaction]:

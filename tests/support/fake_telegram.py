@@ -323,6 +323,7 @@ class FakeTelegram:
         *,
         bot_first_name: str = "TicTacToe Test Bot",
         max_poll_timeout: float = 50.0,
+        first_update_id: int = 100_000_001,
     ) -> None:
         self.token = token
         self.bot_username = bot_username
@@ -359,7 +360,8 @@ class FakeTelegram:
         self._user_messages: dict[tuple[int, int], JSONDict] = {}
         self._deleted_user_messages: set[tuple[int, int]] = set()
         self._message_counters: dict[int, int] = {}
-        self._update_ids = itertools.count(100_000_001)
+        # Telegram's ids only grow: a bot that keeps its handled ids must see new ones.
+        self._update_ids = itertools.count(first_update_id)
         self._last_update_id = 100_000_000
         self._delivered_update_id = 100_000_000
         self._query_ids = itertools.count(4_200_000_000_000_000_001)

@@ -23,7 +23,11 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
         ):
             # A file: aiosqlite with one thread hop per statement (bot.games.db.sqlite_driver).
             engine = create_async_engine(
-                url, async_creator=partial(sqlite_driver.connect, url.database, timeout=30)
+                url,
+                async_creator=partial(sqlite_driver.connect, url.database, timeout=30),
+                # Every use ends its transaction (commit, or rollback on error and on close):
+                # a rollback on return to the pool would be one more hop to SQLite's thread.
+                pool_reset_on_return=None,
             )
         else:
             engine = create_async_engine(database_url, connect_args={"timeout": 30})
