@@ -8,9 +8,8 @@ version = ?`, so of two concurrent writers exactly one wins; the loser's flush r
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -22,6 +21,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
 from bot.games.db.models import Game, Player, utcnow
+from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded
 from bot.games.model import (
@@ -66,23 +66,6 @@ _COLUMNS = (
 )
 
 
-class CoreTransaction:
-    """A write transaction on a bare connection that answers the calls the store's functions
-    make (`execute`, `scalar`, `info`, `bind`): a session's unit of work and identity map are
-    dead weight on the hot path, where every statement is Core already."""
-
-    def __init__(self, connection: AsyncConnection) -> None:
-        self._connection = connection
-        self.bind = connection  # what `upsert_player` reads the dialect from
-        self.info: dict[str, Any] = {}
-
-    async def execute(self, statement: Any, parameters: Any = None) -> Any:
-        return await self._connection.execute(statement, parameters)
-
-    async def scalar(self, statement: Any, parameters: Any = None) -> Any:
-        return await self._connection.scalar(statement, parameters)
-
-
 #: Where the store's functions run their statements: an ORM session, or a bare connection.
 Db = AsyncSession | CoreTransaction
 
@@ -98,50 +81,17 @@ class Store:
         self.sessions = sessions
         self.live = LiveGames()
         self._claim = statements.claim_statement(self.dialect)
-        # SQLite lets one writer in at a time and makes the others poll with growing sleeps;
-        # queueing this process's writers on a lock instead keeps the latency tail short.
-        # PostgreSQL needs no such thing: its row locks and the version check do the job.
-        bind = sessions.kw.get("bind")
-        self._write_lock = (
-            asyncio.Lock() if bind is not None and bind.dialect.name == "sqlite" else None
-        )
-        # While writers queue on that lock, they pass one connection along instead of taking
-        # it from the pool and giving it back each time (that costs more than a statement).
-        self._writer: AsyncConnection | None = None
-        self._writers_queued = 0
+        self._writes = Writes(sessions.kw.get("bind"))
 
     @property
     def dialect(self) -> str:
         bind = self.sessions.kw.get("bind")
         return bind.dialect.name if bind is not None else "sqlite"
 
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[AsyncConnection]:
+    def connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """One write transaction on a bare connection, for a few Core statements that need no
         session; committed on success and rolled back on error."""
-        engine = self.sessions.kw["bind"]
-        if self._write_lock is None:
-            async with engine.begin() as connection:
-                yield connection
-            return
-        self._writers_queued += 1
-        try:
-            await self._write_lock.acquire()
-        finally:
-            self._writers_queued -= 1
-        try:
-            connection = self._writer
-            if connection is None or connection.closed or connection.invalidated:
-                connection = self._writer = await engine.connect()
-            try:
-                async with connection.begin():
-                    yield connection
-            finally:
-                if self._writers_queued == 0:  # nobody waits: back to the pool
-                    self._writer = None
-                    await connection.close()
-        finally:
-            self._write_lock.release()
+        return self._writes.transaction()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[CoreTransaction]:
