@@ -21,7 +21,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
 from bot.games.db.models import Game, Player, utcnow
-from bot.games.db.writes import CoreTransaction, Writes
+from bot.games.db.writes import CoreTransaction, GuardFailed, Later, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded
 from bot.games.model import (
@@ -101,6 +101,7 @@ class Store:
         async with self.connection() as connection:
             transaction = CoreTransaction(connection)
             yield transaction
+            await transaction.flush(commit=True)
         self._remember(transaction)
 
     def _remember(self, session: Db) -> None:
@@ -143,38 +144,39 @@ class Store:
         self,
         game_id: int,
         ref: BoardRef,
-        action: Callable[[Db, Loaded], Awaitable[MoveResult]],
+        action: Callable[[CoreTransaction, Loaded], Awaitable[MoveResult]],
         claim: UpdateClaim | None = None,
     ) -> MoveResult:
         """Load a game the tap may touch and run `action` on it in one transaction; a lost
         race answers CONFLICT with the game as it is now. With `claim`, the update is claimed
-        in the same transaction: a repeated one answers DUPLICATE and does nothing."""
+        in the same transaction: a repeated one answers DUPLICATE and does nothing.
 
-        async def claimed(session: Db) -> Claim | None:
-            return None if claim is None else await self.claim_in(session, claim, utcnow())
-
+        A game this process holds (`LiveGames`) is not read again: the claim, the versioned
+        UPDATE and the moves go to the database together at the commit."""
         cached = self.live.get(game_id)
         if cached is not None and ref.matches(cached.view):
             try:
-                async with self.transaction() as session:
-                    made = await claimed(session)
-                    if made is not None and not made.new:
-                        return MoveResult(MoveStatus.DUPLICATE, claim=made)
-                    result = await action(session, cached)
+                async with self.transaction() as transaction:
+                    claimed = self._claim_later(transaction, claim)
+                    result = await action(transaction, cached)
                     if not result.played:
                         raise _Recheck
-                    return replace(result, claim=made)
+                return _with_claim(result, claimed)
+            except GuardFailed:
+                return MoveResult(MoveStatus.DUPLICATE, claim=Claim(False))
             except (_Recheck, *LOST_RACE):
                 self.live.drop(game_id)
         try:
-            async with self.transaction() as session:
-                made = await claimed(session)
-                if made is not None and not made.new:
-                    return MoveResult(MoveStatus.DUPLICATE, claim=made)
-                loaded = await load(session, game_id)
+            async with self.transaction() as transaction:
+                claimed = self._claim_later(transaction, claim)
+                loaded = await load(transaction, game_id)  # the claim goes first
                 if loaded is None or not ref.matches(loaded.view):
-                    return MoveResult(MoveStatus.NO_GAME, claim=made)
-                return replace(await action(session, loaded), claim=made)
+                    result = MoveResult(MoveStatus.NO_GAME)
+                else:
+                    result = await action(transaction, loaded)
+            return _with_claim(result, claimed)
+        except GuardFailed:
+            return MoveResult(MoveStatus.DUPLICATE, claim=Claim(False))
         except LOST_RACE:
             conflict = await self.conflict(game_id)
             if claim is None:
@@ -186,6 +188,14 @@ class Store:
                 return MoveResult(MoveStatus.DUPLICATE, claim=made)
             return replace(conflict, claim=made)
 
+    def _claim_later(self, transaction: CoreTransaction, claim: UpdateClaim | None) -> Later | None:
+        """The update's claim, first of the transaction's writes; the rest happen only if it
+        is new (else `GuardFailed`)."""
+        if claim is None:
+            return None
+        parameters = {"update_id": claim.update_id, "now": utcnow(), "user_id": claim.user_id}
+        return transaction.later(Later(self._claim, parameters, guard=True))
+
     async def conflict(self, game_id: int | None) -> MoveResult:
         game = await self.get_game(game_id) if game_id is not None else None
         return MoveResult(MoveStatus.CONFLICT, game)
@@ -194,6 +204,13 @@ class Store:
         async with self.sessions() as session:
             loaded = await load_on_inline_message(session, inline_message_id)
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
+
+
+def _with_claim(result: MoveResult, claimed: Later | None) -> MoveResult:
+    """The result with the claim its transaction made (new: a repeat raised GuardFailed)."""
+    if claimed is None:
+        return result
+    return replace(result, claim=Claim(True, claimed.row[0] if claimed.row else None))
 
 
 def view_of(row: Any) -> Loaded:
@@ -237,7 +254,9 @@ async def load_on_inline_message(session: Db, inline_message_id: str) -> Loaded 
     return found[0] if found else None
 
 
-async def insert(session: Db, draft: GameView, moves: Iterable[PlayedMove] = ()) -> Loaded:
+async def insert(
+    session: CoreTransaction, draft: GameView, moves: Iterable[PlayedMove] = ()
+) -> Loaded:
     """Store a new game (its draft's id is ignored) and the moves already played in it."""
     now = utcnow()
     game_id = await session.scalar(
@@ -253,14 +272,14 @@ async def insert(session: Db, draft: GameView, moves: Iterable[PlayedMove] = ())
         },
     )
     assert game_id is not None
-    await _add_moves(session, game_id, moves)
+    _add_moves(session, game_id, moves)
     stored = Loaded(replace(draft, id=game_id), 1)
     _written(session)[game_id] = stored
     return stored
 
 
 async def save(
-    session: Db, loaded: Loaded, after: GameView, moves: Iterable[PlayedMove] = ()
+    session: CoreTransaction, loaded: Loaded, after: GameView, moves: Iterable[PlayedMove] = ()
 ) -> GameView:
     """Write what changed from `loaded.view` to `after` (and the moves that changed it) in
     one versioned UPDATE; raises StaleDataError if another writer came first."""
@@ -271,30 +290,33 @@ async def save(
     if after.board != before.board:
         changed["board"] = format_cells(after.board)
     if changed:
-        written = await session.execute(
-            statements.update_of(frozenset(changed)),
-            {
-                **changed,
-                "game_id": before.id,
-                "old_version": loaded.version,
-                "version": loaded.version + 1,
-                "updated_at": utcnow(),
-            },
+        session.later(
+            Later(
+                statements.update_of(frozenset(changed)),
+                {
+                    **changed,
+                    "game_id": before.id,
+                    "old_version": loaded.version,
+                    "version": loaded.version + 1,
+                    "updated_at": utcnow(),
+                },
+                one_change=True,
+            )
         )
-        if written.rowcount != 1:
-            raise StaleDataError(f"game {before.id} changed since version {loaded.version}")
         _written(session)[before.id] = Loaded(after, loaded.version + 1)
-    await _add_moves(session, before.id, moves)
+    _add_moves(session, before.id, moves)
     return after
 
 
-async def delete_game(session: Db, loaded: Loaded) -> None:
+async def delete_game(session: CoreTransaction, loaded: Loaded) -> None:
     """Delete a game (its moves go with it) unless another writer changed it first."""
-    deleted = await session.execute(
-        statements.DELETE_GAME, {"game_id": loaded.view.id, "old_version": loaded.version}
+    session.later(
+        Later(
+            statements.DELETE_GAME,
+            {"game_id": loaded.view.id, "old_version": loaded.version},
+            one_change=True,
+        )
     )
-    if deleted.rowcount != 1:
-        raise StaleDataError(f"game {loaded.view.id} changed since version {loaded.version}")
     _written(session)[loaded.view.id] = None
 
 
@@ -306,7 +328,7 @@ def _written(session: Db) -> dict[int, Loaded | None]:
     return session.info.setdefault(WRITTEN, {})
 
 
-async def _add_moves(session: Db, game_id: int, moves: Iterable[PlayedMove]) -> None:
+def _add_moves(session: CoreTransaction, game_id: int, moves: Iterable[PlayedMove]) -> None:
     now = utcnow()
     rows = [
         {
@@ -320,7 +342,7 @@ async def _add_moves(session: Db, game_id: int, moves: Iterable[PlayedMove]) -> 
         for move in moves
     ]
     if rows:
-        await session.execute(statements.INSERT_MOVES, rows)
+        session.later(Later(statements.INSERT_MOVES, rows))
 
 
 async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
@@ -108,6 +109,20 @@ class OneHopConnection(aiosqlite.Connection):
     def cursor(self) -> _OpenCursor:  # type: ignore[override]
         return _OpenCursor(OneHopCursor(self))
 
+    async def run_batch(self, items: list[BatchItem], *, commit: bool = False) -> BatchOutcome:
+        """Run statements one after the other in one hop to the thread, stopping at the first
+        whose condition fails (the caller rolls back then); with `commit`, commit after the
+        last. A write transaction's statements thus cost one hop, and its commit none."""
+        return await self._execute(_run_batch, self._conn, items, commit)
+
+    async def commit(self) -> None:
+        if self._conn.in_transaction:  # a batch may have committed already
+            await super().commit()
+
+    async def rollback(self) -> None:
+        if self._conn.in_transaction:
+            await super().rollback()
+
 
 async def connect(database: str, **kwargs: Any) -> OneHopConnection:
     """Open a SQLite file (sqlite3.connect's keyword arguments) on a connection thread, as
@@ -119,3 +134,46 @@ async def connect(database: str, **kwargs: Any) -> OneHopConnection:
     connection = OneHopConnection(connector, 64)
     connection._thread.daemon = True
     return await connection
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One statement of a batch: SQL in SQLite's `?` style with its parameters (a list of
+    parameter tuples for `many`), and what must hold for the batch to go on."""
+
+    sql: str
+    parameters: Any
+    many: bool = False
+    #: It must return a row (an INSERT … RETURNING that a conflict made do nothing).
+    needs_row: bool = False
+    #: It must change exactly one row (a versioned UPDATE).
+    needs_one_change: bool = False
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    #: The first row each statement returned (None: none), for those that ran.
+    rows: list[Any]
+    #: The statement whose condition failed (the ones after it did not run), or None.
+    failed_at: int | None = None
+
+
+def _run_batch(connection: sqlite3.Connection, items: list[BatchItem], commit: bool) -> Any:
+    rows: list[Any] = []
+    for index, item in enumerate(items):
+        cursor = connection.cursor()
+        if item.many:
+            cursor.executemany(item.sql, item.parameters)
+            returned = None
+        else:
+            cursor.execute(item.sql, item.parameters)
+            fetched = cursor.fetchall() if cursor.description else []
+            returned = fetched[0] if fetched else None
+        rows.append(returned)
+        if (item.needs_row and returned is None) or (
+            item.needs_one_change and cursor.rowcount != 1
+        ):
+            return BatchOutcome(rows, index)
+    if commit:
+        connection.commit()
+    return BatchOutcome(rows)

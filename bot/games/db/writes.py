@@ -6,9 +6,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.orm.exc import StaleDataError
+
+from bot.games.db.sqlite_driver import BatchItem, OneHopConnection
 
 
 class Writes:
@@ -55,18 +60,116 @@ class Writes:
             self._lock.release()
 
 
+class GuardFailed(Exception):
+    """A statement that the rest of the transaction depends on returned no row (an update
+    claimed already): nothing of the transaction happened."""
+
+
+@dataclass
+class Later:
+    """A write sent with the transaction's next statement or at its commit, all in one go."""
+
+    statement: Any
+    parameters: Any  # a dict, or a list of dicts for an executemany
+    #: Must return a row, else `GuardFailed` and nothing of the transaction happens.
+    guard: bool = False
+    #: Must change exactly one row (a versioned UPDATE), else `StaleDataError`.
+    one_change: bool = False
+    #: The row it returned, once sent (RETURNING).
+    row: Any = None
+
+
 class CoreTransaction:
     """A write transaction on a bare connection that answers the calls the store's functions
-    make (`execute`, `scalar`, `info`, `bind`): a session's unit of work and identity map are
-    dead weight on the hot path, where every statement is Core already."""
+    make (`execute`, `scalar`, `later`, `info`, `bind`): a session's unit of work and identity
+    map are dead weight on the hot path, where every statement is Core already.
+
+    Writes whose result is not needed at once (`later`) wait for the next statement or the
+    commit and go together: on SQLite in one hop to its thread, commit included."""
 
     def __init__(self, connection: AsyncConnection) -> None:
         self._connection = connection
         self.bind = connection  # what `upsert_player` reads the dialect from
         self.info: dict[str, Any] = {}
+        self._later: list[Later] = []
+
+    def later(self, write: Later) -> Later:
+        self._later.append(write)
+        return write
 
     async def execute(self, statement: Any, parameters: Any = None) -> Any:
+        await self.flush()
         return await self._connection.execute(statement, parameters)
 
     async def scalar(self, statement: Any, parameters: Any = None) -> Any:
+        await self.flush()
         return await self._connection.scalar(statement, parameters)
+
+    async def flush(self, *, commit: bool = False) -> None:
+        """Send the waiting writes (and commit, with `commit`, where that costs nothing)."""
+        writes, self._later = self._later, []
+        if not writes:
+            return
+        driver = (await self._connection.get_raw_connection()).driver_connection
+        if isinstance(driver, OneHopConnection):
+            await _send_batch(driver, self._connection.dialect, writes, commit)
+            return
+        for write in writes:
+            result = await self._connection.execute(write.statement, write.parameters)
+            write.row = result.first() if result.returns_rows else None
+            _check(write, write.row, result.rowcount)
+
+
+async def _send_batch(
+    driver: OneHopConnection, dialect: Dialect, writes: list[Later], commit: bool
+) -> None:
+    items = [_batch_item(write, dialect) for write in writes]
+    outcome = await driver.run_batch(items, commit=commit)
+    for write, row in zip(writes, outcome.rows, strict=False):
+        write.row = row
+    if outcome.failed_at is not None:
+        failed = writes[outcome.failed_at]
+        _check(failed, failed.row, 0 if failed.one_change else 1)
+
+
+def _check(write: Later, row: Any, rowcount: int) -> None:
+    if write.guard and row is None:
+        raise GuardFailed
+    if write.one_change and rowcount != 1:
+        raise StaleDataError("the row changed since it was read (another writer came first)")
+
+
+def _batch_item(write: Later, dialect: Dialect) -> BatchItem:
+    many = isinstance(write.parameters, list)
+    rows = write.parameters if many else [write.parameters]
+    sql, names, processors, compiled = _compiled(write.statement, tuple(rows[0]), dialect)
+    positional = [
+        tuple(
+            processors[name](value) if name in processors else value
+            for name, value in ((n, params[n]) for n in names)
+        )
+        for params in (compiled.construct_params(row) for row in rows)
+    ]
+    return BatchItem(
+        sql,
+        positional if many else positional[0],
+        many=many,
+        needs_row=write.guard,
+        needs_one_change=write.one_change,
+    )
+
+
+_COMPILED: dict[tuple[Any, tuple[str, ...]], tuple[str, Any, Any, Any]] = {}
+
+
+def _compiled(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> tuple[str, Any, Any, Any]:
+    """The statement compiled for SQLite once per set of parameter names: its SQL, the order
+    of its `?` parameters and their type conversions (datetimes to text)."""
+    found = _COMPILED.get((statement, keys))
+    if found is None:
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
+        # Defaults computed in Python at execution would be missed here: none are allowed.
+        assert not compiled.insert_prefetch and not compiled.update_prefetch, statement
+        found = (compiled.string, compiled.positiontup, compiled._bind_processors, compiled)
+        _COMPILED[(statement, keys)] = found
+    return found
