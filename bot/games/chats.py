@@ -6,7 +6,9 @@ from __future__ import annotations
 from sqlalchemy import update
 
 from bot.games import lifecycle, store
-from bot.games.db.models import Game
+from bot.games.db import statements
+from bot.games.db.models import Game, utcnow
+from bot.games.db.writes import Later
 from bot.games.model import GameView
 from bot.games.store import Store
 
@@ -21,9 +23,8 @@ class Chats:
         Where the board lives is not game state: a plain UPDATE that leaves the version alone,
         so a tap racing the new board's first appearance is not refused as a conflict."""
         async with self._store.transaction() as session:
-            await session.execute(
-                update(Game).where(Game.id == game_id).values(message_id=message_id)
-            )
+            at = {"game_id": game_id, "message_id": message_id, "updated_at": utcnow()}
+            session.later(Later(statements.ATTACH_MESSAGE, at))
         self._store.live.note_message(game_id, message_id)
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:

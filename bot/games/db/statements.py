@@ -27,6 +27,12 @@ VIEW = select(
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)
 INSERT_MOVES = MOVES.insert()
+# Where a board lives is not game state: no new version.
+ATTACH_MESSAGE = (
+    GAMES.update()
+    .where(GAMES.c.id == bindparam("game_id"))
+    .values(message_id=bindparam("message_id"), updated_at=bindparam("updated_at"))
+)
 DELETE_GAME = GAMES.delete().where(
     GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("old_version")
 )
@@ -59,6 +65,7 @@ def upsert_for(dialect: str) -> Any:
     return insert
 
 
+@lru_cache(maxsize=4)
 def claim_statement(dialect: str) -> Any:
     """`INSERT … ON CONFLICT DO NOTHING RETURNING <the sender's chosen language>`: one
     statement says whether the update is new and, if it is, how to speak to its sender."""
