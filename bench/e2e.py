@@ -39,13 +39,16 @@ with the same chats, in-flight limit and the same number of taps per game as the
 It runs as `python bench/e2e.py --ceiling-bot`.
 
 --fail-429 F answers that fraction of answerCallbackQuery, editMessageText and sendMessage
-calls with 429 "Too Many Requests: retry after 1" (parameters.retry_after = 1), for both bots;
+calls with 429 "Too Many Requests: retry after 1" (parameters.retry_after = 1), for both bots
+alike: whether the n-th call of a method to a chat fails is drawn from the seed, the method,
+the chat and n, so both bots meet the same 429s however their calls interleave;
 the bot retries them, so lost taps (no edit within --tap-timeout seconds) should stay 0.
 
 --runs N repeats the pair N times (ours, then the ceiling on the same schedule; every other
 pair the ceiling first, on the schedule ours played last, so that a machine that drifts
-favours neither) and ends with the medians: throughput, p99 tap→edit and CPU per tap, and
-their ratios (the median of the per-run ratios).
+favours neither; with --fail-429 always ours first, so that both meet the same 429s) and
+ends with the medians: throughput, p99 tap→edit and CPU per tap, and their ratios (the
+median of the per-run ratios).
 
 --profile runs both bots under cProfile from their first update on (start-up is not a tap's
 cost) and prints each one's own time per tap by category side by side (Telegram I/O: HTTP
@@ -449,7 +452,10 @@ class Hooks:
         self._error = FakeApiError
         self.fake = fake
         self.fail_fraction = fail_fraction
-        self.rng = random.Random(seed)
+        self.seed = seed
+        #: Calls of each method to each chat so far: the n-th call of a method to a chat gets
+        #: a 429 or not alike for both bots, however their calls interleave.
+        self.calls_to: Counter[tuple[str, int | None]] = Counter()
         self.first_poll: float | None = None
         self.polled = asyncio.Event()
         self.taps_by_query: dict[str, Tap] = {}
@@ -473,11 +479,7 @@ class Hooks:
 
         async def handler(params: dict[str, Any]) -> Any:
             arrived = time.perf_counter()
-            if (
-                name in FAILED_METHODS
-                and self.fail_fraction > 0
-                and self.rng.random() < self.fail_fraction
-            ):
+            if name in FAILED_METHODS and self.fail_fraction > 0 and self._fails(name, params):
                 self.injected[name] += 1
                 raise self._error(
                     429, "Too Many Requests: retry after 1", parameters={"retry_after": 1}
@@ -496,6 +498,22 @@ class Hooks:
             return result
 
         return handler
+
+    def _fails(self, name: str, params: dict[str, Any]) -> bool:
+        """Whether this call gets a 429: drawn from the seed, the method, the chat and how
+        many calls of that method the chat had before (retries count as calls)."""
+        chat: int | None
+        if name == "answerCallbackQuery":
+            tap = self.taps_by_query.get(str(params.get("callback_query_id")))
+            chat = tap.chat_id if tap is not None else None
+        else:
+            try:
+                chat = int(params["chat_id"])
+            except (KeyError, TypeError, ValueError):
+                chat = None
+        self.calls_to[name, chat] += 1
+        draw = random.Random(f"{self.seed}:{name}:{chat}:{self.calls_to[name, chat]}")
+        return draw.random() < self.fail_fraction
 
     def _on_poll(self, _params: dict[str, Any], _result: Any, arrived: float) -> None:
         if self.first_poll is None:
@@ -1316,8 +1334,10 @@ async def bench(args: argparse.Namespace) -> None:
         schedule: list[list[int]] | None = None
         for run in range(1, args.runs + 1):
             # Every other pair runs the ceiling first (on the last schedule of ours), so that a
-            # machine that slows down or speeds up over the runs favours neither bot.
-            ceiling_first = run % 2 == 0 and schedule is not None
+            # machine that slows down or speeds up over the runs favours neither bot. Not with
+            # 429s: there the waits, not the CPU, set the pace, and the ceiling must replay the
+            # very games ours played to meet the same 429s.
+            ceiling_first = run % 2 == 0 and schedule is not None and not args.fail_429
             if args.runs > 1:
                 order = "ceiling, then ours" if ceiling_first else "ours, then the ceiling"
                 print(f"\n=== paired run {run} of {args.runs} ({order})")
