@@ -94,6 +94,8 @@ class CoreTransaction:
         self._later: list[Later] = []
 
     def later(self, write: Later) -> Later:
+        """Hold a write for the next statement or the commit. Its statement must be built
+        once (a module constant or a cached one): on SQLite it is compiled once and kept."""
         self._later.append(write)
         return write
 
