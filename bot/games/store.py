@@ -104,7 +104,7 @@ class Store:
             await transaction.flush(commit=True)
         self._remember(transaction)
 
-    def _remember(self, session: Db) -> None:
+    def _remember(self, session: CoreTransaction) -> None:
         """After a commit: the games it wrote, as they are now stored."""
         for game_id, loaded in session.info.get(WRITTEN, {}).items():
             if loaded is None:
@@ -134,9 +134,7 @@ class Store:
     ) -> Claim:
         """Claim an update in the caller's transaction: whether it is new, and (read in the
         same statement) the language its sender chose with /language."""
-        claimed = await connection.execute(
-            self._claim, {"update_id": claim.update_id, "now": now, "user_id": claim.user_id}
-        )
+        claimed = await connection.execute(self._claim, _claim_parameters(claim, now))
         row = claimed.first()
         return Claim(False) if row is None else Claim(True, row[0])
 
@@ -153,47 +151,53 @@ class Store:
 
         A game this process holds (`LiveGames`) is not read again: the claim, the versioned
         UPDATE and the moves go to the database together at the commit."""
-        cached = self.live.get(game_id)
-        if cached is not None and ref.matches(cached.view):
+        try:
+            held = self.live.get(game_id)
+            if held is not None and ref.matches(held.view):
+                try:
+                    return await self._act(game_id, ref, action, claim, held)
+                except (_Recheck, *LOST_RACE):
+                    self.live.drop(game_id)
             try:
+                return await self._act(game_id, ref, action, claim)
+            except LOST_RACE:
+                conflict = await self.conflict(game_id)
+                if claim is None:
+                    return conflict
+                # The claim went with the rolled-back transaction: the answer needs one too.
                 async with self.transaction() as transaction:
                     claimed = self._claim_later(transaction, claim)
-                    result = await action(transaction, cached)
-                    if not result.played:
-                        raise _Recheck
-                return _with_claim(result, claimed)
-            except GuardFailed:
-                return MoveResult(MoveStatus.DUPLICATE, claim=Claim(False))
-            except (_Recheck, *LOST_RACE):
-                self.live.drop(game_id)
-        try:
-            async with self.transaction() as transaction:
-                claimed = self._claim_later(transaction, claim)
-                loaded = await load(transaction, game_id)  # the claim goes first
-                if loaded is None or not ref.matches(loaded.view):
-                    result = MoveResult(MoveStatus.NO_GAME)
-                else:
-                    result = await action(transaction, loaded)
-            return _with_claim(result, claimed)
+                return _with_claim(conflict, claimed)
         except GuardFailed:
             return MoveResult(MoveStatus.DUPLICATE, claim=Claim(False))
-        except LOST_RACE:
-            conflict = await self.conflict(game_id)
-            if claim is None:
-                return conflict
-            # The claim went with the rolled-back transaction: the answer needs one too.
-            async with self.connection() as connection:
-                made = await self.claim_in(connection, claim, utcnow())
-            if not made.new:
-                return MoveResult(MoveStatus.DUPLICATE, claim=made)
-            return replace(conflict, claim=made)
+
+    async def _act(
+        self,
+        game_id: int,
+        ref: BoardRef,
+        action: Callable[[CoreTransaction, Loaded], Awaitable[MoveResult]],
+        claim: UpdateClaim | None,
+        held: Loaded | None = None,
+    ) -> MoveResult:
+        """One transaction of `on_game`: on the game held, or else on the game read first
+        (after the claim). A refusal decided on a held game raises `_Recheck`."""
+        async with self.transaction() as transaction:
+            claimed = self._claim_later(transaction, claim)
+            loaded = held or await load(transaction, game_id)  # the claim goes first
+            if loaded is None or not ref.matches(loaded.view):
+                result = MoveResult(MoveStatus.NO_GAME)
+            else:
+                result = await action(transaction, loaded)
+                if held is not None and not result.played:
+                    raise _Recheck
+        return _with_claim(result, claimed)
 
     def _claim_later(self, transaction: CoreTransaction, claim: UpdateClaim | None) -> Later | None:
         """The update's claim, first of the transaction's writes; the rest happen only if it
         is new (else `GuardFailed`)."""
         if claim is None:
             return None
-        parameters = {"update_id": claim.update_id, "now": utcnow(), "user_id": claim.user_id}
+        parameters = _claim_parameters(claim, utcnow())
         return transaction.later(Later(self._claim, parameters, guard=True))
 
     async def conflict(self, game_id: int | None) -> MoveResult:
@@ -204,6 +208,10 @@ class Store:
         async with self.sessions() as session:
             loaded = await load_on_inline_message(session, inline_message_id)
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
+
+
+def _claim_parameters(claim: UpdateClaim, now: datetime) -> dict[str, Any]:
+    return {"update_id": claim.update_id, "now": now, "user_id": claim.user_id}
 
 
 def _with_claim(result: MoveResult, claimed: Later | None) -> MoveResult:
@@ -324,7 +332,7 @@ async def delete_game(session: CoreTransaction, loaded: Loaded) -> None:
 WRITTEN = "games_written"
 
 
-def _written(session: Db) -> dict[int, Loaded | None]:
+def _written(session: CoreTransaction) -> dict[int, Loaded | None]:
     return session.info.setdefault(WRITTEN, {})
 
 
