@@ -141,15 +141,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def proc_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU seconds of a process, from /proc/<pid>/stat."""
+def stat_cpu_seconds(stat: Path) -> float | None:
+    """User + system CPU seconds from a /proc …/stat file (a process's or a thread's)."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
+        text = stat.read_text()
     except OSError:
         return None
     fields = text[text.rindex(")") + 2 :].split()  # fields from #3 (state) on
     ticks = int(fields[11]) + int(fields[12])  # #14 utime, #15 stime
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process, all its threads."""
+    return stat_cpu_seconds(Path(f"/proc/{pid}/stat"))
 
 
 def thread_cpu_seconds(pid: int) -> dict[str, float]:
@@ -162,11 +167,11 @@ def thread_cpu_seconds(pid: int) -> dict[str, float]:
     for task in tasks:
         try:
             name = (task / "comm").read_text().strip()
-            text = (task / "stat").read_text()
         except OSError:
             continue
-        fields = text[text.rindex(")") + 2 :].split()
-        seconds = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        seconds = stat_cpu_seconds(task / "stat")
+        if seconds is None:
+            continue
         key = "main" if task.name == str(pid) else name
         totals[key] = totals.get(key, 0.0) + seconds
     return totals
