@@ -118,3 +118,44 @@ async def test_downgrade_one_step_at_a_time_keeps_classic_games(database_url: st
     assert tables == [(0,)]
     # And back up again from nothing.
     await asyncio.to_thread(upgrade_database, database_url)
+
+
+async def test_0006_keeps_classic_games_both_ways_and_drops_ultimate_ones_going_down(
+    database_url: str,
+) -> None:
+    await _migrate(database_url, "0005")
+    await _seed_0001(database_url)
+    await _migrate(database_url, "0006")
+    # Games stored before 0006 were played without help, and are classic.
+    assert await _execute(
+        database_url, "SELECT id, assisted, variant, last_cell FROM games ORDER BY id"
+    ) == [(1, False, "classic", None), (2, False, "classic", None)]
+    # An assisted classic game and an ultimate game (81 cells: wider than 0005's column).
+    await _execute(
+        database_url,
+        "UPDATE games SET assisted = TRUE WHERE id = 2",
+        "INSERT INTO games (id, chat_id, board, size, k, x_kind, o_kind, status, version, "
+        f"nudges, variant, last_cell, created_at, updated_at) VALUES (3, {ALICE.id}, "
+        f"'X{'_' * 80}', 9, 3, 'user', 'hard', 'active', 1, 0, 'ultimate', 0, '{NOW}', '{NOW}')",
+        "INSERT INTO moves (game_id, ply, cell, mark, player_id, created_at) VALUES "
+        f"(3, 1, 0, 'X', {ALICE.id}, '{NOW}')",
+    )
+    games, engine = await _service(database_url)
+    try:
+        helped = await games.store.get_game(2)
+        assert helped is not None and helped.assisted
+    finally:
+        await engine.dispose()  # type: ignore[attr-defined]
+
+    await _migrate(database_url, "0005", down=True)
+    rows = await _execute(database_url, "SELECT id, board, status FROM games ORDER BY id")
+    assert rows == [(1, "XX_OOO_X_", "finished"), (2, "X___O____", "active")]
+    assert await _execute(database_url, "SELECT game_id, ply FROM moves ORDER BY ply") == [
+        (2, 1),
+        (2, 2),
+    ]
+    await _migrate(database_url, "0006")
+    assert await _execute(database_url, "SELECT id, assisted FROM games ORDER BY id") == [
+        (1, False),
+        (2, False),
+    ]

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from bot.games.model import GameStatus
@@ -55,8 +65,15 @@ class Game(Base):
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     # Games posted through inline mode live on an inline message instead of a chat message.
     inline_message_id: Mapped[str | None] = mapped_column(String(128))
-    # Hyperskill cells, `_` for empty, row by row: `X_O______` (size² cells).
-    board: Mapped[str] = mapped_column(String(64))
+    # Hyperskill cells, `_` for empty, row by row: `X_O______` (size² cells); ultimate's 81
+    # cells small board by small board.
+    board: Mapped[str] = mapped_column(String(96))
+    # "classic" (any size) or "ultimate".
+    variant: Mapped[str] = mapped_column(String(16), default="classic", server_default="classic")
+    # The cell of the last move: in ultimate it sends the next player to a small board.
+    last_cell: Mapped[int | None] = mapped_column(Integer)
+    # A hint or an undo was used: the game counts apart in the stats.
+    assisted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     size: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
     # Marks in a row needed to win.
     k: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
