@@ -35,6 +35,7 @@ from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.use_cases import open_games
 from bot.handlers import (
+    assists,
     challenges,
     chat_events,
     common,
@@ -134,6 +135,7 @@ def register_handlers(application: Application) -> None:
     buttons = {
         (data.CELL,): play.tap_cell,
         (data.RESIGN,): play.tap_resign,
+        (data.HINT, data.UNDO): assists.tap_assist,
         (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
         (data.REMATCH,): challenges.tap_rematch,
         (data.REVIEW,): records.tap_review,
@@ -151,6 +153,8 @@ def register_handlers(application: Application) -> None:
         "start": menu.start,
         "help": menu.help_command,
         ("stop", "exit"): play.stop,
+        "hint": assists.hint,
+        "undo": assists.undo,
         "challenge": challenges.challenge,
         "stats": records.stats,
         "top": records.top,

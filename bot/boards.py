@@ -64,9 +64,9 @@ def use_hooks(bot: Bot, hooks: BoardHooks | None) -> None:
         _HOOKS[id(bot)] = hooks
 
 
-def _render(bot: Bot, game: GameView) -> BoardMessage:
+def _render(bot: Bot, game: GameView, hint: int | None = None) -> BoardMessage:
     """The board message with the bot's hooks applied, which are told of it."""
-    board = render_game(game)
+    board = render_game(game, hint)
     hooks = _HOOKS.get(id(bot))
     if hooks is None:
         return board
@@ -101,7 +101,9 @@ async def send_board(
     return message.message_id
 
 
-async def show_board(bot: Bot, game: GameView, *, pace: Pace = Pace.PERSON) -> int | None:
+async def show_board(
+    bot: Bot, game: GameView, *, pace: Pace = Pace.PERSON, hint: int | None = None
+) -> int | None:
     """Show the game's current state on its board message. Returns the id of a new board
     message when it had to post one: a running game whose chat board is gone (deleted by a
     user) or was never stored (posting it failed) continues on a fresh one. Raises
@@ -116,7 +118,7 @@ async def show_board(bot: Bot, game: GameView, *, pace: Pace = Pace.PERSON) -> i
         # A closed game whose board is not known yet (closed while it was being posted):
         # there is nothing to update.
         return None
-    board = _render(bot, game)
+    board = _render(bot, game, hint)
     try:
         await bot.edit_message_text(
             board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)

@@ -2,6 +2,7 @@
 
 m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
 r:<game>:<ply>              resign
+h:<game>:<ply> u:<game>:<ply>  hint, undo (games against the AI)
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
 rm:<game> rv:<game>         rematch, review a finished game
 n:<x>:<o>                   start a new game with these player kinds
@@ -38,6 +39,15 @@ class CellTap:
 
 @dataclass(frozen=True)
 class ResignTap:
+    game_id: int
+    ply: int
+
+
+@dataclass(frozen=True)
+class AssistTap:
+    """Hint or undo, on a board drawn at move `ply`."""
+
+    action: str
     game_id: int
     ply: int
 
@@ -101,6 +111,7 @@ class LanguageTap:
 Tap = (
     CellTap
     | ResignTap
+    | AssistTap
     | GameTap
     | NewGameTap
     | InlineJoinTap
@@ -113,6 +124,7 @@ Tap = (
 
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
+HINT, UNDO = "h", "u"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW = "j", "d", "c", "rm", "rv"
 GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW)
 INLINE_JOIN, INLINE_AI = "ij", "ia"
@@ -134,6 +146,10 @@ def cell_data(game_id: int, ply: int, cell: int) -> str:
 
 def resign_data(game_id: int, ply: int) -> str:
     return f"{RESIGN}:{game_id}:{ply}"
+
+
+def assist_data(action: str, game_id: int, ply: int) -> str:
+    return f"{action}:{game_id}:{ply}"
 
 
 def game_data(action: str, game_id: int) -> str:
@@ -237,12 +253,14 @@ def parse_callback_data(data: str | None) -> Tap | None:
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
-    if kind in (CELL, RESIGN, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
+    if kind in (CELL, RESIGN, HINT, UNDO, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
         return None
     if kind == CELL and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]
     if kind == RESIGN and len(numbers) == 2:
         return ResignTap(*numbers)  # type: ignore[arg-type]
+    if kind in (HINT, UNDO) and len(numbers) == 2:
+        return AssistTap(kind, *numbers)  # type: ignore[arg-type]
     if kind in (FORGET_YES, FORGET_NO) and len(numbers) == 1:
         return ForgetTap(kind == FORGET_YES, numbers[0])  # type: ignore[arg-type]
     if kind in GAME_ACTIONS and len(numbers) == 1:

@@ -10,9 +10,12 @@ from bot.callback_data import (
     CANCEL,
     DECLINE,
     HELP_DATA,
+    HINT,
     JOIN,
     REMATCH,
     REVIEW,
+    UNDO,
+    assist_data,
     cell_data,
     forget_data,
     game_data,
@@ -27,7 +30,7 @@ from bot.game_spec import MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
 from bot.texts import LANGUAGE_NAMES, Texts, available_languages
 from core.ai import LEVELS
-from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, X, board_size
+from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.rules import winning_cells
 
 
@@ -103,20 +106,26 @@ def _cell_label(tr: Texts, mark: str, highlighted: bool) -> str:
 
 
 def _cell_rows(
-    tr: Texts, board: Board, data: Callable[[int], str]
+    tr: Texts, board: Board, data: Callable[[int], str], hint: int | None = None
 ) -> list[list[InlineKeyboardButton]]:
     line = winning_cells(board)
     return [
         [
-            _button(_cell_label(tr, board[cell], cell in line), data(cell))
+            _button(
+                tr.HINT_SYMBOL if cell == hint else _cell_label(tr, board[cell], cell in line),
+                data(cell),
+            )
             for cell in range(row * board.size, (row + 1) * board.size)
         ]
         for row in range(board.size)
     ]
 
 
-def board_keyboard(game: GameView, tr: Texts) -> InlineKeyboardMarkup | None:
-    """The board, row by row, then the controls that fit the game's state."""
+def board_keyboard(
+    game: GameView, tr: Texts, hint: int | None = None
+) -> InlineKeyboardMarkup | None:
+    """The board, row by row (a hinted cell lit), then the controls that fit the game's
+    state."""
     if game.is_open:
         first = (
             [
@@ -131,12 +140,26 @@ def board_keyboard(game: GameView, tr: Texts) -> InlineKeyboardMarkup | None:
         )
     if game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
         return None
-    rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell))
+    rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell), hint)
     if game.is_active and not game.is_ai_match:
-        rows.append([_button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))])
+        rows.append(
+            [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))]
+        )
     elif game.is_finished:
         rows.extend(_after_game_rows(game, tr))
     return InlineKeyboardMarkup(rows)
+
+
+def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
+    """Hint (on the person's turn) and undo (once they have a move to take back), in games
+    against the AI."""
+    if not game.is_against_ai or game.kind_to_move != USER:
+        return []
+    buttons = [_button(tr.BUTTON_HINT, assist_data(HINT, game.id, game.ply))]
+    person = X if game.x_kind == USER else O
+    if game.board.count(person):
+        buttons.append(_button(tr.BUTTON_UNDO, assist_data(UNDO, game.id, game.ply)))
+    return buttons
 
 
 def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButton]]:

@@ -16,7 +16,9 @@ from bot.texts import available_languages, telegram_language_code, texts_for
 log = logging.getLogger(__name__)
 
 #: Commands that mean something in a private chat (challenges and leaderboards are for groups).
-PRIVATE_COMMANDS = frozenset({"start", "stop", "stats", "help", "language", "forget"})
+PRIVATE_COMMANDS = frozenset(
+    {"start", "stop", "hint", "undo", "stats", "help", "language", "forget"}
+)
 
 
 def command_menus(code: str) -> tuple[list[BotCommand], list[BotCommand]]:

@@ -39,9 +39,9 @@ class BoardMessage:
     keyboard: InlineKeyboardMarkup | None
 
 
-def render_game(game: GameView) -> BoardMessage:
+def render_game(game: GameView, hint: int | None = None) -> BoardMessage:
     """The board message, in the language of the game's creator: who plays whom, whose turn
-    or the result, and the keyboard."""
+    or the result, and the keyboard (with the `hint` cell lit)."""
     tr = texts_for(game.language)
     lines = [_title(game, tr)]
     if not game.board.is_classic:
@@ -64,7 +64,9 @@ def render_game(game: GameView) -> BoardMessage:
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
         lines.extend(_result_lines(game, tr))
-    return BoardMessage("\n".join(lines), board_keyboard(game, tr))
+    if game.assisted:
+        lines.append(tr.ASSISTED_LINE)
+    return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint))
 
 
 def symbol(mark: str, tr: Texts) -> str:
@@ -150,8 +152,9 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
 
 
 def render_stats(stats: Stats, tr: Texts) -> str:
-    """The /stats reply: one line per opponent kind played, the total and the streaks."""
-    if not stats.by_opponent:
+    """The /stats reply: one line per opponent kind played, the total and the streaks, and
+    apart from them the games played with a hint or an undo."""
+    if not stats.by_opponent and not stats.assisted.played:
         return tr.STATS_EMPTY
     lines = [tr.STATS_HEADER]
     for opponent in (*LEVELS, HUMAN):
@@ -173,6 +176,11 @@ def render_stats(stats: Stats, tr: Texts) -> str:
         )
     )
     lines.append(tr.STATS_STREAK.format(current=stats.current_streak, best=stats.best_streak))
+    helped = stats.assisted
+    if helped.played:
+        lines.append(
+            tr.STATS_ASSISTED.format(wins=helped.wins, losses=helped.losses, draws=helped.draws)
+        )
     return "\n".join(lines)
 
 

@@ -45,6 +45,8 @@ SYMBOLS = {
     # The winning line is shown with these instead of the plain marks.
     "X_WIN_SYMBOL": "❎",
     "O_WIN_SYMBOL": "🅾️",
+    # The cell a hint suggests.
+    "HINT_SYMBOL": "💡",
 }
 
 

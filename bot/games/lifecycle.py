@@ -9,6 +9,7 @@ the random generator come in as arguments.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -23,7 +24,7 @@ from bot.games.model import (
     TurnEvent,
 )
 from core.ai import choose_move
-from core.board import EMPTY, Board, other
+from core.board import EMPTY, Board, MoveError, other
 from core.rules import play, winner
 
 
@@ -119,6 +120,43 @@ def ai_replies(turn: Turn, rng: random.Random, now: datetime) -> Turn:
 def human_move(game: GameView, cell: int, user_id: int, rng: random.Random, now: datetime) -> Turn:
     """A person's move (already allowed) and the AI's instant replies."""
     return ai_replies(play_cell(game, cell, user_id, now), rng, now)
+
+
+def assist_refusal(game: GameView, user_id: int) -> MoveStatus | None:
+    """Why the user may not have a hint or an undo now, or None: only in a running game
+    against the AI, on their own turn (not while the AI thinks)."""
+    refusal = player_refusal(game, user_id)
+    if refusal is not None:
+        return refusal
+    if not game.is_against_ai:
+        return MoveStatus.NOT_AGAINST_AI
+    if not game.is_player(game.to_move, user_id):
+        return MoveStatus.NOT_YOUR_TURN
+    return None
+
+
+def take_back(
+    game: GameView, history: Sequence[PlayedMove], user_id: int, now: datetime
+) -> tuple[GameView, int] | None:
+    """The game before the user's last move (and the AI's replies to it), marked assisted,
+    and how many moves of `history` it keeps. None when the user has no move to take back,
+    or the history does not lead to the board shown (then nothing can be trusted)."""
+    mark = game.mark_of(user_id)
+    board = Board.empty(game.board.size, game.board.k)
+    kept = None
+    for number, move in enumerate(history):
+        if move.ply != number + 1 or board[move.cell] != EMPTY:
+            return None
+        if move.mark == mark:
+            kept = (board, number)
+        try:
+            board = play(board, move.cell)
+        except MoveError:
+            return None
+    if kept is None or board != game.board:
+        return None
+    before, count = kept
+    return replace(game, board=before, assisted=True, turn_started_at=now, nudges=0), count
 
 
 def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:

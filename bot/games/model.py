@@ -90,6 +90,8 @@ class GameView:
     invited_username: str | None = None
     rematch_of_id: int | None = None
     nudges: int = 0
+    #: A hint or an undo was used: marked on the final board, counted apart in the stats.
+    assisted: bool = False
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
 
@@ -163,6 +165,11 @@ class GameView:
         return self.invited_player_id is not None or self.invited_username is not None
 
     @property
+    def is_against_ai(self) -> bool:
+        """A person against an AI level: the only games with hints and undo."""
+        return (self.x_kind == USER) != (self.o_kind == USER)
+
+    @property
     def has_board_message(self) -> bool:
         return self.message_id is not None or self.inline_message_id is not None
 
@@ -183,6 +190,8 @@ class MoveStatus(StrEnum):
     NOT_CHALLENGER = "not_challenger"
     REMATCH_TAKEN = "rematch_taken"
     DUPLICATE = "duplicate"  # the update was handled already (a repeated delivery)
+    NOT_AGAINST_AI = "not_against_ai"  # hint and undo: for games against the AI only
+    NOTHING_TO_UNDO = "nothing_to_undo"
 
 
 @dataclass(frozen=True)
@@ -213,6 +222,8 @@ class MoveResult:
     game: GameView | None = None
     error: MoveError | None = None
     claim: Claim | None = None
+    #: The cell a hint suggests.
+    hint: int | None = None
 
     @property
     def played(self) -> bool:
@@ -258,6 +269,8 @@ class Stats:
     by_opponent: dict[str, Record] = field(default_factory=dict)
     current_streak: int = 0
     best_streak: int = 0
+    #: Games won, lost and drawn with a hint or an undo: apart from the rest, out of streaks.
+    assisted: Record = field(default_factory=Record)
 
     @property
     def total(self) -> Record:

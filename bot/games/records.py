@@ -27,6 +27,7 @@ class Records:
                 order_by=(Game.updated_at, Game.id),  # streaks follow the order games ended in
             )
         by_opponent: dict[str, Record] = {}
+        assisted = Record()
         streak = best = 0
         for game in (loaded.view for loaded in found):
             mine = game.mark_of(user_id)
@@ -34,10 +35,13 @@ class Records:
                 continue  # two players on one phone: not a record against anybody
             theirs = game.kind_of(other(mine))
             outcome = outcome_for(game.result, mine)
+            if game.assisted:
+                assisted.add(outcome)  # helped: neither a record against the AI nor a streak
+                continue
             by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)
             streak = streak + 1 if outcome == "win" else 0
             best = max(best, streak)
-        return Stats(by_opponent, current_streak=streak, best_streak=best)
+        return Stats(by_opponent, current_streak=streak, best_streak=best, assisted=assisted)
 
     async def top(self, chat_id: int, limit: int = 10) -> list[LeaderRow]:
         """The chat's leaderboard of games between people played there."""

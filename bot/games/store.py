@@ -63,6 +63,7 @@ _COLUMNS = (
     "rematch_of_id",
     "nudges",
     "turn_started_at",
+    "assisted",
 )
 
 
@@ -226,6 +227,7 @@ def view_of(row: Any) -> Loaded:
     values: dict[str, Any] = {name: getattr(row, name) for name in _COLUMNS}
     values["turn_started_at"] = _aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
+    values["assisted"] = bool(row.assisted)
     view = GameView(
         id=row.id,
         board=parse_cells(row.board, k=row.k or None),

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.games.ai_turns import AiTurns, Thinker
+from bot.games.assists import Assists
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
 from bot.games.play import Play
@@ -26,6 +27,7 @@ class Games:
 
     store: Store
     play: Play
+    assists: Assists
     challenges: Challenges
     ai_turns: AiTurns
     timeouts: TurnTimeouts
@@ -46,6 +48,7 @@ def open_games(
     return Games(
         store=games,
         play=Play(games, rng),
+        assists=Assists(games, rng, think),
         challenges=Challenges(games),
         ai_turns=AiTurns(games, rng, think),
         timeouts=TurnTimeouts(games),

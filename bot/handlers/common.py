@@ -37,6 +37,8 @@ POPUPS = {
     MoveStatus.NOT_INVITED: "POPUP_NOT_INVITED",
     MoveStatus.NOT_CHALLENGER: "POPUP_NOT_CHALLENGER",
     MoveStatus.REMATCH_TAKEN: "POPUP_REMATCH_TAKEN",
+    MoveStatus.NOT_AGAINST_AI: "POPUP_NOT_AGAINST_AI",
+    MoveStatus.NOTHING_TO_UNDO: "POPUP_NOTHING_TO_UNDO",
 }
 
 
@@ -130,10 +132,10 @@ async def edit_tapped(edit: Awaitable[object]) -> None:
             raise
 
 
-async def show_game(context: BotContext, game: GameView) -> None:
-    """Show a game's new state on its board, record a board that had to be posted afresh,
-    and let the AI play its turns if it is to move."""
-    posted = await show_board(context.bot, game)
+async def show_game(context: BotContext, game: GameView, *, hint: int | None = None) -> None:
+    """Show a game's new state on its board (a `hint` cell lit), record a board that had to
+    be posted afresh, and let the AI play its turns if it is to move."""
+    posted = await show_board(context.bot, game, hint=hint)
     if posted is not None:
         await context.games.chats.attach_message(game.id, posted)
         game = replace(game, message_id=posted)

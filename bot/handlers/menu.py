@@ -93,7 +93,8 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))
-    await context.bot.send_message(chat.id, tr.HELP.format(bot=bot), reply_markup=keyboard)
+    text = f"{tr.HELP.format(bot=bot)}\n{tr.HELP_ASSISTS}"
+    await context.bot.send_message(chat.id, text, reply_markup=keyboard)
 
 
 async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:

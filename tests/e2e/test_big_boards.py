@@ -97,7 +97,8 @@ async def test_an_8x8_game_by_typed_moves(telegram: FakeTelegram, big_bot: BotRu
     await send(telegram, ALICE, "/start hard_8")  # the deep-link form
     board = telegram.last_bot_message(ALICE["id"])
     assert "8×8, 5 in a row" in board.text
-    assert [len(row) for row in telegram.keyboard(board)] == [8] * 8 + [1]
+    # Hint and Resign under the board (nothing to undo yet).
+    assert [len(row) for row in telegram.keyboard(board)] == [8] * 8 + [2]
     await send(telegram, ALICE, "9 1")
     assert telegram.last_bot_message(ALICE["id"]).text == "Coordinates should be from 1 to 8!"
     await send(telegram, ALICE, "64")

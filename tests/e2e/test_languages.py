@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.texts import LANGUAGE_NAMES, available_languages, texts_for
+from bot.texts import LANGUAGE_NAMES, Texts, available_languages, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, cell_data, send, tap_cell, tap_data
 from tests.support.fake_telegram import FakeTelegram
@@ -64,11 +64,16 @@ async def test_a_game_and_its_mistakes_in_the_players_language(
 
     await send(telegram, player, "/help")
     help_message = telegram.last_bot_message(player["id"])
-    assert help_message.text == tr.HELP.format(bot=telegram.bot_username)
+    assert help_message.text == help_text(tr, telegram.bot_username)
     assert button_texts(telegram, help_message) == [
         tr.BUTTON_ADD_TO_GROUP,
         tr.BUTTON_CHALLENGE_FRIEND,
     ]
+
+
+def help_text(tr: Texts, bot: str) -> str:
+    """What /help answers: how to play, then the help against the AI."""
+    return f"{tr.HELP.format(bot=bot)}\n{tr.HELP_ASSISTS}"
 
 
 def language_buttons(telegram: FakeTelegram, message: Any) -> dict[str, str]:
@@ -102,7 +107,7 @@ async def test_language_switches_a_player_for_good(
     assert dict(de.COMMANDS)["start"] in [c["description"] for c in menu.params["commands"]]
 
     await send(telegram, alice, "/help")
-    assert telegram.last_bot_message(alice["id"]).text == de.HELP.format(bot="tictactoe_test_bot")
+    assert telegram.last_bot_message(alice["id"]).text == help_text(de, "tictactoe_test_bot")
     await send(telegram, alice, "/start hard")
     assert de.YOUR_MOVE.format(mark="❌") in telegram.last_bot_message(alice["id"]).text
 
@@ -124,8 +129,6 @@ async def test_language_switches_a_player_for_good(
         confirm = telegram.last_bot_message(alice["id"])
         await tap_data(telegram, alice, confirm, telegram.keyboard(confirm)[0][0][1] or "")
         await send(telegram, alice, "/help")
-        assert telegram.last_bot_message(alice["id"]).text == en.HELP.format(
-            bot="tictactoe_test_bot"
-        )
+        assert telegram.last_bot_message(alice["id"]).text == help_text(en, "tictactoe_test_bot")
     finally:
         await again.stop()

@@ -14,6 +14,7 @@ from tests.support.chat import (
     button_texts,
     current,
     highlighted,
+    press,
     send,
     tap_cell,
     tap_data,
@@ -236,9 +237,9 @@ async def test_resign_button_and_stop_command(telegram: FakeTelegram, bot: BotRu
     board = await new_board(telegram, ALICE, "/start medium")
     await tap_cell(telegram, ALICE, board, 4)
     board = telegram.messages[board.key]
-    resign = button_texts(telegram, board).index("🏳 Resign")
-    await tap_data(telegram, ALICE, board, telegram.keyboard(board)[3][0][1] or "")
-    assert resign == 9
+    # Under the board: help against the AI, then resigning.
+    assert [text for text, _ in telegram.keyboard(board)[3]] == ["💡 Hint", "↩️ Undo", "🏳 Resign"]
+    await press(telegram, ALICE, board, "🏳 Resign")
     final = telegram.messages[board.key]
     assert "O wins" in final.text and "You resigned" in final.text
 

@@ -16,8 +16,19 @@ IVAN = FakeTelegram.user(1002, "Иван", language_code="ru")
 GROUP = FakeTelegram.group_chat(-100321, "Friends")
 LANGUAGES = available_languages()
 
-EVERYTHING = ["start", "challenge", "stop", "stats", "top", "help", "language", "forget"]
-PRIVATE = ["start", "stop", "stats", "help", "language", "forget"]
+EVERYTHING = [
+    "start",
+    "challenge",
+    "stop",
+    "hint",
+    "undo",
+    "stats",
+    "top",
+    "help",
+    "language",
+    "forget",
+]
+PRIVATE = ["start", "stop", "hint", "undo", "stats", "help", "language", "forget"]
 DEFAULT = json.dumps({"type": "default"})
 PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
 GROUP_CHATS = json.dumps({"type": "all_group_chats"})

@@ -33,6 +33,15 @@ ATTACH_MESSAGE = (
     .where(GAMES.c.id == bindparam("game_id"))
     .values(message_id=bindparam("message_id"), updated_at=bindparam("updated_at"))
 )
+MOVES_OF = (
+    select(MOVES.c.ply, MOVES.c.cell, MOVES.c.mark, MOVES.c.player_id)
+    .where(MOVES.c.game_id == bindparam("game_id"))
+    .order_by(MOVES.c.ply)
+)
+# An undo: the moves after the ones kept.
+DELETE_MOVES_AFTER = MOVES.delete().where(
+    MOVES.c.game_id == bindparam("game_id"), MOVES.c.ply > bindparam("kept")
+)
 DELETE_GAME = GAMES.delete().where(
     GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("old_version")
 )
