@@ -1,0 +1,315 @@
+"""core.ultimate_ai: the levels on ultimate boards, checked against a model built on the rules'
+public functions (never on the AI's masks).
+
+Searches run on a fake clock that advances a fixed step at every reading, or with a few
+iterations and a clock that never reaches the budget, so every result is deterministic and no
+test depends on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import core.ultimate_ai
+from core.ai import LEVELS
+from core.board import GameOverError, O, X, other
+from core.ultimate import (
+    UltimateBoard,
+    block_cells,
+    block_result,
+    from_text,
+    is_over,
+    legal_moves,
+    play,
+    turn,
+    winner,
+)
+from core.ultimate_ai import (
+    STRATEGIES,
+    choose_move,
+    easy_move,
+    hard_move,
+    medium_move,
+    search,
+)
+from tests.core.test_ultimate import LINES_3X3, compose, random_game
+
+STEP = 0.001  # fake seconds per clock reading
+
+
+class NodeClock:
+    """A fake clock: every reading advances it by `step` (0 keeps it still)."""
+
+    def __init__(self, step: float = STEP) -> None:
+        self.step = step
+        self.now = 0.0
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.readings += 1
+        return self.now
+
+
+def hard(board: UltimateBoard, seed: int = 0, iterations: int = 30) -> int:
+    """A deterministic hard move: `iterations` iterations on a clock that stands still."""
+    return hard_move(board, random.Random(seed), clock=NodeClock(0), max_iterations=iterations)
+
+
+# --- a model of the tactics, on the rules' public functions -------------------------------------
+
+
+def game_wins(board: UltimateBoard) -> list[int]:
+    """Moves with which the player to move wins the game at once."""
+    return [m for m in legal_moves(board) if winner(play(board, m)) == turn(board)]
+
+
+def gives_a_game_win(board: UltimateBoard, move: int) -> bool:
+    after = play(board, move)
+    return not is_over(after) and bool(game_wins(after))
+
+
+def wins_small_board(board: UltimateBoard, move: int, mark: str) -> bool:
+    """Would `mark` at `move` complete a line of its small board?"""
+    nine = list(block_cells(board, move // 9))
+    nine[move % 9] = mark
+    return any(nine[a] == nine[b] == nine[c] == mark for a, b, c in LINES_3X3)
+
+
+def medium_candidates(board: UltimateBoard) -> list[int]:
+    """The moves medium chooses among, by the cascade in core.ultimate_ai's docstring."""
+    me = turn(board)
+    wins = game_wins(board)
+    if wins:
+        return wins
+    moves = legal_moves(board)
+    safe = [m for m in moves if not gives_a_game_win(board, m)] or moves
+    small = [m for m in safe if wins_small_board(board, m, me)]
+    blocks = [m for m in safe if wins_small_board(board, m, other(me))]
+
+    def calm(m: int) -> bool:
+        after = play(board, m)
+        if is_over(after):
+            return True
+        sent_to = m % 9
+        if block_result(after, sent_to) is not None:
+            return False  # a free choice
+        return not any(wins_small_board(after, r, other(me)) for r in legal_moves(after))
+
+    return small or blocks or [m for m in safe if calm(m)] or safe
+
+
+@cache
+def sample() -> tuple[UltimateBoard, ...]:
+    """Unfinished positions of seeded games mixing medium and easy moves (medium makes threats
+    and blocks them, easy lets them through)."""
+    found = []
+    for seed in range(24):
+        rng = random.Random(seed)
+        board = UltimateBoard.empty()
+        while not is_over(board):
+            found.append(board)
+            strategy = medium_move if rng.random() < 0.6 else easy_move
+            board = play(board, strategy(board, rng))
+    return tuple(found)
+
+
+# --- every move a strategy could make ---------------------------------------------------------
+
+
+class SpyRandom(random.Random):
+    """Records what `choice` is offered and returns element `pick`; any other draw fails."""
+
+    def __init__(self, pick: int = 0) -> None:
+        super().__init__(0)
+        self.pick = pick
+        self.offered: list[list[Any]] = []
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        self.offered.append(list(seq))
+        return seq[self.pick % len(seq)]
+
+    def random(self) -> float:
+        raise AssertionError("strategies draw with choice() only")
+
+    def getrandbits(self, k: int) -> int:
+        raise AssertionError("strategies draw with choice() only")
+
+
+def possible_moves(strategy: Any, board: UltimateBoard) -> list[int]:
+    """Every move `strategy` can return on `board`: the options it hands to rng.choice."""
+    spy = SpyRandom()
+    strategy(board, spy)
+    assert len(spy.offered) == 1, "one random choice per move"
+    options = spy.offered[0]
+    assert len(set(options)) == len(options), "no option is weighted twice"
+    return options
+
+
+# --- easy and medium -----------------------------------------------------------------------------
+
+
+def test_easy_plays_any_legal_move() -> None:
+    for board in sample()[::7]:
+        assert possible_moves(easy_move, board) == legal_moves(board)
+
+
+def test_medium_follows_its_cascade() -> None:
+    kinds: Counter[str] = Counter()
+    for board in sample()[::2]:
+        expected = medium_candidates(board)
+        assert sorted(possible_moves(medium_move, board)) == sorted(expected)
+        kinds["win"] += bool(game_wins(board))
+        kinds["free"] += len({m // 9 for m in legal_moves(board)}) > 1
+    assert kinds["win"] >= 5 and kinds["free"] >= 5  # the sample holds both kinds
+
+
+def test_no_level_above_easy_sends_the_opponent_to_a_game_win() -> None:
+    # O won blocks 0 and 1 and has two in the top row of block 2. X is sent to block 4:
+    # cell 2 there sends O to block 2, cells 0 and 1 give it a free choice, and O would
+    # complete the top line of blocks. Cells 3 to 8 are safe.
+    o_row = "OOOXX_X__"
+    blocks = {0: o_row, 1: o_row, 2: "OO_X_____", 3: "____O____", 5: "X_X______"}
+    board = compose(blocks, last=31)
+    assert turn(board) == X
+    assert legal_moves(board) == list(range(36, 45))
+    assert [m for m in legal_moves(board) if gives_a_game_win(board, m)] == [36, 37, 38]
+    assert all(39 <= m <= 44 for m in possible_moves(medium_move, board))
+    for seed in range(3):
+        assert 39 <= hard(board, seed) <= 44
+
+
+# --- hard: the exact rules ---------------------------------------------------------------------
+
+
+def test_hard_takes_every_win_in_one() -> None:
+    seen = 0
+    for seed, board in enumerate(sample()):
+        wins = game_wins(board)
+        if wins:
+            seen += 1
+            move = hard(board, seed)
+            assert move in wins
+            assert winner(play(board, move)) == turn(board)
+    assert seen >= 10
+
+
+def test_hard_blocks_every_loss_in_one() -> None:
+    seen = 0
+    for seed, board in enumerate(sample()[::3]):  # a third: the model is slow on free choices
+        if game_wins(board):
+            continue
+        unsafe = [m for m in legal_moves(board) if gives_a_game_win(board, m)]
+        if unsafe and len(unsafe) < len(legal_moves(board)):
+            seen += 1
+            assert not gives_a_game_win(board, hard(board, seed))
+    assert seen >= 10
+
+
+@pytest.mark.parametrize("strategy", [easy_move, medium_move, hard_move])
+def test_strategies_refuse_a_finished_board(strategy: Any) -> None:
+    for seed in range(5):
+        with pytest.raises(GameOverError):
+            strategy(random_game(seed)[-1], random.Random(0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 60))
+def test_every_level_plays_a_legal_move(seed: int, plies: int) -> None:
+    boards = random_game(seed)
+    board = boards[min(plies, len(boards) - 2)]
+    rng = random.Random(seed)
+    assert easy_move(board, rng) in legal_moves(board)
+    assert medium_move(board, rng) in legal_moves(board)
+    assert hard(board, seed, iterations=20) in legal_moves(board)
+
+
+# --- hard: time, iterations, determinism ----------------------------------------------------------
+
+
+def test_hard_keeps_to_its_budget_on_a_fake_clock() -> None:
+    budget = 0.05
+    for board in sample()[::40]:
+        clock = NodeClock()
+        info = search(board, random.Random(1), time_budget=budget, clock=clock)
+        assert info.move in legal_moves(board)
+        # The first reading is the start: every later one falls within the budget.
+        assert clock.now - STEP <= budget + 1e-9
+        assert info.iterations <= budget / STEP
+
+
+def test_hard_answers_even_without_time() -> None:
+    board = play(UltimateBoard.empty(), 40)
+    for budget in (0.0, 0.001):
+        move = hard_move(board, random.Random(0), time_budget=budget, clock=NodeClock())
+        assert move in legal_moves(board)
+
+
+def test_max_iterations_makes_hard_deterministic() -> None:
+    for board in sample()[::60]:
+        runs = [search(board, random.Random(7), clock=NodeClock(0), max_iterations=200)]
+        runs.append(search(board, random.Random(7), clock=NodeClock(0), max_iterations=200))
+        assert runs[0] == runs[1]
+        assert runs[0].iterations <= 200
+
+
+def test_stopping_early_never_changes_the_move(monkeypatch: Any) -> None:
+    boards = [b for b in sample()[::25] if not game_wins(b)]
+    early = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
+    monkeypatch.setattr(core.ultimate_ai, "_settled", lambda tree, left: False)
+    full = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
+    assert [i.move for i in early] == [i.move for i in full]
+    assert any(i.iterations < 600 for i in early)  # some searches did stop early
+    assert all(i.iterations in (0, 600) for i in full)
+
+
+def _play_out(levels: dict[str, Any], seed: int) -> str | None:
+    rng = random.Random(seed)
+    board = UltimateBoard.empty()
+    while not is_over(board):
+        board = play(board, levels[turn(board)](board, rng))
+    return winner(board)
+
+
+def test_hard_beats_easy() -> None:
+    def strong(board: UltimateBoard, rng: random.Random) -> int:
+        return hard_move(board, rng, clock=NodeClock(0), max_iterations=200)
+
+    for seed in range(3):
+        assert _play_out({X: strong, O: easy_move}, seed) == X
+        assert _play_out({X: easy_move, O: strong}, seed) == O
+
+
+# --- levels and random state ---------------------------------------------------------------------
+
+
+def test_choose_move_dispatches_on_the_level() -> None:
+    assert tuple(STRATEGIES) == LEVELS
+    assert {"easy": easy_move, "medium": medium_move, "hard": hard_move} == STRATEGIES
+    board = from_text("_" * 81)
+    for level in ("easy", "medium"):
+        moves = [choose_move(level, board, random.Random(s)) for s in range(5)]
+        assert moves == [STRATEGIES[level](board, random.Random(s)) for s in range(5)]
+    assert choose_move("hard", board, random.Random(0), time_budget=0.01) in range(81)
+    with pytest.raises(ValueError, match="nightmare"):
+        choose_move("nightmare", board, random.Random(0))
+
+
+def test_strategies_ignore_the_global_random_state(monkeypatch: Any) -> None:
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("global random state used")
+
+    for name in ("random", "choice", "choices", "randrange", "randint", "shuffle", "sample"):
+        monkeypatch.setattr(random, name, forbidden)
+    board = sample()[30]
+    for strategy in (easy_move, medium_move):
+        assert strategy(board, random.Random(1)) == strategy(board, random.Random(1))
+    assert hard(board, 1) == hard(board, 1)
