@@ -1,9 +1,12 @@
-"""Benchmark: `hard` on 3×3 (the solved table against the naive minimax of seed 003) and on the
-bigger boards (the time-budgeted search against medium and easy).
+"""Benchmark: `hard` on 3×3 (the solved table against the naive minimax of seed 003), on the
+bigger boards (the time-budgeted search against medium and easy) and, with --ultimate, on
+ultimate tic-tac-toe (the Monte Carlo tree search against medium).
 
 Run from the repository root:
 
     .venv/bin/python bench/ai.py [--sizes 4,5,6,7,8] [--games 5] [--budget 0.05]
+    .venv/bin/python bench/ai.py --ultimate [--ultimate-games 100] [--ultimate-budget 0.5]
+                                 [--workers 2]
 
 3×3: it prints the time to solve the table from scratch, the time of one `hard` move over every
 reachable position in play, and the time of the naive minimax (no memo, every free cell scored
@@ -18,6 +21,15 @@ max; moves answered without search, a win or block in one, count too), the mean 
 search completed, and wins/draws/losses from hard's point of view. Games are seeded, so a run
 is repeatable up to timing. The defaults (5 games, 0.05 s) take about 16 s in all (2 cores);
 the bot's own budget (AI_TIME_BUDGET_SECONDS, 0.5 s) with 100 games takes hours.
+
+Ultimate (--ultimate, instead of the sections above): hard (core.ultimate_ai) plays
+--ultimate-games games against medium as X and as many as O, with --ultimate-budget seconds per
+move, the games spread over --workers processes. It prints wins/draws/losses from hard's point
+of view for each side, the time of every hard move (p50, p99, max, against the budget; moves
+answered without search, a game win or the only safe move, count too) and the iterations per
+searched move. Games are seeded, so a run is repeatable up to timing. The defaults (100 + 100
+games at the bot's 0.5 s, 2 workers) take about 15 minutes on 2 cores: hard's moves are most
+of it, each game takes about 9 s of them.
 """
 
 from __future__ import annotations
@@ -30,14 +42,17 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core import ultimate, ultimate_ai
 from core.ai import STRATEGIES, hard_move
 from core.board import Board, O, X, default_k
 from core.notation import format_cells
 from core.rules import is_over, play, turn, winner
+from core.search import DEFAULT_BUDGET as BOT_BUDGET
 from core.search import search
 from core.solver import position_score, solved_table
 
@@ -296,6 +311,84 @@ def bench_big(sizes: list[int], games: int, budget: float) -> None:
     print(f"hard lost {losses} of {total} games against medium and easy")
 
 
+# --- ultimate tic-tac-toe: the tree search against medium ---------------------------------------
+
+ULTIMATE_GAMES = 100  # games per side
+ULTIMATE_BUDGET = BOT_BUDGET  # the bot's own, 0.5 s
+WORKERS = 2
+
+
+def play_ultimate(task: tuple[int, str, float]) -> tuple[str, str, list[float], list[int]]:
+    """One game of hard against medium: (hard's mark, 'win'/'draw'/'loss' from hard's view,
+    the time of each hard move, the iterations of each searched one)."""
+    seed, hard_mark, budget = task
+    rng = random.Random(seed)
+    board = ultimate.UltimateBoard.empty()
+    times: list[float] = []
+    iterations: list[int] = []
+    while not ultimate.is_over(board):
+        if ultimate.turn(board) == hard_mark:
+            start = time.perf_counter()
+            info = ultimate_ai.search(board, rng, time_budget=budget)
+            times.append(time.perf_counter() - start)
+            if info.iterations:
+                iterations.append(info.iterations)
+            move = info.move
+        else:
+            move = ultimate_ai.medium_move(board, rng)
+        board = ultimate.play(board, move)
+    mark = ultimate.winner(board)
+    result = "draw" if mark is None else "win" if mark == hard_mark else "loss"
+    return hard_mark, result, times, iterations
+
+
+def bench_ultimate(games: int, budget: float, workers: int) -> None:
+    tasks = [
+        (SEED * 1_000_003 + 7_000_001 + game * 2 + (mark == O), mark, budget)
+        for game in range(games)
+        for mark in (X, O)
+    ]
+    print(
+        f"ultimate: hard with a budget of {budget:g} s per move against medium, {games} games "
+        f"as X and {games} as O, over {workers} worker processes"
+    )
+    started = time.perf_counter()
+    results: dict[str, Counter[str]] = {X: Counter(), O: Counter()}
+    times: list[float] = []
+    iterations: list[int] = []
+    with Pool(workers) as pool:
+        for done, (mark, result, game_times, game_iterations) in enumerate(
+            pool.imap_unordered(play_ultimate, tasks), 1
+        ):
+            results[mark][result] += 1
+            times += game_times
+            iterations += game_iterations
+            if done % 10 == 0:
+                elapsed = time.perf_counter() - started
+                print(f"  {done}/{len(tasks)} games, {elapsed:.0f} s", file=sys.stderr)
+    print(f"{'hard as':>7} {'games':>6} {'wins':>5} {'draws':>6} {'losses':>7}")
+    for mark in (X, O):
+        counts = results[mark]
+        print(
+            f"{mark:>7} {counts.total():>6} {counts['win']:>5} {counts['draw']:>6} "
+            f"{counts['loss']:>7}"
+        )
+    over = sum(t > budget for t in times)
+    print(
+        f"hard's moves: {len(times)} ({len(iterations)} searched); time p50 "
+        f"{fmt(percentile(times, 0.5) * 1e9)}, p99 {fmt(percentile(times, 0.99) * 1e9)}, "
+        f"max {fmt(max(times) * 1e9)} against a budget of {fmt(budget * 1e9)}; "
+        f"{over} over the budget"
+    )
+    if iterations:
+        print(
+            f"iterations per searched move: mean {statistics.mean(iterations):,.0f}, "
+            f"p50 {percentile(iterations, 0.5):,}, min {min(iterations):,}, "
+            f"max {max(iterations):,}"
+        )
+    print(f"wall time {time.perf_counter() - started:.0f} s")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -317,6 +410,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=DEFAULT_BUDGET,
         help=f"hard's time budget per move in seconds (default {DEFAULT_BUDGET})",
     )
+    parser.add_argument(
+        "--ultimate",
+        action="store_true",
+        help="run the ultimate tic-tac-toe section only (hard against medium)",
+    )
+    parser.add_argument(
+        "--ultimate-games",
+        type=int,
+        default=ULTIMATE_GAMES,
+        help=f"ultimate games per side (default {ULTIMATE_GAMES})",
+    )
+    parser.add_argument(
+        "--ultimate-budget",
+        type=float,
+        default=ULTIMATE_BUDGET,
+        help=f"hard's time budget per ultimate move in seconds (default {ULTIMATE_BUDGET})",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=WORKERS,
+        help=f"processes playing the ultimate games (default {WORKERS})",
+    )
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
@@ -326,12 +442,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--sizes are from 4 to 8 (3×3 has its own section)")
     if args.games < 1 or args.budget < 0:
         parser.error("--games must be positive and --budget not negative")
+    if args.ultimate_games < 1 or args.ultimate_budget < 0 or args.workers < 1:
+        parser.error(
+            "--ultimate-games and --workers must be positive, --ultimate-budget not negative"
+        )
     return args
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     print(f"Python {sys.version.split()[0]}")
+    if args.ultimate:
+        bench_ultimate(args.ultimate_games, args.ultimate_budget, args.workers)
+        return
     bench_3x3()
     bench_big(args.sizes, args.games, args.budget)
 
