@@ -36,6 +36,7 @@ from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.use_cases import open_games
 from bot.handlers import (
     assists,
+    cards,
     challenges,
     chat_events,
     common,
@@ -139,6 +140,7 @@ def register_handlers(application: Application) -> None:
         (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
         (data.REMATCH,): challenges.tap_rematch,
         (data.REVIEW,): records.tap_review,
+        (data.PICTURE,): cards.tap_picture,
         (data.NEW_GAME,): menu.tap_new_game,
         (data.MENU_DATA,): menu.tap_menu,
         (data.HELP_DATA,): menu.tap_help,
@@ -155,6 +157,7 @@ def register_handlers(application: Application) -> None:
         ("stop", "exit"): play.stop,
         "hint": assists.hint,
         "undo": assists.undo,
+        "card": cards.card,
         "challenge": challenges.challenge,
         "stats": records.stats,
         "top": records.top,

@@ -5,6 +5,7 @@ r:<game>:<ply>              resign
 h:<game>:<ply> u:<game>:<ply>  hint, undo (games against the AI)
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
 rm:<game> rv:<game>         rematch, review a finished game
+pc:<game>                   the picture (result card) of a finished game
 n:<x>:<o>                   start a new game with these player kinds
 ij:<user>:<mark>            inline challenge: join the game of <user>, who plays <mark>
 ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
@@ -54,7 +55,8 @@ class AssistTap:
 
 @dataclass(frozen=True)
 class GameTap:
-    """A button acting on one game as a whole: join, decline, cancel, rematch, review."""
+    """A button acting on one game as a whole: join, decline, cancel, rematch, review,
+    picture."""
 
     action: str
     game_id: int
@@ -125,8 +127,8 @@ Tap = (
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
 HINT, UNDO = "h", "u"
-JOIN, DECLINE, CANCEL, REMATCH, REVIEW = "j", "d", "c", "rm", "rv"
-GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW)
+JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
+GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE)
 INLINE_JOIN, INLINE_AI = "ij", "ia"
 FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"

@@ -12,6 +12,7 @@ from bot.callback_data import (
     HELP_DATA,
     HINT,
     JOIN,
+    PICTURE,
     REMATCH,
     REVIEW,
     UNDO,
@@ -166,14 +167,18 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
     size = game.board.shape
     reviews = [review] if size.is_classic else []
+    # No chat to send a picture to from an inline message.
+    inline = game.inline_message_id is not None
+    pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, game_data(PICTURE, game.id))]]
     if game.is_between_people:
-        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews]]
-    if game.inline_message_id is not None:
+        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews], *pictures]
+    if inline:
         # No chat to post a new game in: only what fits on this message.
         return [reviews] if reviews else []
+    picture = pictures[0][0]
     if game.is_ai_match:
         again = _button(tr.BUTTON_WATCH_AGAIN, new_game_data(game.x_kind, game.o_kind, size))
-        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size))]]
+        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size)), picture]]
     first = [_button(tr.BUTTON_PLAY_AGAIN, new_game_data(game.x_kind, game.o_kind, size))]
     if game.x_kind != game.o_kind:
         swapped = new_game_data(game.o_kind, game.x_kind, size)
@@ -181,7 +186,7 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size))]
     if size.is_classic:
         second.append(review)  # the solved table covers 3×3 only
-    return [first, second]
+    return [first, second, [picture]]
 
 
 def forget_keyboard(tr: Texts, user_id: int) -> InlineKeyboardMarkup:

@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 #: Commands that mean something in a private chat (challenges and leaderboards are for groups).
 PRIVATE_COMMANDS = frozenset(
-    {"start", "stop", "hint", "undo", "stats", "help", "language", "forget"}
+    {"start", "stop", "hint", "undo", "card", "stats", "help", "language", "forget"}
 )
 
 

@@ -9,7 +9,7 @@ from bot.games import lifecycle, store
 from bot.games.db import statements
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import Later
-from bot.games.model import GameView
+from bot.games.model import GameStatus, GameView
 from bot.games.store import Store
 
 
@@ -26,6 +26,17 @@ class Chats:
             at = {"game_id": game_id, "message_id": message_id, "updated_at": utcnow()}
             session.later(Later(statements.ATTACH_MESSAGE, at))
         self._store.live.note_message(game_id, message_id)
+
+    async def last_finished(self, chat_id: int) -> GameView | None:
+        """The game that ended last in the chat with a result (for /card)."""
+        async with self._store.sessions() as session:
+            found = await store.load_all(
+                session,
+                Game.chat_id == chat_id,
+                Game.status == GameStatus.FINISHED,
+                order_by=(Game.updated_at.desc(), Game.id.desc()),
+            )
+        return found[0].view if found else None
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""

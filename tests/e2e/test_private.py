@@ -89,6 +89,7 @@ async def test_full_games_against_every_level_by_taps(
             "🔄 Swap sides",
             "🎚 Another level",
             "🔍 Review",
+            "🖼 Picture",
         ]
     assert_every_query_answered(telegram, exactly_once=False)
 

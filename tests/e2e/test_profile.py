@@ -22,13 +22,14 @@ EVERYTHING = [
     "stop",
     "hint",
     "undo",
+    "card",
     "stats",
     "top",
     "help",
     "language",
     "forget",
 ]
-PRIVATE = ["start", "stop", "hint", "undo", "stats", "help", "language", "forget"]
+PRIVATE = ["start", "stop", "hint", "undo", "card", "stats", "help", "language", "forget"]
 DEFAULT = json.dumps({"type": "default"})
 PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
 GROUP_CHATS = json.dumps({"type": "all_group_chats"})

@@ -211,6 +211,8 @@ class StoredMessage:
     edit_date: int | None = None
     deleted: bool = False
     history: list[tuple[str, JSONDict | None]] = field(default_factory=list)
+    #: The uploaded picture of a photo message (its `text` is the caption).
+    photo: bytes | None = None
 
     @property
     def chat_id(self) -> int | None:
@@ -231,8 +233,14 @@ class StoredMessage:
             "from": dict(self.sender),
             "chat": dict(self.chat or {}),
             "date": self.date,
-            "text": self.plain_text,
         }
+        if self.photo is None:
+            msg["text"] = self.plain_text
+        else:
+            size = {"file_id": f"photo-{self.message_id}", "file_unique_id": f"p{self.message_id}"}
+            msg["photo"] = [{**size, "width": 900, "height": 1100, "file_size": len(self.photo)}]
+            if self.plain_text:
+                msg["caption"] = self.plain_text
         if self.edit_date is not None:
             msg["edit_date"] = self.edit_date
         if self.reply_to_message is not None:
@@ -404,6 +412,7 @@ class FakeTelegram:
             "setMyName": lambda p: self._set_text("name", p),
             "getMyName": lambda p: self._get_text("name", p),
             "sendMessage": self._send_message,
+            "sendPhoto": self._send_photo,
             "editMessageText": self._edit_message_text,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
             "deleteMessage": self._delete_message,
@@ -498,6 +507,7 @@ class FakeTelegram:
                             "filename": value.filename,
                             "content_type": value.content_type,
                             "size": len(data),
+                            "data": data,
                         }
                     else:
                         raw[key] = value
@@ -858,6 +868,30 @@ class FakeTelegram:
         )
         msg.history.append((msg.text, copy.deepcopy(markup)))
         self.messages[(chat["id"], message_id)] = msg
+        return msg.to_dict()
+
+    def _send_photo(self, params: JSONDict) -> JSONDict:
+        """A picture uploaded with the request (never a file id or URL: the bot has none)."""
+        chat = self._chat_for(params)
+        upload = params.get("photo")
+        if not isinstance(upload, dict) or not upload.get("data"):
+            raise _bad("photo must be a file uploaded with the request")
+        caption = str(params.get("caption") or "")
+        parse_mode = params.get("parse_mode") or None
+        plain = self._check_text(caption, parse_mode) if caption else ""
+        msg = StoredMessage(
+            chat=dict(chat),
+            message_id=self._next_message_id(chat["id"]),
+            text=caption,
+            parse_mode=parse_mode,
+            reply_markup=self._check_markup(params.get("reply_markup"), inline_only=False),
+            sender=self.bot_user,
+            date=int(time.time()),
+            plain_text=plain,
+            reply_to_message=self._reply_target(chat["id"], params),
+            photo=upload["data"],
+        )
+        self.messages[(chat["id"], msg.message_id)] = msg  # type: ignore[index]
         return msg.to_dict()
 
     def _apply_edit(

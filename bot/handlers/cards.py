@@ -1,0 +1,50 @@
+"""The result card: the 🖼 button of a finished board, and /card for the chat's last game."""
+
+from __future__ import annotations
+
+import asyncio
+
+from telegram import Update
+
+from bot.callback_data import PICTURE, GameTap
+from bot.card import render_card
+from bot.context import BotContext
+from bot.game_card import card_of
+from bot.games.model import GameView, MoveStatus
+from bot.handlers.common import answer, board_tap, popup, texts_of
+from bot.texts import Texts
+
+
+async def tap_picture(update: Update, context: BotContext) -> None:
+    """Send the finished game's picture to the chat its board is in."""
+    tapped = await board_tap(update, context, GameTap)
+    if tapped is None:
+        return
+    query, tap, ref = tapped
+    tr = texts_of(query.from_user, context)
+    game = await context.games.store.get_game(tap.game_id) if tap.action == PICTURE else None
+    if game is None or not ref.matches(game) or game.chat_id is None or not game.is_finished:
+        await answer(query, popup(tr, MoveStatus.NO_GAME))  # forged: no such finished board
+        return
+    await answer(query)
+    await send_card(context, game.chat_id, game, tr)
+
+
+async def card(update: Update, context: BotContext) -> None:
+    """/card: the picture of the last game that ended in this chat."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    tr = texts_of(update.effective_user, context)
+    game = await context.games.chats.last_finished(chat.id)
+    if game is None:
+        await message.reply_text(tr.NO_FINISHED_GAME)
+        return
+    await send_card(context, chat.id, game, tr)
+
+
+async def send_card(context: BotContext, chat_id: int, game: GameView, tr: Texts) -> None:
+    # Drawing takes tens of milliseconds of CPU: off the event loop, which serves the taps.
+    picture = await asyncio.to_thread(render_card, card_of(game, tr))
+    caption = tr.CARD_CAPTION.format(bot=context.bot.username)
+    await context.bot.send_photo(chat_id, picture, caption=caption)

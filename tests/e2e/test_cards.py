@@ -1,0 +1,107 @@
+"""End to end: the picture of a finished game (🖼 and /card) is a PNG of its final position,
+sent to the chat the game was played in."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+
+from bot.card import MARK_COLOURS, mark_point
+from bot.game_card import card_of
+from bot.games.use_cases import Games
+from bot.locales import en
+from core.notation import parse_cells
+from core.rules import is_over
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import (
+    assert_every_query_answered,
+    board_cells,
+    button_texts,
+    current,
+    game_id_on,
+    press,
+    send,
+    tap_cell,
+    tap_data,
+)
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+
+ALICE = FakeTelegram.user(1001, "Alice")
+BOB = FakeTelegram.user(1002, "Bob")
+GROUP = FakeTelegram.group_chat(-100800, "Friends")
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def photos(tg: FakeTelegram, chat_id: int) -> list[StoredMessage]:
+    return [m for m in tg.messages.values() if m.chat_id == chat_id and m.photo is not None]
+
+
+def near(pixel: tuple[int, ...], colour: tuple[int, int, int], tolerance: int = 40) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, colour, strict=False))
+
+
+async def assert_picture_shows(bot: BotRunner, picture: bytes, game_id: int, cells: str) -> None:
+    """The picture is a PNG whose board holds exactly the game's marks, cell by cell."""
+    assert picture.startswith(PNG_SIGNATURE)
+    image = Image.open(io.BytesIO(picture))
+    image.verify()
+    image = Image.open(io.BytesIO(picture)).convert("RGB")
+    assert bot.application is not None
+    games: Games = bot.application.bot_data["games"]
+    game = await games.store.get_game(game_id)
+    assert game is not None and game.is_finished
+    card = card_of(game, en)
+    for index, mark in enumerate(cells):
+        pixel = image.getpixel(mark_point(card, index))
+        assert isinstance(pixel, tuple)
+        for drawn in "XO":
+            assert near(pixel, MARK_COLOURS[drawn]) == (mark == drawn), (index, mark, pixel)
+
+
+async def finish_against(
+    tg: FakeTelegram, user: dict, chat: dict | None, level: str
+) -> StoredMessage:
+    await send(tg, user, f"/start {level}", chat=chat)
+    board = tg.last_bot_message((chat or user)["id"])
+    while not is_over(parse_cells(board_cells(tg, current(tg, board)))):
+        cells = board_cells(tg, current(tg, board))
+        assert not (await tap_cell(tg, user, board, cells.index("_"))).get("text")
+    return current(tg, board)
+
+
+async def test_the_picture_button_sends_the_final_position(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    final = await finish_against(telegram, ALICE, None, "hard")
+    assert "🖼 Picture" in button_texts(telegram, final)
+    await press(telegram, ALICE, final, "🖼 Picture")
+    [sent] = photos(telegram, ALICE["id"])
+    assert sent.text == en.CARD_CAPTION.format(bot=telegram.bot_username)
+    await assert_picture_shows(
+        bot, sent.photo or b"", game_id_on(telegram, final), board_cells(telegram, final)
+    )
+    assert_every_query_answered(telegram)
+
+
+async def test_card_command_in_a_group_and_refusals(telegram: FakeTelegram, bot: BotRunner) -> None:
+    await send(telegram, ALICE, "/card", chat=GROUP)
+    assert telegram.last_bot_message(GROUP["id"]).text == en.NO_FINISHED_GAME
+
+    # A running game has no picture: forged data for it changes nothing.
+    await send(telegram, BOB, "/start easy", chat=GROUP)
+    running = telegram.last_bot_message(GROUP["id"])
+    refused = await tap_data(telegram, BOB, running, f"pc:{game_id_on(telegram, running)}")
+    assert refused["text"] == en.POPUP_NO_GAME
+    assert photos(telegram, GROUP["id"]) == []
+
+    final = await finish_against(telegram, ALICE, GROUP, "medium")
+    await send(telegram, BOB, "/card", chat=GROUP)  # anyone in the chat may ask
+    [sent] = photos(telegram, GROUP["id"])
+    await assert_picture_shows(
+        bot, sent.photo or b"", game_id_on(telegram, final), board_cells(telegram, final)
+    )
+    # In another chat that game is not "the last one".
+    await send(telegram, BOB, "/card")
+    assert telegram.last_bot_message(BOB["id"]).text == en.NO_FINISHED_GAME
+    assert_every_query_answered(telegram)
