@@ -25,23 +25,26 @@ the bot's own budget (AI_TIME_BUDGET_SECONDS, 0.5 s) with 100 games takes hours.
 Ultimate (--ultimate, instead of the sections above): hard (core.ultimate_ai) plays
 --ultimate-games games against medium as X and as many as O, with --ultimate-budget seconds per
 move, the games spread over --workers processes. It prints wins/draws/losses from hard's point
-of view for each side, the time of every hard move (p50, p99, max, against the budget; moves
-answered without search, a game win or the only safe move, count too) and the iterations per
-searched move. Games are seeded, so a run is repeatable up to timing. The defaults (100 + 100
-games at the bot's 0.5 s, 2 workers) take about 15 minutes on 2 cores: hard's moves are most
-of it, each game takes about 9 s of them.
+of view for each side, the wall and CPU time of every hard move (p50, p99, max, against the
+budget; moves answered without search, a game win or the only safe move, count too) and the
+iterations per searched move. A wall time over the budget with the CPU time within it is time
+the worker spent waiting for a core, so the load average is printed too. Games are seeded, so
+a run is repeatable up to timing. The defaults (100 games a side at the bot's 0.5 s, 2 workers)
+take about 15 minutes on 2 cores, nearly all of it hard's moves (about 9 s a game).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import statistics
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -318,28 +321,38 @@ ULTIMATE_BUDGET = BOT_BUDGET  # the bot's own, 0.5 s
 WORKERS = 2
 
 
-def play_ultimate(task: tuple[int, str, float]) -> tuple[str, str, list[float], list[int]]:
-    """One game of hard against medium: (hard's mark, 'win'/'draw'/'loss' from hard's view,
-    the time of each hard move, the iterations of each searched one)."""
+@dataclass
+class UltimateGame:
+    """One game of hard against medium, as a worker hands it back."""
+
+    hard_mark: str
+    result: str  # 'win', 'draw' or 'loss' from hard's view
+    times: list[float]  # wall time of each hard move
+    cpu_times: list[float]  # the worker's CPU time during each hard move
+    iterations: list[int]  # of each searched hard move
+
+
+def play_ultimate(task: tuple[int, str, float]) -> UltimateGame:
+    """One seeded game of hard against medium (runs in a worker)."""
     seed, hard_mark, budget = task
     rng = random.Random(seed)
     board = ultimate.UltimateBoard.empty()
-    times: list[float] = []
-    iterations: list[int] = []
+    game = UltimateGame(hard_mark, "", [], [], [])
     while not ultimate.is_over(board):
         if ultimate.turn(board) == hard_mark:
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             info = ultimate_ai.search(board, rng, time_budget=budget)
-            times.append(time.perf_counter() - start)
+            game.times.append(time.perf_counter() - start)
+            game.cpu_times.append(time.process_time() - cpu_start)
             if info.iterations:
-                iterations.append(info.iterations)
+                game.iterations.append(info.iterations)
             move = info.move
         else:
             move = ultimate_ai.medium_move(board, rng)
         board = ultimate.play(board, move)
     mark = ultimate.winner(board)
-    result = "draw" if mark is None else "win" if mark == hard_mark else "loss"
-    return hard_mark, result, times, iterations
+    game.result = "draw" if mark is None else "win" if mark == hard_mark else "loss"
+    return game
 
 
 def bench_ultimate(games: int, budget: float, workers: int) -> None:
@@ -352,41 +365,47 @@ def bench_ultimate(games: int, budget: float, workers: int) -> None:
         f"ultimate: hard with a budget of {budget:g} s per move against medium, {games} games "
         f"as X and {games} as O, over {workers} worker processes"
     )
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     started = time.perf_counter()
-    results: dict[str, Counter[str]] = {X: Counter(), O: Counter()}
-    times: list[float] = []
-    iterations: list[int] = []
+    played: list[UltimateGame] = []
     with Pool(workers) as pool:
-        for done, (mark, result, game_times, game_iterations) in enumerate(
-            pool.imap_unordered(play_ultimate, tasks), 1
-        ):
-            results[mark][result] += 1
-            times += game_times
-            iterations += game_iterations
-            if done % 10 == 0:
+        for game in pool.imap_unordered(play_ultimate, tasks):
+            played.append(game)
+            if len(played) % 10 == 0:
                 elapsed = time.perf_counter() - started
-                print(f"  {done}/{len(tasks)} games, {elapsed:.0f} s", file=sys.stderr)
+                print(f"  {len(played)}/{len(tasks)} games, {elapsed:.0f} s", file=sys.stderr)
+    print_ultimate(played, budget)
+    print(
+        f"wall time {time.perf_counter() - started:.0f} s; load average after: "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
+
+
+def print_ultimate(played: list[UltimateGame], budget: float) -> None:
     print(f"{'hard as':>7} {'games':>6} {'wins':>5} {'draws':>6} {'losses':>7}")
     for mark in (X, O):
-        counts = results[mark]
+        counts = Counter(game.result for game in played if game.hard_mark == mark)
         print(
             f"{mark:>7} {counts.total():>6} {counts['win']:>5} {counts['draw']:>6} "
             f"{counts['loss']:>7}"
         )
-    over = sum(t > budget for t in times)
-    print(
-        f"hard's moves: {len(times)} ({len(iterations)} searched); time p50 "
-        f"{fmt(percentile(times, 0.5) * 1e9)}, p99 {fmt(percentile(times, 0.99) * 1e9)}, "
-        f"max {fmt(max(times) * 1e9)} against a budget of {fmt(budget * 1e9)}; "
-        f"{over} over the budget"
-    )
+    times = [t for game in played for t in game.times]
+    cpu = [t for game in played for t in game.cpu_times]
+    iterations = [n for game in played for n in game.iterations]
+    print(f"hard's moves: {len(times)} ({len(iterations)} searched), budget {fmt(budget * 1e9)}")
+    for name, values in (("wall time", times), ("CPU time", cpu)):
+        print(
+            f"  {name:>9}: p50 {fmt(percentile(values, 0.5) * 1e9)}, "
+            f"p99 {fmt(percentile(values, 0.99) * 1e9)}, max {fmt(max(values) * 1e9)}; "
+            f"{sum(t > budget for t in values)} over the budget"
+        )
+    print("  (wall time over the budget with CPU time within it: the worker waited for a core)")
     if iterations:
         print(
             f"iterations per searched move: mean {statistics.mean(iterations):,.0f}, "
             f"p50 {percentile(iterations, 0.5):,}, min {min(iterations):,}, "
             f"max {max(iterations):,}"
         )
-    print(f"wall time {time.perf_counter() - started:.0f} s")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
