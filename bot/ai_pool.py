@@ -7,15 +7,17 @@ import multiprocessing
 import random
 from concurrent.futures import ProcessPoolExecutor
 
-from core.ai import choose_move
 from core.board import Board
-from core.notation import format_cells, parse_cells
+from core.notation import format_cells
+from core.positions import ULTIMATE, board_from_text, choose_move
 
 
-def _search(cells: str, k: int, level: str, seed: int, time_budget: float) -> int:
+def _search(
+    cells: str, k: int, last_cell: int | None, level: str, seed: int, time_budget: float
+) -> int:
     # Runs in the worker: plain values in, a cell index out.
-    board = parse_cells(cells, k=k)
-    return choose_move(level, board, random.Random(seed), time_budget=time_budget)
+    board = board_from_text(cells, ULTIMATE.size if len(cells) == ULTIMATE.size**2 else None, k)
+    return choose_move(level, board, last_cell, random.Random(seed), time_budget=time_budget)
 
 
 class AiPool:
@@ -27,11 +29,12 @@ class AiPool:
         context = multiprocessing.get_context("spawn")
         self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
-    async def think(self, level: str, board: Board, seed: int) -> int:
-        """The AI's move; the GameService's thinker."""
+    async def think(self, level: str, board: Board, last_cell: int | None, seed: int) -> int:
+        """The AI's move; the use-cases' thinker."""
         loop = asyncio.get_running_loop()
+        cells = format_cells(board)
         return await loop.run_in_executor(
-            self._executor, _search, format_cells(board), board.k, level, seed, self._time_budget
+            self._executor, _search, cells, board.k, last_cell, level, seed, self._time_budget
         )
 
     def close(self) -> None:

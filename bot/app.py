@@ -137,6 +137,7 @@ def register_handlers(application: Application) -> None:
         (data.CELL,): play.tap_cell,
         (data.RESIGN,): play.tap_resign,
         (data.HINT, data.UNDO): assists.tap_assist,
+        (data.BLOCK,): play.tap_block,
         (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
         (data.REMATCH,): challenges.tap_rematch,
         (data.REVIEW,): records.tap_review,

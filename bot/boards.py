@@ -64,9 +64,11 @@ def use_hooks(bot: Bot, hooks: BoardHooks | None) -> None:
         _HOOKS[id(bot)] = hooks
 
 
-def _render(bot: Bot, game: GameView, hint: int | None = None) -> BoardMessage:
+def _render(
+    bot: Bot, game: GameView, hint: int | None = None, block: int | None = None
+) -> BoardMessage:
     """The board message with the bot's hooks applied, which are told of it."""
-    board = render_game(game, hint)
+    board = render_game(game, hint, block)
     hooks = _HOOKS.get(id(bot))
     if hooks is None:
         return board
@@ -102,11 +104,17 @@ async def send_board(
 
 
 async def show_board(
-    bot: Bot, game: GameView, *, pace: Pace = Pace.PERSON, hint: int | None = None
+    bot: Bot,
+    game: GameView,
+    *,
+    pace: Pace = Pace.PERSON,
+    hint: int | None = None,
+    block: int | None = None,
 ) -> int | None:
     """Show the game's current state on its board message. Returns the id of a new board
     message when it had to post one: a running game whose chat board is gone (deleted by a
-    user) or was never stored (posting it failed) continues on a fresh one. Raises
+    user) or was never stored (posting it failed) continues on a fresh one. The
+    edited board lights a `hint` cell; ultimate's shows the small board `block` chosen. Raises
     `FrameSkipped` for a `Pace.FRAME` that Telegram's flood limits have no room for now."""
     if game.inline_message_id is not None:
         where: dict = {"inline_message_id": game.inline_message_id}
@@ -118,7 +126,7 @@ async def show_board(
         # A closed game whose board is not known yet (closed while it was being posted):
         # there is nothing to update.
         return None
-    board = _render(bot, game, hint)
+    board = _render(bot, game, hint, block)
     try:
         await bot.edit_message_text(
             board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)

@@ -3,6 +3,7 @@
 m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
 r:<game>:<ply>              resign
 h:<game>:<ply> u:<game>:<ply>  hint, undo (games against the AI)
+ub:<game>:<ply>[:<block>]   ultimate: show small board <block> (0-8), or all of them
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
 rm:<game> rv:<game>         rematch, review a finished game
 pc:<game>                   the picture (result card) of a finished game
@@ -26,6 +27,7 @@ from bot.games.model import PLAYER_KINDS
 from bot.texts import available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, MARKS, BoardSize, board_size
+from core.positions import ULTIMATE
 
 MAX_ID = 2**63 - 1
 MAX_GAME_ID = 2**31 - 1  # games.id is a 32-bit INTEGER: PostgreSQL refuses bigger parameters
@@ -51,6 +53,16 @@ class AssistTap:
     action: str
     game_id: int
     ply: int
+
+
+@dataclass(frozen=True)
+class BlockTap:
+    """Ultimate: the small board to show (None: the choice of them), on a board drawn at
+    move `ply`."""
+
+    game_id: int
+    ply: int
+    block: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,7 @@ Tap = (
     CellTap
     | ResignTap
     | AssistTap
+    | BlockTap
     | GameTap
     | NewGameTap
     | InlineJoinTap
@@ -127,6 +140,7 @@ Tap = (
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
 HINT, UNDO = "h", "u"
+BLOCK = "ub"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
 GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE)
 INLINE_JOIN, INLINE_AI = "ij", "ia"
@@ -152,6 +166,10 @@ def resign_data(game_id: int, ply: int) -> str:
 
 def assist_data(action: str, game_id: int, ply: int) -> str:
     return f"{action}:{game_id}:{ply}"
+
+
+def block_data(game_id: int, ply: int, block: int | None = None) -> str:
+    return f"{BLOCK}:{game_id}:{ply}" + ("" if block is None else f":{block}")
 
 
 def game_data(action: str, game_id: int) -> str:
@@ -255,12 +273,14 @@ def parse_callback_data(data: str | None) -> Tap | None:
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
-    if kind in (CELL, RESIGN, HINT, UNDO, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
+    if kind in (CELL, RESIGN, HINT, UNDO, BLOCK, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
         return None
     if kind == CELL and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]
     if kind == RESIGN and len(numbers) == 2:
         return ResignTap(*numbers)  # type: ignore[arg-type]
+    if kind == BLOCK and len(numbers) in (2, 3) and (len(numbers) == 2 or numbers[2] < 9):  # type: ignore[operator]
+        return BlockTap(*numbers)  # type: ignore[arg-type]
     if kind in (HINT, UNDO) and len(numbers) == 2:
         return AssistTap(kind, *numbers)  # type: ignore[arg-type]
     if kind in (FORGET_YES, FORGET_NO) and len(numbers) == 1:
@@ -277,6 +297,8 @@ def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardS
     size, k = _id(fields[-2]), _id(fields[-1])
     if size is None or k is None:
         return fields, None
+    if BoardSize(size, k) == ULTIMATE:
+        return fields[:-2], ULTIMATE
     return fields[:-2], board_size(size, k)
 
 

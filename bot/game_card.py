@@ -9,7 +9,9 @@ from bot.card import Card
 from bot.games.model import DRAW, EndReason, GameView
 from bot.render import player_name
 from bot.texts import Texts
+from core import ultimate
 from core.board import MARKS, other
+from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_cells
 
 
@@ -18,15 +20,26 @@ def card_of(game: GameView, tr: Texts) -> Card:
     the result, and the day it ended (and whether it was played with help)."""
     names = {mark: player_name(game, mark, tr) for mark in MARKS}
     title = tr.VERSUS.format(x="", o="", x_name=names["X"], o_name=names["O"])
+    words = {
+        "title": " ".join(title.split()),  # the mark symbols are drawn in the legend instead
+        "result": _result(game, names, tr),
+        "footer": " · ".join(_footer(game, tr)),
+        "players": tuple((mark, names[mark]) for mark in MARKS),
+    }
     board = game.board
+    if not is_ultimate(board):
+        return Card(board.cells, board.size, winning_cells=winning_cells(board), **words)
+    position = ultimate_board(board, game.last_cell)
+    # The card draws the 9×9 grid row by row; ultimate's cells go small board by small board.
+    grid = tuple(position[ultimate.grid_index(r, c)] for r in range(1, 10) for c in range(1, 10))
+    results = ultimate.block_results(position)
     return Card(
-        cells=board.cells,
-        size=board.size,
-        winning_cells=winning_cells(board),
-        title=" ".join(title.split()),  # the mark symbols are drawn in the legend instead
-        result=_result(game, names, tr),
-        footer=" · ".join(_footer(game, tr)),
-        players=tuple((mark, names[mark]) for mark in MARKS),
+        grid,
+        ultimate.SIZE,
+        block=3,
+        won_blocks=tuple((b, result) for b, result in enumerate(results) if result is not None),
+        winning_blocks=ultimate.winning_blocks(position),
+        **words,
     )
 
 
@@ -44,7 +57,9 @@ def _result(game: GameView, names: dict[str, str], tr: Texts) -> str:
 def _footer(game: GameView, tr: Texts) -> list[str]:
     ended = game.turn_started_at or datetime.now(UTC)  # the last move's time
     parts = [ended.date().isoformat()]
-    if not game.board.is_classic:
+    if is_ultimate(game.board):
+        parts.append(tr.ULTIMATE_LINE)
+    elif not game.board.is_classic:
         parts.append(tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k))
     if game.assisted:
         parts.append(tr.CARD_ASSISTED)

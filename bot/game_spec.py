@@ -7,9 +7,12 @@ from dataclasses import dataclass
 
 from bot.games.model import PLAYER_KINDS, USER
 from core.board import CLASSIC, BoardSize, board_size
+from core.positions import ULTIMATE
 
 #: The /start parameter that only opens the menu (the "Add to a group" link sends it).
 MENU_DEEP_LINK = "menu"
+#: The first word of a /start that plays ultimate tic-tac-toe.
+ULTIMATE_WORD = "ultimate"
 
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 
@@ -40,12 +43,17 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
 
 def parse_start_args(args: list[str]) -> GameSpec | None:
     """`hard` → you vs hard; `hard user`, `hard_user` → hard plays X; a size may follow:
-    `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. None for anything else."""
+    `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. `ultimate` first plays ultimate
+    tic-tac-toe: `ultimate` (against hard), `ultimate user user`, `ultimate_hard`. None for
+    anything else."""
     words = "_".join(args).lower().replace("_", " ").split()
+    ultimate = bool(words) and words[0] == ULTIMATE_WORD
+    if ultimate:
+        words = words[1:] or ["hard"]
     kinds = []
     while words and words[0] in PLAYER_KINDS and len(kinds) < 2:
         kinds.append(words.pop(0))
-    size = parse_board_size(words)
+    size = (None if words else ULTIMATE) if ultimate else parse_board_size(words)
     if size is None:
         return None
     if len(kinds) == 1 and kinds[0] != USER:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
+from bot import ultimate_view
 from bot.callback_data import (
     CANCEL,
     DECLINE,
@@ -32,6 +33,7 @@ from bot.games.model import USER, GameStatus, GameView
 from bot.texts import LANGUAGE_NAMES, Texts, available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
+from core.positions import ULTIMATE, is_ultimate
 from core.rules import winning_cells
 
 
@@ -69,6 +71,10 @@ def menu_keyboard(
                 _button(tr.MENU_AI_MATCH, new_game_data("medium", "hard", board)),
             ],
             sizes,
+            [
+                _button(tr.MENU_ULTIMATE_AI, new_game_data(USER, "hard", ULTIMATE)),
+                _button(tr.MENU_ULTIMATE_PEOPLE, new_game_data(USER, USER, ULTIMATE)),
+            ],
             [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
@@ -123,10 +129,10 @@ def _cell_rows(
 
 
 def board_keyboard(
-    game: GameView, tr: Texts, hint: int | None = None
+    game: GameView, tr: Texts, hint: int | None = None, block: int | None = None
 ) -> InlineKeyboardMarkup | None:
     """The board, row by row (a hinted cell lit), then the controls that fit the game's
-    state."""
+    state. Ultimate shows one small board (`block`, if the player chose it) or the choice."""
     if game.is_open:
         first = (
             [
@@ -141,7 +147,10 @@ def board_keyboard(
         )
     if game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
         return None
-    rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell), hint)
+    if is_ultimate(game.board):
+        rows = ultimate_view.keyboard_rows(game, tr, _button, block, hint)
+    else:
+        rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell), hint)
     if game.is_active and not game.is_ai_match:
         rows.append(
             [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))]

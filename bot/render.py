@@ -20,6 +20,7 @@ from bot.games.model import (
 )
 from bot.keyboards import board_keyboard
 from bot.texts import Texts, isolate, texts_for
+from bot.ultimate_view import position_lines, where_to_play
 from core.ai import LEVELS
 from core.board import (
     Board,
@@ -30,7 +31,9 @@ from core.board import (
     X,
     other,
 )
+from core.positions import is_ultimate
 from core.rules import O_WINS, X_WINS
+from core.ultimate import WrongBlockError
 
 
 @dataclass(frozen=True)
@@ -39,18 +42,24 @@ class BoardMessage:
     keyboard: InlineKeyboardMarkup | None
 
 
-def render_game(game: GameView, hint: int | None = None) -> BoardMessage:
+def render_game(game: GameView, hint: int | None = None, block: int | None = None) -> BoardMessage:
     """The board message, in the language of the game's creator: who plays whom, whose turn
-    or the result, and the keyboard (with the `hint` cell lit)."""
+    or the result, and the keyboard (with the `hint` cell lit; on ultimate's, the small
+    board `block` if the player chose one). Ultimate's whole position is in the text."""
     tr = texts_for(game.language)
     lines = [_title(game, tr)]
-    if not game.board.is_classic:
+    ultimate = is_ultimate(game.board)
+    if ultimate:
+        lines.extend([tr.ULTIMATE_LINE, "", *position_lines(game, tr)])
+    elif not game.board.is_classic:
         lines.append(tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k))
     lines.append("")
     if game.is_open:
         lines.append(_invitation(game, tr))
     elif game.is_active:
         lines.extend(_turn_lines(game, tr))
+        if ultimate and game.kind_to_move == USER:
+            lines.append(where_to_play(game, tr))
     elif game.status == GameStatus.ABANDONED:
         lines.append(tr.GAME_CLOSED)
     elif game.status == GameStatus.CANCELLED:
@@ -66,7 +75,7 @@ def render_game(game: GameView, hint: int | None = None) -> BoardMessage:
         lines.extend(_result_lines(game, tr))
     if game.assisted:
         lines.append(tr.ASSISTED_LINE)
-    return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint))
+    return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
 
 
 def symbol(mark: str, tr: Texts) -> str:
@@ -237,4 +246,6 @@ def render_move_error(error: MoveError, tr: Texts) -> str:
         return tr.ERROR_OUT_OF_RANGE.format(size=error.size)
     if isinstance(error, CellOccupiedError):
         return tr.ERROR_OCCUPIED
+    if isinstance(error, WrongBlockError):
+        return tr.ERROR_WRONG_BOARD.format(boards=", ".join(str(b + 1) for b in error.allowed))
     return tr.POPUP_UNKNOWN_BUTTON

@@ -13,16 +13,16 @@ from bot.games import lifecycle, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import USER, GameStatus, GameView
 from bot.games.store import LOST_RACE, Store
-from core.ai import choose_move
 from core.board import Board
+from core.positions import choose_move
 
-Thinker = Callable[[str, Board, int], Awaitable[int]]
-"""(level, board, seed) -> the AI's move, computed off the event loop."""
+Thinker = Callable[[str, Board, int | None, int], Awaitable[int]]
+"""(level, board, last cell, seed) -> the AI's move, computed off the event loop."""
 
 
-async def think_in_thread(level: str, board: Board, seed: int) -> int:
+async def think_in_thread(level: str, board: Board, last_cell: int | None, seed: int) -> int:
     """The default thinker: the search in a worker thread."""
-    return await asyncio.to_thread(choose_move, level, board, random.Random(seed))
+    return await asyncio.to_thread(choose_move, level, board, last_cell, random.Random(seed))
 
 
 class AiTurns:
@@ -41,9 +41,10 @@ class AiTurns:
             return None
         level = snapshot.kind_to_move
         if lifecycle.is_instant(level, snapshot):
-            cell = choose_move(level, snapshot.board, self._rng)
+            cell = choose_move(level, snapshot.board, snapshot.last_cell, self._rng)
         else:
-            cell = await self._think(level, snapshot.board, self._rng.getrandbits(32))
+            seed = self._rng.getrandbits(32)
+            cell = await self._think(level, snapshot.board, snapshot.last_cell, seed)
         try:
             async with self._store.transaction() as session:
                 game = await store.load(session, game_id)

@@ -50,7 +50,8 @@ class Assists:
         if game.board.is_classic:
             cell = min(best_moves(game.board))  # the same hint every time it is asked
         else:
-            cell = await self._think("hard", game.board, self._rng.getrandbits(32))
+            seed = self._rng.getrandbits(32)
+            cell = await self._think("hard", game.board, game.last_cell, seed)
         searched = game.board
 
         async def mark_assisted(session: store.Db, loaded: Loaded) -> MoveResult:

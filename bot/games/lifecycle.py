@@ -23,9 +23,18 @@ from bot.games.model import (
     PlayerInfo,
     TurnEvent,
 )
-from core.ai import choose_move
+from core import ultimate
 from core.board import EMPTY, Board, MoveError, other
-from core.rules import play, winner
+from core.positions import (
+    choose_move,
+    is_full,
+    is_ultimate,
+    move_error,
+    play,
+    ultimate_board,
+    winner,
+)
+from core.ultimate import WrongBlockError
 
 
 @dataclass(frozen=True)
@@ -82,18 +91,35 @@ def tap_refusal(game: GameView, user_id: int, ply: int, cell: int) -> MoveStatus
     return move_refusal(game, user_id) or cell_refusal(game, cell)
 
 
+def block_refusal(game: GameView, user_id: int, ply: int, block: int | None) -> MoveStatus | None:
+    """Why a tap that shows ultimate's small board `block` (None: the choice of them) on a
+    board drawn at move `ply` does nothing, or None."""
+    if not game.is_active:
+        return player_refusal(game, user_id)
+    if ply != game.ply or not is_ultimate(game.board):
+        return MoveStatus.STALE
+    refusal = move_refusal(game, user_id)
+    if refusal is None and block is not None:
+        playable = ultimate.playable_blocks(ultimate_board(game.board, game.last_cell))
+        return None if block in playable else MoveStatus.WRONG_BOARD
+    return refusal
+
+
 def cell_refusal(game: GameView, cell: int) -> MoveStatus | None:
-    return MoveStatus.OCCUPIED if game.board[cell] != EMPTY else None
+    if game.board[cell] != EMPTY:
+        return MoveStatus.OCCUPIED
+    error = move_error(game.board, game.last_cell, cell)
+    return MoveStatus.WRONG_BOARD if isinstance(error, WrongBlockError) else None
 
 
 def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -> Turn:
     """The side to move marks `cell` (already checked free); the game ends on a line or a
     full board."""
-    board = play(game.board, cell)
+    board = play(game.board, game.last_cell, cell)
     move = PlayedMove(game.ply + 1, cell, game.to_move, player_id)
-    after = replace(game, board=board, turn_started_at=now, nudges=0)
-    line = winner(board)
-    if line is not None or EMPTY not in board.cells:
+    after = replace(game, board=board, last_cell=cell, turn_started_at=now, nudges=0)
+    line = winner(board, cell)
+    if line is not None or is_full(board, cell):
         after = replace(
             after,
             status=GameStatus.FINISHED,
@@ -111,7 +137,8 @@ def ai_replies(turn: Turn, rng: random.Random, now: datetime) -> Turn:
         level = game.kind_to_move
         if level == USER or not is_instant(level, game):
             break
-        played = play_cell(game, choose_move(level, game.board, rng), None, now)
+        cell = choose_move(level, game.board, game.last_cell, rng)
+        played = play_cell(game, cell, None, now)
         game = played.game
         moves.extend(played.moves)
     return Turn(game, tuple(moves))
@@ -142,21 +169,24 @@ def take_back(
     and how many moves of `history` it keeps. None when the user has no move to take back,
     or the history does not lead to the board shown (then nothing can be trusted)."""
     mark = game.mark_of(user_id)
-    board = Board.empty(game.board.size, game.board.k)
+    board, last = Board.empty(game.board.size, game.board.k), None
     kept = None
     for number, move in enumerate(history):
         if move.ply != number + 1 or board[move.cell] != EMPTY:
             return None
         if move.mark == mark:
-            kept = (board, number)
+            kept = (board, last, number)
         try:
-            board = play(board, move.cell)
+            board, last = play(board, last, move.cell), move.cell
         except MoveError:
             return None
     if kept is None or board != game.board:
         return None
-    before, count = kept
-    return replace(game, board=before, assisted=True, turn_started_at=now, nudges=0), count
+    before, before_last, count = kept
+    taken = replace(
+        game, board=before, last_cell=before_last, assisted=True, turn_started_at=now, nudges=0
+    )
+    return taken, count
 
 
 def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:

@@ -92,6 +92,8 @@ class GameView:
     nudges: int = 0
     #: A hint or an undo was used: marked on the final board, counted apart in the stats.
     assisted: bool = False
+    #: The cell of the last move (ultimate sends the next player to the small board it names).
+    last_cell: int | None = None
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
 
@@ -190,6 +192,7 @@ class MoveStatus(StrEnum):
     NOT_CHALLENGER = "not_challenger"
     REMATCH_TAKEN = "rematch_taken"
     DUPLICATE = "duplicate"  # the update was handled already (a repeated delivery)
+    WRONG_BOARD = "wrong_board"  # ultimate: a cell outside the small board in play
     NOT_AGAINST_AI = "not_against_ai"  # hint and undo: for games against the AI only
     NOTHING_TO_UNDO = "nothing_to_undo"
 

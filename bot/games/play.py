@@ -22,7 +22,7 @@ from bot.games.model import (
 from bot.games.store import LOST_RACE, Loaded, Store
 from core.ai import LEVELS
 from core.board import Board, MoveError
-from core.notation import parse_typed_move
+from core.positions import parse_typed
 
 
 class Play:
@@ -145,6 +145,17 @@ class Play:
 
         return await self._store.on_game(game_id, ref, tap, claim)
 
+    async def show_block(
+        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int, block: int | None
+    ) -> MoveResult:
+        """Ultimate: the player to move asks to see small board `block` (None: the choice of
+        small boards). Nothing is written; PLAYED when the board may show it."""
+        game = await self._store.get_game(game_id)
+        if game is None or not ref.matches(game):
+            return MoveResult(MoveStatus.NO_GAME)
+        refusal = lifecycle.block_refusal(game, user.id, ply, block)
+        return MoveResult(refusal or MoveStatus.PLAYED, game)
+
     async def typed(
         self, chat_id: int, user: PlayerInfo, text: str, *, message_id: int | None = None
     ) -> MoveResult:
@@ -166,7 +177,7 @@ class Play:
                 if refusal is not None:
                     return MoveResult(refusal, game.view)
                 try:
-                    cell = parse_typed_move(text, game.view.board)
+                    cell = parse_typed(text, game.view.board, game.view.last_cell)
                 except MoveError as error:
                     return MoveResult(MoveStatus.INVALID, game.view, error)
                 return await self._move(session, game, cell, user)

@@ -34,7 +34,8 @@ from bot.games.model import (
     PlayerInfo,
     UpdateClaim,
 )
-from core.notation import format_cells, parse_cells
+from core.notation import format_cells
+from core.positions import board_from_text, variant_of
 
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
 LOST_RACE = (StaleDataError, IntegrityError)
@@ -64,6 +65,7 @@ _COLUMNS = (
     "nudges",
     "turn_started_at",
     "assisted",
+    "last_cell",
 )
 
 
@@ -230,7 +232,7 @@ def view_of(row: Any) -> Loaded:
     values["assisted"] = bool(row.assisted)
     view = GameView(
         id=row.id,
-        board=parse_cells(row.board, k=row.k or None),
+        board=board_from_text(row.board, row.size, row.k),
         x_name=row.x_name,
         o_name=row.o_name,
         invited_name=row.invited_name,
@@ -273,6 +275,7 @@ async def insert(
         statements.INSERT_GAME,
         {
             "board": format_cells(draft.board),
+            "variant": variant_of(draft.board),
             "size": draft.board.size,
             "k": draft.board.k,
             "version": 1,

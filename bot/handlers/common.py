@@ -39,6 +39,7 @@ POPUPS = {
     MoveStatus.REMATCH_TAKEN: "POPUP_REMATCH_TAKEN",
     MoveStatus.NOT_AGAINST_AI: "POPUP_NOT_AGAINST_AI",
     MoveStatus.NOTHING_TO_UNDO: "POPUP_NOTHING_TO_UNDO",
+    MoveStatus.WRONG_BOARD: "POPUP_WRONG_BOARD",
 }
 
 
@@ -132,10 +133,13 @@ async def edit_tapped(edit: Awaitable[object]) -> None:
             raise
 
 
-async def show_game(context: BotContext, game: GameView, *, hint: int | None = None) -> None:
-    """Show a game's new state on its board (a `hint` cell lit), record a board that had to
-    be posted afresh, and let the AI play its turns if it is to move."""
-    posted = await show_board(context.bot, game, hint=hint)
+async def show_game(
+    context: BotContext, game: GameView, *, hint: int | None = None, block: int | None = None
+) -> None:
+    """Show a game's new state on its board (a `hint` cell lit, ultimate's small board
+    `block`), record a board that had to be posted afresh, and let the AI play its turns if
+    it is to move."""
+    posted = await show_board(context.bot, game, hint=hint, block=block)
     if posted is not None:
         await context.games.chats.attach_message(game.id, posted)
         game = replace(game, message_id=posted)

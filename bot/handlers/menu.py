@@ -93,7 +93,7 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))
-    text = f"{tr.HELP.format(bot=bot)}\n{tr.HELP_ASSISTS}"
+    text = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE])
     await context.bot.send_message(chat.id, text, reply_markup=keyboard)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.boards import show_board
-from bot.callback_data import CellTap, ResignTap
+from bot.callback_data import BlockTap, CellTap, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
+    answer,
     answer_and_show,
     board_tap,
     player_from,
@@ -45,6 +46,21 @@ async def tap_resign(update: Update, context: BotContext) -> None:
     )
     if await claimed_by(context, result.claim):
         await answer_and_show(query, context, result)
+
+
+async def tap_block(update: Update, context: BotContext) -> None:
+    """Ultimate: show the small board the player picked (or the choice of them again)."""
+    tapped = await board_tap(update, context, BlockTap)
+    if tapped is None:
+        return
+    query, tap, ref = tapped
+    user = player_from(query.from_user)
+    result = await context.games.play.show_block(tap.game_id, ref, user, tap.ply, tap.block)
+    if not result.played or result.game is None:
+        await answer(query, popup(texts_of(query.from_user, context), result.status))
+        return
+    await answer(query)
+    await show_game(context, result.game, block=tap.block)
 
 
 async def typed_move(update: Update, context: BotContext) -> None:

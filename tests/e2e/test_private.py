@@ -61,6 +61,8 @@ async def test_start_shows_the_menu(telegram: FakeTelegram, bot: BotRunner) -> N
         "6×6",
         "7×7",
         "8×8",
+        "🧩 Ultimate vs Hard AI",
+        "🧩 Ultimate: two players",
         "❓ Help",
     ]
 

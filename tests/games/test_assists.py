@@ -7,8 +7,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
+from core import ultimate
 from core.board import Board
 from core.notation import parse_cells
+from core.positions import ULTIMATE, ultimate_board
 from core.solver import best_moves, position_score
 
 ALICE = PlayerInfo(101, "Alice", "en")
@@ -144,3 +146,24 @@ async def test_an_assisted_win_counts_apart_and_leaves_the_streak_alone(games: G
     assert easy.played == 1 and stats.assisted.played == 1
     assert stats.total.played == 1  # the record against the AI leaves the assisted game out
     assert stats.current_streak == (1 if easy.wins else 0)
+
+
+async def test_hint_and_undo_in_ultimate(games: Games) -> None:
+    game = (
+        await games.play.start_game(CHAT, ALICE, "user", "medium", board=ULTIMATE.empty_board())
+    ).game
+    played = (await games.play.tap(game.id, HERE, ALICE, 0, 40)).game  # centre of the centre
+    assert played is not None and played.ply == 2 and played.last_cell is not None
+    # Medium was sent to the centre board; Alice is sent where medium played.
+    assert played.last_cell // 9 == 4
+
+    hint = await games.assists.hint(game.id, HERE, ALICE, played.ply)
+    position = ultimate_board(played.board, played.last_cell)
+    assert hint.hint in ultimate.legal_moves(position)
+
+    again = (await games.play.tap(game.id, HERE, ALICE, 2, hint.hint or 0)).game
+    assert again is not None and again.ply == 4
+    undone = (await games.assists.undo(game.id, HERE, ALICE)).game
+    assert undone is not None
+    assert (undone.board, undone.last_cell) == (played.board, played.last_cell)
+    assert await games.store.get_game(game.id) == undone

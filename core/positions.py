@@ -1,0 +1,120 @@
+"""What a game's board means: k in a row on one board (3×3 to 8×8), or ultimate tic-tac-toe.
+
+Both live in a `GameView` as a `core.board.Board`: ultimate as its 81 cells in
+`core.ultimate`'s order (small board by small board), of the one shape no classic game has
+(9×9, three in a row), with the last move's cell beside it. Everything that plays, judges or
+thinks asks here, so that the rest of the bot handles one kind of board."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from core import ultimate, ultimate_ai
+from core.ai import choose_move as classic_move
+from core.board import EMPTY, Board, BoardSize, MoveError, NotNumbersError
+from core.notation import parse_cells, parse_typed_move
+from core.rules import play as classic_play
+from core.rules import winner as classic_winner
+from core.search import DEFAULT_BUDGET
+
+#: Ultimate tic-tac-toe's shape: nine 3×3 boards, three in a row (no classic game is 9×9).
+ULTIMATE = BoardSize(ultimate.SIZE, 3)
+CLASSIC_VARIANT, ULTIMATE_VARIANT = "classic", "ultimate"
+
+
+def is_ultimate(board: Board | BoardSize) -> bool:
+    return board.size == ULTIMATE.size
+
+
+def board_from_text(text: str, size: int | None, k: int | None) -> Board:
+    """A stored board: `_` for empty, row by row, or ultimate's cells in their own order."""
+    if size == ULTIMATE.size:
+        # Small board by small board: not a 9×9 grid to validate as one.
+        return Board(tuple(EMPTY if c == "_" else c for c in text), ULTIMATE.size, ULTIMATE.k)
+    return parse_cells(text, k=k or None)
+
+
+def variant_of(board: Board) -> str:
+    """The `games.variant` column's value for a board."""
+    return ULTIMATE_VARIANT if is_ultimate(board) else CLASSIC_VARIANT
+
+
+def ultimate_board(board: Board, last_cell: int | None) -> ultimate.UltimateBoard:
+    return ultimate.UltimateBoard(board.cells, last_cell)
+
+
+def play(board: Board, last_cell: int | None, cell: int) -> Board:
+    """The board after the player to move marks `cell`; raises core's MoveError subclasses
+    (`ultimate.WrongBlockError` for a cell outside the small boards in play)."""
+    if not is_ultimate(board):
+        return classic_play(board, cell)
+    after = ultimate.play(ultimate_board(board, last_cell), cell)
+    return Board(after.cells, board.size, board.k)
+
+
+def winner(board: Board, last_cell: int | None) -> str | None:
+    if not is_ultimate(board):
+        return classic_winner(board)
+    return ultimate.winner(ultimate_board(board, last_cell))
+
+
+def is_full(board: Board, last_cell: int | None) -> bool:
+    """No move is left (and nobody has won): a draw."""
+    if not is_ultimate(board):
+        return EMPTY not in board.cells
+    return not ultimate.playable_blocks(ultimate_board(board, last_cell))
+
+
+def move_error(board: Board, last_cell: int | None, cell: int) -> MoveError | None:
+    """Why `cell` cannot be played now, or None."""
+    try:
+        play(board, last_cell, cell)
+    except MoveError as error:
+        return error
+    return None
+
+
+def choose_move(
+    level: str,
+    board: Board,
+    last_cell: int | None,
+    rng: random.Random,
+    *,
+    time_budget: float = DEFAULT_BUDGET,
+) -> int:
+    """The AI's move at `level` on either kind of board."""
+    if not is_ultimate(board):
+        return classic_move(level, board, rng, time_budget=time_budget)
+    return ultimate_ai.choose_move(
+        level, ultimate_board(board, last_cell), rng, time_budget=time_budget
+    )
+
+
+_ROW_COL = re.compile(r"r\s*(\d+)\s*,?\s*c\s*(\d+)")
+
+
+def parse_typed(text: str, board: Board, last_cell: int | None) -> int:
+    """A typed move's cell: `row col` or a cell number on a classic board; on ultimate
+    `5 3` (small board 5, cell 3), `r5 c3` (row 5, column 3 of the 9×9 grid), or one cell
+    number of the only small board in play. Raises core's MoveError subclasses."""
+    if not is_ultimate(board):
+        return parse_typed_move(text, board)
+    words = text.strip().lower()
+    row_col = _ROW_COL.fullmatch(words)
+    numbers = words.replace(",", " ").split()
+    if row_col is not None and words.isascii():
+        cell = ultimate.grid_index(int(row_col.group(1)), int(row_col.group(2)))
+    elif not numbers or len(numbers) > 2 or not all(n.isascii() and n.isdigit() for n in numbers):
+        raise NotNumbersError()
+    elif len(numbers) == 2:
+        cell = ultimate.index_from_block_cell(int(numbers[0]), int(numbers[1]))
+    else:
+        blocks = ultimate.playable_blocks(ultimate_board(board, last_cell))
+        if len(blocks) != 1:
+            raise ultimate.WrongBlockError(blocks)  # which small board? the player must say
+        cell = ultimate.index_from_block_cell(blocks[0] + 1, int(numbers[0]))
+    error = move_error(board, last_cell, cell)
+    if error is not None:
+        raise error
+    return cell
