@@ -8,6 +8,7 @@ j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
 rm:<game> rv:<game>         rematch, review a finished game
 pc:<game>                   the picture (result card) of a finished game
 n:<x>:<o>                   start a new game with these player kinds
+n:user:user:user[:user]     a game for three (four) people; a size may follow as above
 ij:<user>:<mark>            inline challenge: join the game of <user>, who plays <mark>
 ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
 fy:<user> fn:<user>         /forget: yes, delete everything about <user> / keep it
@@ -23,7 +24,7 @@ import hmac
 import re
 from dataclasses import dataclass, field
 
-from bot.games.model import PLAYER_KINDS
+from bot.games.model import PLAYER_KINDS, USER
 from bot.texts import available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, MARKS, BoardSize, board_size
@@ -79,6 +80,7 @@ class NewGameTap:
     x_kind: str
     o_kind: str
     board: BoardSize = CLASSIC
+    seats: int = 2  # 3 or 4: a game of more people (all of them `user`)
 
 
 @dataclass(frozen=True)
@@ -180,8 +182,9 @@ def _size_suffix(board: BoardSize) -> str:
     return "" if board.is_classic else f":{board.size}:{board.k}"
 
 
-def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC) -> str:
-    return f"{NEW_GAME}:{x_kind}:{o_kind}{_size_suffix(board)}"
+def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC, seats: int = 2) -> str:
+    more = f":{USER}" * (seats - 2)
+    return f"{NEW_GAME}:{x_kind}:{o_kind}{more}{_size_suffix(board)}"
 
 
 # Inline buttons name the person who posted them, and the bot never sees an inline
@@ -251,8 +254,9 @@ def parse_callback_data(data: str | None) -> Tap | None:
         if not set(signature) <= _SIGNATURE_CHARS:
             return None
         payload = data[: -SIGNATURE_LENGTH - 1]
+    kinds = next((i for i, f in enumerate(fields) if f not in PLAYER_KINDS), len(fields))
     fields, board = _split_size(
-        fields, {MENU_DATA: 0, NEW_GAME: 2, INLINE_JOIN: 2, INLINE_AI: 3}.get(kind)
+        fields, {MENU_DATA: 0, NEW_GAME: kinds, INLINE_JOIN: 2, INLINE_AI: 3}.get(kind)
     )
     if board is None:
         return None
@@ -260,6 +264,8 @@ def parse_callback_data(data: str | None) -> Tap | None:
         return MenuTap(board)
     if kind == NEW_GAME and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
         return NewGameTap(fields[0], fields[1], board)
+    if kind == NEW_GAME and len(fields) in (3, 4) and set(fields) == {USER}:
+        return NewGameTap(USER, USER, board, len(fields))
     if kind == INLINE_JOIN and len(fields) == 2 and fields[1] in MARKS:
         creator = _id(fields[0])
         if creator is None:

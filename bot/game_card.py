@@ -10,7 +10,7 @@ from bot.games.model import DRAW, EndReason, GameView
 from bot.render import player_name
 from bot.texts import Texts
 from core import ultimate
-from core.board import MARKS, other
+from core.board import other
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_cells
 
@@ -18,13 +18,16 @@ from core.rules import winning_cells
 def card_of(game: GameView, tr: Texts) -> Card:
     """The card of a finished game: who played whom, the final board with the winning line,
     the result, and the day it ended (and whether it was played with help)."""
-    names = {mark: player_name(game, mark, tr) for mark in MARKS}
-    title = tr.VERSUS.format(x="", o="", x_name=names["X"], o_name=names["O"])
+    names = {mark: player_name(game, mark, tr) for mark in game.marks}
+    if game.is_many:
+        title = " · ".join(names.values())
+    else:
+        title = tr.VERSUS.format(x="", o="", x_name=names["X"], o_name=names["O"])
     words = {
         "title": " ".join(title.split()),  # the mark symbols are drawn in the legend instead
         "result": _result(game, names, tr),
         "footer": " · ".join(_footer(game, tr)),
-        "players": tuple((mark, names[mark]) for mark in MARKS),
+        "players": tuple(names.items()),
     }
     board = game.board
     if not is_ultimate(board):
@@ -46,6 +49,8 @@ def card_of(game: GameView, tr: Texts) -> Card:
 def _result(game: GameView, names: dict[str, str], tr: Texts) -> str:
     if game.result == DRAW or game.result is None:
         return tr.RESULT_DRAW
+    if game.is_many:
+        return tr.RESULT_NAME_WON.format(name=names[game.result])
     loser = names[other(game.result)]
     if game.end_reason == EndReason.RESIGNED:
         return tr.RESULT_NAME_RESIGNED.format(name=loser)

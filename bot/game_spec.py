@@ -17,11 +17,19 @@ ULTIMATE_WORD = "ultimate"
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 
 
+#: The boards of games for three and four people, unless a size is given: 6×6 and 7×7, four
+#: in a row (a longer line is hardly ever completed against several opponents).
+MANY_BOARDS = {3: BoardSize(6, 4), 4: BoardSize(7, 4)}
+MANY_K = 4
+MANY_SIZES = range(5, 9)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     x_kind: str
     o_kind: str
     board: BoardSize = CLASSIC
+    seats: int = 2  # 3 or 4 people, all `user`
 
 
 def parse_board_size(words: list[str]) -> BoardSize | None:
@@ -41,6 +49,18 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
     return board_size(size, int(words[1]))
 
 
+def _many(kinds: list[str], words: list[str]) -> GameSpec | None:
+    """`user user user [size [k]]`: a game for three or four people, on 5×5 to 8×8."""
+    if set(kinds) != {USER}:
+        return None
+    board = MANY_BOARDS[len(kinds)] if not words else parse_board_size(words)
+    if board is not None and len(words) == 1:
+        board = board_size(board.size, min(MANY_K, board.size))
+    if board is None or board.size not in MANY_SIZES:
+        return None
+    return GameSpec(USER, USER, board, len(kinds))
+
+
 def parse_start_args(args: list[str]) -> GameSpec | None:
     """`hard` → you vs hard; `hard user`, `hard_user` → hard plays X; a size may follow:
     `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. `ultimate` first plays ultimate
@@ -51,8 +71,10 @@ def parse_start_args(args: list[str]) -> GameSpec | None:
     if ultimate:
         words = words[1:] or ["hard"]
     kinds = []
-    while words and words[0] in PLAYER_KINDS and len(kinds) < 2:
+    while words and words[0] in PLAYER_KINDS and len(kinds) < 4:
         kinds.append(words.pop(0))
+    if len(kinds) > 2:
+        return None if ultimate else _many(kinds, words)
     size = (None if words else ULTIMATE) if ultimate else parse_board_size(words)
     if size is None:
         return None

@@ -28,7 +28,7 @@ from bot.callback_data import (
     new_game_data,
     resign_data,
 )
-from bot.game_spec import MENU_DEEP_LINK
+from bot.game_spec import MANY_BOARDS, MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
 from bot.texts import LANGUAGE_NAMES, Texts, available_languages
 from core.ai import LEVELS
@@ -45,7 +45,8 @@ def menu_keyboard(
     tr: Texts, *, group: bool = False, board: BoardSize = CLASSIC
 ) -> InlineKeyboardMarkup:
     """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, the board
-    size (a tap redraws the menu for that size), help."""
+    size (a tap redraws the menu for that size), ultimate, games for 3 and 4 people (groups),
+    help."""
     as_x = [
         _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new_game_data(USER, lv, board))
         for lv in LEVELS
@@ -75,9 +76,18 @@ def menu_keyboard(
                 _button(tr.MENU_ULTIMATE_AI, new_game_data(USER, "hard", ULTIMATE)),
                 _button(tr.MENU_ULTIMATE_PEOPLE, new_game_data(USER, USER, ULTIMATE)),
             ],
+            *([_many_row(tr)] if group else []),
             [_button(tr.MENU_HELP, HELP_DATA)],
         ]
     )
+
+
+def _many_row(tr: Texts) -> list[InlineKeyboardButton]:
+    """Games for three and four people (groups only), on their usual boards."""
+    return [
+        _button(label, new_game_data(USER, USER, MANY_BOARDS[seats], seats))
+        for seats, label in ((3, tr.MENU_THREE_PLAYERS), (4, tr.MENU_FOUR_PLAYERS))
+    ]
 
 
 def language_keyboard(current: str) -> InlineKeyboardMarkup:
@@ -107,9 +117,7 @@ def help_keyboard(tr: Texts, bot_username: str, *, group: bool) -> InlineKeyboar
 def _cell_label(tr: Texts, mark: str, highlighted: bool) -> str:
     if mark == EMPTY:
         return tr.EMPTY_SYMBOL
-    if mark == X:
-        return tr.X_WIN_SYMBOL if highlighted else tr.X_SYMBOL
-    return tr.O_WIN_SYMBOL if highlighted else tr.O_SYMBOL
+    return getattr(tr, f"{mark}_WIN_SYMBOL" if highlighted else f"{mark}_SYMBOL")
 
 
 def _cell_rows(

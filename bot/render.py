@@ -27,6 +27,7 @@ from core.board import (
     CellOccupiedError,
     MoveError,
     NotNumbersError,
+    O,
     OutOfRangeError,
     X,
     other,
@@ -79,7 +80,8 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
 
 
 def symbol(mark: str, tr: Texts) -> str:
-    return tr.X_SYMBOL if mark == X else tr.O_SYMBOL
+    """❌ ⭕ 🔺 🟦 for X, O, T and S."""
+    return getattr(tr, f"{mark}_SYMBOL")
 
 
 def player_name(game: GameView, mark: str, tr: Texts) -> str:
@@ -102,6 +104,8 @@ def _invited(game: GameView, tr: Texts) -> str:
 
 
 def _title(game: GameView, tr: Texts) -> str:
+    if game.is_many:
+        return " · ".join(f"{symbol(m, tr)} {player_name(game, m, tr)}" for m in game.marks)
     if game.is_one_phone:
         return tr.TWO_PLAYERS_TITLE
     return tr.VERSUS.format(
@@ -114,6 +118,9 @@ def _title(game: GameView, tr: Texts) -> str:
 
 def _invitation(game: GameView, tr: Texts) -> str:
     name = player_name(game, "X", tr)
+    if game.is_many:
+        left = sum(game.player_id_of(mark) is None for mark in game.marks)
+        return tr.MANY_OPEN.format(name=name, seats=game.seats, left=left)
     if game.invited_player_id or game.invited_username:
         return tr.INVITATION.format(name=name, invited=_invited(game, tr))
     return tr.OPEN_CHALLENGE.format(name=name, o=tr.O_SYMBOL)
@@ -131,13 +138,25 @@ def _turn_lines(game: GameView, tr: Texts) -> list[str]:
     lines = [tr.NAME_TO_MOVE.format(name=name, mark=symbol(mark, tr))]
     if game.nudges:
         lines.append(tr.NUDGE_LINE.format(name=name))
-    return lines
+    return lines + _out_lines(game, tr)
+
+
+def _out_lines(game: GameView, tr: Texts) -> list[str]:
+    """Who left a game of three or four (resigned, timed out)."""
+    if not game.out:
+        return []
+    return [tr.MANY_OUT.format(names=", ".join(player_name(game, m, tr) for m in game.out))]
 
 
 def _result_lines(game: GameView, tr: Texts) -> list[str]:
     if game.result == DRAW:
         return ["Draw", tr.RESULT_DRAW]
     winner = game.result or "X"
+    if game.is_many:
+        # The Hyperskill words exist for X and O only.
+        words = {X: [X_WINS], O: [O_WINS]}.get(winner, [])
+        won = tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))
+        return [*words, won, *_out_lines(game, tr)]
     loser = other(winner)
     words = X_WINS if winner == X else O_WINS
     if game.is_ai_match:

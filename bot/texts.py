@@ -45,6 +45,11 @@ SYMBOLS = {
     # The winning line is shown with these instead of the plain marks.
     "X_WIN_SYMBOL": "❎",
     "O_WIN_SYMBOL": "🅾️",
+    # The third and fourth marks of games of more players, plain and on the winning line.
+    "T_SYMBOL": "🔺",
+    "S_SYMBOL": "🟦",
+    "T_WIN_SYMBOL": "🔻",
+    "S_WIN_SYMBOL": "🔷",
     # The cell a hint suggests.
     "HINT_SYMBOL": "💡",
 }

@@ -13,6 +13,13 @@ X = "X"
 O = "O"
 EMPTY = " "
 MARKS = (X, O)
+# Games of three or four players add a triangle and a square, in this order of turns.
+T = "T"
+S = "S"
+SEAT_MARKS = (X, O, T, S)
+
+
+_CELL_VALUES = frozenset((*SEAT_MARKS, EMPTY))
 
 
 class BoardError(ValueError):
@@ -76,8 +83,8 @@ class Board:
     def __post_init__(self) -> None:
         if len(self.cells) != self.size * self.size:
             raise InvalidBoardError(f"a {self.size}x{self.size} board needs {self.size**2} cells")
-        if any(c not in (X, O, EMPTY) for c in self.cells):
-            raise InvalidBoardError("cells must be X, O or empty")
+        if any(c not in _CELL_VALUES for c in self.cells):
+            raise InvalidBoardError("cells must be X, O, T, S or empty")
         if not 3 <= self.k <= self.size:
             raise InvalidBoardError(f"line length must be from 3 to {self.size}")
 

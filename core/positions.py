@@ -27,11 +27,14 @@ def is_ultimate(board: Board | BoardSize) -> bool:
     return board.size == ULTIMATE.size
 
 
-def board_from_text(text: str, size: int | None, k: int | None) -> Board:
-    """A stored board: `_` for empty, row by row, or ultimate's cells in their own order."""
-    if size == ULTIMATE.size:
-        # Small board by small board: not a 9×9 grid to validate as one.
-        return Board(tuple(EMPTY if c == "_" else c for c in text), ULTIMATE.size, ULTIMATE.k)
+def board_from_text(text: str, size: int | None, k: int | None, seats: int = 2) -> Board:
+    """A stored board: `_` for empty, row by row, or ultimate's cells in their own order.
+    Two players' boards are checked as positions of play; ultimate's, and those of three or
+    four players, have rules of their own."""
+    if size == ULTIMATE.size or seats > 2:
+        cells = tuple(EMPTY if c == "_" else c for c in text)
+        side = size or round(len(text) ** 0.5)
+        return Board(cells, side, k or ULTIMATE.k)
     return parse_cells(text, k=k or None)
 
 

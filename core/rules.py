@@ -7,12 +7,14 @@ from functools import cache, lru_cache
 from core.board import (
     EMPTY,
     MARKS,
+    SEAT_MARKS,
     Board,
     CellOccupiedError,
     GameOverError,
     InvalidBoardError,
     O,
     OutOfRangeError,
+    T,
     X,
 )
 
@@ -51,11 +53,11 @@ def winning_lines(board: Board, mark: str) -> list[Line]:
 
 @lru_cache(maxsize=1 << 16)
 def winner(board: Board) -> str | None:
-    """X or O if that mark has k in a row, else None.
+    """The mark (X or O; T or S in games of more players) that has k in a row, else None.
 
     Memoized: the bot asks this of the same few positions many times per move (rules,
     rendering, the service), and a board is an immutable, hashable value."""
-    for mark in MARKS:
+    for mark in MARKS if T not in board.cells else SEAT_MARKS:
         if winning_lines(board, mark):
             return mark
     return None
@@ -106,6 +108,18 @@ def play(board: Board, cell: int) -> Board:
     if board[cell] != EMPTY:
         raise CellOccupiedError()
     return board.with_mark(cell, turn(board))
+
+
+def play_as(board: Board, cell: int, mark: str) -> Board:
+    """The board after `mark` takes `cell`: in games of three or four players, whose turns do
+    not follow from the marks' counts. Raises as `play` does."""
+    if not 0 <= cell < len(board.cells):
+        raise OutOfRangeError(board.size)
+    if is_over(board):
+        raise GameOverError()
+    if board[cell] != EMPTY:
+        raise CellOccupiedError()
+    return board.with_mark(cell, mark)
 
 
 def validate(board: Board) -> None:

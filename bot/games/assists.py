@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from bot.games import lifecycle, store
+from bot.games import assist_rules, store
 from bot.games.ai_turns import Thinker, think_in_thread
 from bot.games.db import statements
 from bot.games.db.models import utcnow
@@ -75,7 +75,7 @@ class Assists:
                 return MoveResult(refusal, game)
             rows = await session.execute(statements.MOVES_OF, {"game_id": game.id})
             history = [PlayedMove(row.ply, row.cell, row.mark, row.player_id) for row in rows]
-            taken = lifecycle.take_back(game, history, user.id, utcnow())
+            taken = assist_rules.take_back(game, history, user.id, utcnow())
             if taken is None:
                 return MoveResult(MoveStatus.NOTHING_TO_UNDO, game)
             before, kept = taken
@@ -88,7 +88,7 @@ class Assists:
 def _refusal(game: GameView, user: PlayerInfo, ply: int | None) -> MoveStatus | None:
     if ply is not None and game.is_active and ply != game.ply:
         return MoveStatus.STALE  # a tap on a board drawn before the last move
-    return lifecycle.assist_refusal(game, user.id)
+    return assist_rules.assist_refusal(game, user.id)
 
 
 def _assisted(game: GameView) -> GameView:

@@ -21,7 +21,7 @@ from bot.games.model import (
     PlayerInfo,
 )
 from bot.games.store import LOST_RACE, Loaded, Store
-from core.board import MARKS, Board, O, X
+from core.board import MARKS, Board, X
 
 
 class Challenges:
@@ -38,8 +38,10 @@ class Challenges:
         invited: PlayerInfo | None = None,
         invited_username: str | None = None,
         board: Board | None = None,
+        seats: int = 2,
     ) -> GameView:
-        """A group challenge: the sender plays X; anyone (or only the invited person) joins."""
+        """A group challenge: the sender plays X; anyone (or only the invited person) joins.
+        With three or four `seats`, it starts once every seat is taken."""
         username = (invited_username or "").replace("\x00", "").lstrip("@")[:64] or None
         async with self._store.transaction() as session:
             player = await store.upsert_player(session, user)
@@ -55,6 +57,7 @@ class Challenges:
                 status=GameStatus.OPEN,
                 invited=invited_player,
                 invited_username=username,
+                seats=seats,
             )
             return (await store.insert(session, draft)).view
 
@@ -169,6 +172,9 @@ class Challenges:
         await store.upsert_player(session, user)
         # The inline message moves to the new game (one game per inline message).
         await store.save(session, old, replace(view, inline_message_id=None))
+        # Everybody moves one seat on: who played second starts.
+        seated = [_player(view, mark) for mark in view.marks]
+        seated = seated[1:] + seated[:1]
         draft = replace(
             lifecycle.new_game(
                 chat_id=view.chat_id,
@@ -176,14 +182,21 @@ class Challenges:
                 board=Board.empty(view.board.size, view.board.k),
                 x_kind=USER,
                 o_kind=USER,
-                x_player=_player(view, O),
-                o_player=_player(view, X),
-                creator=_player(view, O),
+                x_player=seated[0],
+                o_player=seated[1],
+                creator=seated[0],
                 now=utcnow(),
+                seats=view.seats,
             ),
             language=view.language,
             rematch_of_id=view.id,
         )
+        if view.is_many:
+            extra: dict[str, object] = {}
+            for mark, player in zip(view.marks[2:], seated[2:], strict=True):
+                extra[f"{mark.lower()}_player_id"] = player.id if player else None
+                extra[f"{mark.lower()}_name"] = player.name if player else None
+            draft = replace(draft, turn_mark=X, **extra)  # type: ignore[arg-type]
         return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
 
 

@@ -9,7 +9,6 @@ the random generator come in as arguments.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -24,7 +23,7 @@ from bot.games.model import (
     TurnEvent,
 )
 from core import ultimate
-from core.board import EMPTY, Board, MoveError, other
+from core.board import EMPTY, Board, X, other
 from core.positions import (
     choose_move,
     is_full,
@@ -34,6 +33,7 @@ from core.positions import (
     ultimate_board,
     winner,
 )
+from core.rules import play_as
 from core.ultimate import WrongBlockError
 
 
@@ -67,7 +67,8 @@ def player_refusal(game: GameView, user_id: int) -> MoveStatus | None:
         return MoveStatus.WAITING
     if not game.is_active:
         return MoveStatus.GAME_OVER
-    if game.mark_of(user_id) is None:
+    mark = game.mark_of(user_id)
+    if mark is None or mark in game.out:
         return MoveStatus.NOT_A_PLAYER
     return None
 
@@ -115,9 +116,14 @@ def cell_refusal(game: GameView, cell: int) -> MoveStatus | None:
 def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -> Turn:
     """The side to move marks `cell` (already checked free); the game ends on a line or a
     full board."""
-    board = play(game.board, game.last_cell, cell)
+    if game.is_many:
+        board = play_as(game.board, cell, game.to_move)
+    else:
+        board = play(game.board, game.last_cell, cell)
     move = PlayedMove(game.ply + 1, cell, game.to_move, player_id)
     after = replace(game, board=board, last_cell=cell, turn_started_at=now, nudges=0)
+    if game.is_many:
+        after = replace(after, turn_mark=next_turn(game, game.to_move))
     line = winner(board, cell)
     if line is not None or is_full(board, cell):
         after = replace(
@@ -127,6 +133,30 @@ def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -
             end_reason=EndReason.LINE if line else EndReason.FULL,
         )
     return Turn(after, (move,))
+
+
+def next_turn(game: GameView, mark: str) -> str:
+    """Whose turn comes after `mark`'s in a game of three or four: the next seat still in."""
+    order = game.marks
+    start = order.index(mark)
+    for step in range(1, len(order) + 1):
+        candidate = order[(start + step) % len(order)]
+        if candidate not in game.out:
+            return candidate
+    return mark
+
+
+def drop_out(game: GameView, mark: str, reason: EndReason, now: datetime | None) -> GameView:
+    """A player of three or four leaves (resigned, timed out): their marks stay on the board,
+    the turn passes them by, and the last one left wins."""
+    after = replace(game, out=game.out + mark)
+    left = after.in_play
+    if len(left) == 1:
+        return replace(after, status=GameStatus.FINISHED, result=left[0], end_reason=reason)
+    if game.to_move == mark:
+        clock = {"turn_started_at": now} if now is not None else {}
+        after = replace(after, turn_mark=next_turn(after, mark), nudges=0, **clock)
+    return after
 
 
 def ai_replies(turn: Turn, rng: random.Random, now: datetime) -> Turn:
@@ -149,61 +179,24 @@ def human_move(game: GameView, cell: int, user_id: int, rng: random.Random, now:
     return ai_replies(play_cell(game, cell, user_id, now), rng, now)
 
 
-def assist_refusal(game: GameView, user_id: int) -> MoveStatus | None:
-    """Why the user may not have a hint or an undo now, or None: only in a running game
-    against the AI, on their own turn (not while the AI thinks)."""
-    refusal = player_refusal(game, user_id)
-    if refusal is not None:
-        return refusal
-    if not game.is_against_ai:
-        return MoveStatus.NOT_AGAINST_AI
-    if not game.is_player(game.to_move, user_id):
-        return MoveStatus.NOT_YOUR_TURN
-    return None
-
-
-def take_back(
-    game: GameView, history: Sequence[PlayedMove], user_id: int, now: datetime
-) -> tuple[GameView, int] | None:
-    """The game before the user's last move (and the AI's replies to it), marked assisted,
-    and how many moves of `history` it keeps. None when the user has no move to take back,
-    or the history does not lead to the board shown (then nothing can be trusted)."""
-    mark = game.mark_of(user_id)
-    board, last = Board.empty(game.board.size, game.board.k), None
-    kept = None
-    for number, move in enumerate(history):
-        if move.ply != number + 1 or board[move.cell] != EMPTY:
-            return None
-        if move.mark == mark:
-            kept = (board, last, number)
-        try:
-            board, last = play(board, last, move.cell), move.cell
-        except MoveError:
-            return None
-    if kept is None or board != game.board:
-        return None
-    before, before_last, count = kept
-    taken = replace(
-        game, board=before, last_cell=before_last, assisted=True, turn_started_at=now, nudges=0
-    )
-    return taken, count
-
-
 def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
-    """The joiner takes O and the game starts."""
-    return replace(
-        game,
-        o_player_id=joiner.id,
-        o_name=joiner.name,
-        status=GameStatus.ACTIVE,
-        turn_started_at=now,
-        nudges=0,
-    )
+    """The joiner takes the next free seat (O, then 🔺, then 🟦); once every seat is taken
+    the game starts."""
+    seat = next(mark for mark in game.marks if game.player_id_of(mark) is None)
+    column = seat.lower()
+    after = replace(game, **{f"{column}_player_id": joiner.id, f"{column}_name": joiner.name})
+    if any(after.player_id_of(mark) is None for mark in after.marks):
+        return after  # seats left: still open
+    started = replace(after, status=GameStatus.ACTIVE, turn_started_at=now, nudges=0)
+    return replace(started, turn_mark=X) if game.is_many else started
 
 
 def join_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
-    if game.is_active and user.id in (game.x_player_id, game.o_player_id):
+    seated = game.mark_of(user.id) is not None
+    if game.is_active and seated:
         return MoveStatus.STALE  # already in: a double tap on Join
+    if game.is_open and seated and game.x_player_id != user.id:
+        return MoveStatus.JOINED_ALREADY  # a seat of a game of more, waiting for the rest
     if game.is_active:
         return MoveStatus.NOT_A_PLAYER  # someone else joined first: the game is running
     if not game.is_open:
@@ -262,6 +255,8 @@ def resign(game: GameView, user_id: int) -> GameView:
     sides belong to the user: the side to move gives up."""
     loser = game.to_move if game.is_one_phone else game.mark_of(user_id)
     assert loser is not None
+    if game.is_many:
+        return drop_out(game, loser, EndReason.RESIGNED, None)
     return replace(
         game,
         status=GameStatus.FINISHED,
@@ -296,7 +291,14 @@ def anonymize(game: GameView, user_id: int) -> GameView:
     """The game without the user's id (it stays for the other person)."""
     gone = {
         column: None
-        for column in ("x_player_id", "o_player_id", "created_by_id", "invited_player_id")
+        for column in (
+            "x_player_id",
+            "o_player_id",
+            "t_player_id",
+            "s_player_id",
+            "created_by_id",
+            "invited_player_id",
+        )
         if getattr(game, column) == user_id
     }
     return replace(game, **gone)
@@ -317,9 +319,13 @@ def timeout_verdict(game: GameView, waited: timedelta, timeout: timedelta) -> Tu
     return None
 
 
-def apply_timeout(game: GameView, event: TurnEvent) -> GameView:
+def apply_timeout(game: GameView, event: TurnEvent, now: datetime) -> GameView:
+    """The turn clock's verdict applied: with three or four players, one who timed out after
+    the nudge is out, and the others play on."""
     if event is TurnEvent.EXPIRED:
         return close(game, GameStatus.CANCELLED, EndReason.EXPIRED)
+    if event is TurnEvent.TIMEOUT and game.is_many:
+        return drop_out(game, game.to_move, EndReason.TIMEOUT, now)
     if event is TurnEvent.TIMEOUT:
         return replace(
             game,
@@ -351,6 +357,7 @@ def new_game(
     status: GameStatus = GameStatus.ACTIVE,
     invited: PlayerInfo | None = None,
     invited_username: str | None = None,
+    seats: int = 2,
 ) -> GameView:
     """A game not stored yet (id 0), written in its creator's language."""
     return GameView(
@@ -374,4 +381,5 @@ def new_game(
         invited_name=invited.name if invited else None,
         invited_username=invited_username,
         turn_started_at=now,
+        seats=seats,
     )

@@ -10,7 +10,7 @@ from enum import StrEnum
 from functools import cached_property
 
 from core.ai import LEVELS
-from core.board import MARKS, Board, MoveError, X
+from core.board import SEAT_MARKS, Board, MoveError, O, T, X
 from core.rules import turn
 
 USER = "user"  # a person (in `x_kind`/`o_kind`); the other kinds are the AI levels
@@ -94,6 +94,15 @@ class GameView:
     assisted: bool = False
     #: The cell of the last move (ultimate sends the next player to the small board it names).
     last_cell: int | None = None
+    #: Games of three or four players: the seats of 🔺 (T) and 🟦 (S), the marks of those out
+    #: of the game (resigned, timed out), and whose turn it is.
+    seats: int = 2
+    t_player_id: int | None = None
+    s_player_id: int | None = None
+    t_name: str | None = None
+    s_name: str | None = None
+    out: str = ""
+    turn_mark: str | None = None
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
 
@@ -104,7 +113,25 @@ class GameView:
 
     @cached_property
     def to_move(self) -> str:
+        # With more than two players the turns skip those out: the marks' counts do not tell.
+        if self.turn_mark is not None:
+            return self.turn_mark
         return turn(self.board)
+
+    @property
+    def marks(self) -> tuple[str, ...]:
+        """The marks of the game's seats, in the order of turns."""
+        return SEAT_MARKS[: self.seats]
+
+    @property
+    def is_many(self) -> bool:
+        """Three or four players."""
+        return self.seats > 2
+
+    @property
+    def in_play(self) -> tuple[str, ...]:
+        """The marks of the players still in the game."""
+        return tuple(mark for mark in self.marks if mark not in self.out)
 
     @property
     def is_active(self) -> bool:
@@ -119,13 +146,14 @@ class GameView:
         return self.status == GameStatus.FINISHED
 
     def kind_of(self, mark: str) -> str:
-        return self.x_kind if mark == X else self.o_kind
+        return {X: self.x_kind, O: self.o_kind}.get(mark, USER)
 
     def player_id_of(self, mark: str) -> int | None:
-        return self.x_player_id if mark == X else self.o_player_id
+        seats = {X: self.x_player_id, O: self.o_player_id, T: self.t_player_id}
+        return seats.get(mark, self.s_player_id)
 
     def name_of(self, mark: str) -> str | None:
-        return self.x_name if mark == X else self.o_name
+        return {X: self.x_name, O: self.o_name, T: self.t_name}.get(mark, self.s_name)
 
     def is_player(self, mark: str, user_id: int) -> bool:
         """Whether the user plays this side (a person, not an AI level)."""
@@ -133,7 +161,7 @@ class GameView:
 
     def mark_of(self, user_id: int) -> str | None:
         """The side a user plays (X on one phone, where they play both)."""
-        return next((mark for mark in MARKS if self.is_player(mark, user_id)), None)
+        return next((mark for mark in self.marks if self.is_player(mark, user_id)), None)
 
     @property
     def kind_to_move(self) -> str:
@@ -193,6 +221,7 @@ class MoveStatus(StrEnum):
     REMATCH_TAKEN = "rematch_taken"
     DUPLICATE = "duplicate"  # the update was handled already (a repeated delivery)
     WRONG_BOARD = "wrong_board"  # ultimate: a cell outside the small board in play
+    JOINED_ALREADY = "joined_already"  # a seat taken in a game of more, still waiting
     NOT_AGAINST_AI = "not_against_ai"  # hint and undo: for games against the AI only
     NOTHING_TO_UNDO = "nothing_to_undo"
 

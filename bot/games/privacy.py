@@ -29,6 +29,8 @@ class Privacy:
                 or_(
                     Game.x_player_id == uid,
                     Game.o_player_id == uid,
+                    Game.t_player_id == uid,
+                    Game.s_player_id == uid,
                     Game.created_by_id == uid,
                     Game.invited_player_id == uid,
                 ),
@@ -37,7 +39,8 @@ class Privacy:
             ended: list[GameView] = []
             for game in games:
                 view = game.view
-                others = {view.x_player_id, view.o_player_id, view.invited_player_id} - {uid, None}
+                seated = {view.player_id_of(mark) for mark in view.marks}
+                others = {*seated, view.invited_player_id} - {uid, None}
                 if not others and view.created_by_id in (uid, None):
                     moves += (
                         await session.scalar(

@@ -9,7 +9,7 @@ from bot.games.db.models import Game
 from bot.games.lifecycle import outcome_for
 from bot.games.model import HUMAN, USER, GameStatus, LeaderRow, Record, Stats
 from bot.games.store import Store
-from core.board import MARKS, other
+from core.board import other
 
 
 class Records:
@@ -23,7 +23,12 @@ class Records:
             found = await store.load_all(
                 session,
                 Game.status == GameStatus.FINISHED,
-                or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+                or_(
+                    Game.x_player_id == user_id,
+                    Game.o_player_id == user_id,
+                    Game.t_player_id == user_id,
+                    Game.s_player_id == user_id,
+                ),
                 order_by=(Game.updated_at, Game.id),  # streaks follow the order games ended in
             )
         by_opponent: dict[str, Record] = {}
@@ -33,7 +38,7 @@ class Records:
             mine = game.mark_of(user_id)
             if game.is_one_phone or mine is None:
                 continue  # two players on one phone: not a record against anybody
-            theirs = game.kind_of(other(mine))
+            theirs = USER if game.is_many else game.kind_of(other(mine))
             outcome = outcome_for(game.result, mine)
             if game.assisted:
                 assisted.add(outcome)  # helped: neither a record against the AI nor a streak
@@ -56,7 +61,7 @@ class Records:
             )
         table: dict[int, LeaderRow] = {}
         for game in (loaded.view for loaded in found):
-            for mark in MARKS:
+            for mark in game.marks:
                 player_id, name = game.player_id_of(mark), game.name_of(mark)
                 if player_id is None:
                     continue

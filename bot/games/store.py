@@ -44,30 +44,6 @@ RACE_ATTEMPTS = 5
 
 T = TypeVar("T")
 
-# The view's fields that live in columns of the same name; `board` is stored as text and the
-# players' names come from the players table.
-_COLUMNS = (
-    "chat_id",
-    "message_id",
-    "inline_message_id",
-    "x_kind",
-    "o_kind",
-    "x_player_id",
-    "o_player_id",
-    "status",
-    "result",
-    "end_reason",
-    "language",
-    "created_by_id",
-    "invited_player_id",
-    "invited_username",
-    "rematch_of_id",
-    "nudges",
-    "turn_started_at",
-    "assisted",
-    "last_cell",
-)
-
 
 #: Where the store's functions run their statements: an ORM session, or a bare connection.
 Db = AsyncSession | CoreTransaction
@@ -226,15 +202,17 @@ def _with_claim(result: MoveResult, claimed: Later | None) -> MoveResult:
 
 def view_of(row: Any) -> Loaded:
     """The view of a row of `statements.VIEW` (a game with its players' names)."""
-    values: dict[str, Any] = {name: getattr(row, name) for name in _COLUMNS}
+    values: dict[str, Any] = {name: getattr(row, name) for name in statements.VIEW_COLUMNS}
     values["turn_started_at"] = _aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
     values["assisted"] = bool(row.assisted)
     view = GameView(
         id=row.id,
-        board=board_from_text(row.board, row.size, row.k),
+        board=board_from_text(row.board, row.size, row.k, row.seats),
         x_name=row.x_name,
         o_name=row.o_name,
+        t_name=row.t_name,
+        s_name=row.s_name,
         invited_name=row.invited_name,
         **values,
     )
@@ -281,7 +259,7 @@ async def insert(
             "version": 1,
             "created_at": now,
             "updated_at": now,
-            **{name: getattr(draft, name) for name in _COLUMNS},
+            **{name: getattr(draft, name) for name in statements.VIEW_COLUMNS},
         },
     )
     assert game_id is not None
@@ -298,7 +276,9 @@ async def save(
     one versioned UPDATE; raises StaleDataError if another writer came first."""
     before = loaded.view
     changed: dict[str, Any] = {
-        name: value for name in _COLUMNS if (value := getattr(after, name)) != getattr(before, name)
+        name: value
+        for name in statements.VIEW_COLUMNS
+        if (value := getattr(after, name)) != getattr(before, name)
     }
     if after.board != before.board:
         changed["board"] = format_cells(after.board)

@@ -43,7 +43,7 @@ class TurnTimeouts:
                 event = lifecycle.timeout_verdict(game.view, waited, turn_timeout)
                 if event is None:
                     return None
-                after = lifecycle.apply_timeout(game.view, event)
+                after = lifecycle.apply_timeout(game.view, event, now)
                 return event, await store.save(session, game, after)
         except LOST_RACE:
             return None  # a move came in meanwhile: the turn is fresh again

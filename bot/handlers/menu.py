@@ -54,7 +54,7 @@ async def tap_new_game(update: Update, context: BotContext) -> None:
         return
     query, tap, message = tapped
     await answer(query)
-    spec = GameSpec(tap.x_kind, tap.o_kind, tap.board)
+    spec = GameSpec(tap.x_kind, tap.o_kind, tap.board, tap.seats)
     await start_game(context, message.chat, query.from_user, spec)
 
 
@@ -93,7 +93,7 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))
-    text = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE])
+    text = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
     await context.bot.send_message(chat.id, text, reply_markup=keyboard)
 
 
@@ -101,8 +101,13 @@ async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec
     """Start a game in the chat and post its board. In a group, `user user` is a challenge
     anyone can join; in a private chat a new game replaces the current one."""
     board = spec.board.empty_board()
+    if spec.seats > 2 and not is_group(chat):
+        await context.bot.send_message(chat.id, texts_of(user, context).MANY_GROUPS_ONLY)
+        return
     if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
-        challenge = await context.games.challenges.create(chat.id, player_from(user), board=board)
+        challenge = await context.games.challenges.create(
+            chat.id, player_from(user), board=board, seats=spec.seats
+        )
         await post_game(context, chat.id, challenge)
         return
     started = await context.games.play.start_game(

@@ -22,9 +22,9 @@ def with_open_board(
     """The board's keyboard with an "Open board" row for the Mini App under it: a web_app
     button in a private chat (the only place Telegram allows one), a t.me link to the Mini App
     elsewhere (groups, inline messages; none without WEBAPP_SHORT_NAME). A board without a
-    keyboard, or a challenge nobody joined yet, gets none; nor does ultimate tic-tac-toe, which
-    the Mini App does not draw (it shows one k-in-a-row grid)."""
-    if keyboard is None or game.is_open or is_ultimate(game.board):
+    keyboard, or a challenge nobody joined yet, gets none; nor does ultimate tic-tac-toe, or games
+    of three or four, which the Mini App does not draw (it shows two players' grids)."""
+    if keyboard is None or game.is_open or is_ultimate(game.board) or game.is_many:
         return keyboard
     text = texts_for(game.language).BUTTON_OPEN_BOARD
     # Private chats have the user's (positive) id; groups' ids are negative.

@@ -73,7 +73,7 @@ async def test_a_game_and_its_mistakes_in_the_players_language(
 
 def help_text(tr: Texts, bot: str) -> str:
     """What /help answers: how to play, then the help against the AI."""
-    return "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE])
+    return "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
 
 
 def language_buttons(telegram: FakeTelegram, message: Any) -> dict[str, str]:

@@ -128,10 +128,10 @@ def test_timeout_verdicts(changes: dict, waited: int, verdict: TurnEvent | None)
 
 def test_timeouts_applied() -> None:
     game = duel("X________")  # O to move
-    assert lifecycle.apply_timeout(game, TurnEvent.NUDGE).nudges == 1
-    lost = lifecycle.apply_timeout(game, TurnEvent.TIMEOUT)
+    assert lifecycle.apply_timeout(game, TurnEvent.NUDGE, NOW).nudges == 1
+    lost = lifecycle.apply_timeout(game, TurnEvent.TIMEOUT, NOW)
     assert (lost.status, lost.result, lost.end_reason) == ("finished", "X", "timeout")
-    expired = lifecycle.apply_timeout(duel(status=GameStatus.OPEN), TurnEvent.EXPIRED)
+    expired = lifecycle.apply_timeout(duel(status=GameStatus.OPEN), TurnEvent.EXPIRED, NOW)
     assert (expired.status, expired.end_reason) == ("cancelled", "expired")
 
 

@@ -140,12 +140,7 @@ async def test_0006_keeps_classic_games_both_ways_and_drops_ultimate_ones_going_
         "INSERT INTO moves (game_id, ply, cell, mark, player_id, created_at) VALUES "
         f"(3, 1, 0, 'X', {ALICE.id}, '{NOW}')",
     )
-    games, engine = await _service(database_url)
-    try:
-        helped = await games.store.get_game(2)
-        assert helped is not None and helped.assisted
-    finally:
-        await engine.dispose()  # type: ignore[attr-defined]
+    assert await _execute(database_url, "SELECT assisted FROM games WHERE id = 2") == [(True,)]
 
     await _migrate(database_url, "0005", down=True)
     rows = await _execute(database_url, "SELECT id, board, status FROM games ORDER BY id")
@@ -159,3 +154,35 @@ async def test_0006_keeps_classic_games_both_ways_and_drops_ultimate_ones_going_
         (1, False),
         (2, False),
     ]
+
+
+async def test_0007_keeps_two_player_games_both_ways_and_drops_bigger_ones_going_down(
+    database_url: str,
+) -> None:
+    await _migrate(database_url, "0006")
+    await _seed_0001(database_url)
+    await _migrate(database_url, "0007")
+    assert await _execute(
+        database_url, "SELECT id, seats, t_player_id, out, turn_mark FROM games ORDER BY id"
+    ) == [(1, 2, None, "", None), (2, 2, None, "", None)]
+    await _execute(
+        database_url,
+        "INSERT INTO games (id, chat_id, board, size, k, x_kind, o_kind, x_player_id, "
+        "t_player_id, seats, turn_mark, status, version, nudges, created_at, updated_at) "
+        f"VALUES (3, -100, 'X{'_' * 35}', 6, 4, 'user', 'user', {ALICE.id}, {ALICE.id}, 3, "
+        f"'O', 'active', 1, 0, '{NOW}', '{NOW}')",
+        "INSERT INTO moves (game_id, ply, cell, mark, player_id, created_at) VALUES "
+        f"(3, 1, 0, 'X', {ALICE.id}, '{NOW}')",
+    )
+    games, engine = await _service(database_url)
+    try:
+        three = await games.store.get_game(3)
+        assert three is not None and three.marks == ("X", "O", "T") and three.to_move == "O"
+        assert three.t_name == "Alice"
+    finally:
+        await engine.dispose()  # type: ignore[attr-defined]
+
+    await _migrate(database_url, "0006", down=True)
+    rows = await _execute(database_url, "SELECT id, board, status FROM games ORDER BY id")
+    assert rows == [(1, "XX_OOO_X_", "finished"), (2, "X___O____", "active")]
+    assert await _execute(database_url, "SELECT COUNT(*) FROM moves WHERE game_id = 3") == [(0,)]

@@ -13,7 +13,10 @@ from tests.support.bot_runner import settle
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 #: Cell buttons' labels (the highlighted ones too) as Hyperskill cells.
-SYMBOL_TO_MARK = {"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_", "💡": "_"}
+SYMBOL_TO_MARK = {
+    **{"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_", "💡": "_"},
+    **{"🔺": "T", "🔻": "T", "🟦": "S", "🔷": "S"},
+}
 #: The result lines a finished board shows.
 RESULTS = ("X wins", "O wins", "Draw")
 

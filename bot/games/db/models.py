@@ -72,6 +72,13 @@ class Game(Base):
     variant: Mapped[str] = mapped_column(String(16), default="classic", server_default="classic")
     # The cell of the last move: in ultimate it sends the next player to a small board.
     last_cell: Mapped[int | None] = mapped_column(Integer)
+    # Games of three or four players: the third (T, 🔺) and fourth (S, 🟦) seats, the marks
+    # of those who are out (resigned or timed out), and whose turn it is.
+    seats: Mapped[int] = mapped_column(Integer, default=2, server_default="2")
+    t_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    s_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    out: Mapped[str] = mapped_column(String(4), default="", server_default="")
+    turn_mark: Mapped[str | None] = mapped_column(String(1))
     # A hint or an undo was used: the game counts apart in the stats.
     assisted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     size: Mapped[int] = mapped_column(Integer, default=3, server_default="3")

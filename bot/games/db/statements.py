@@ -13,16 +13,51 @@ from bot.games.db.models import Game, HandledUpdate, Move, Player
 
 GAMES = Game.__table__
 MOVES = Move.__table__
-_x, _o, _invited = (Player.__table__.alias(name) for name in ("x_player", "o_player", "invited"))
+_x, _o, _t, _s, _invited = (
+    Player.__table__.alias(name)
+    for name in ("x_player", "o_player", "t_player", "s_player", "invited")
+)
 VIEW = select(
     GAMES,
     _x.c.name.label("x_name"),
     _o.c.name.label("o_name"),
+    _t.c.name.label("t_name"),
+    _s.c.name.label("s_name"),
     _invited.c.name.label("invited_name"),
 ).select_from(
     GAMES.outerjoin(_x, _x.c.id == GAMES.c.x_player_id)
     .outerjoin(_o, _o.c.id == GAMES.c.o_player_id)
+    .outerjoin(_t, _t.c.id == GAMES.c.t_player_id)
+    .outerjoin(_s, _s.c.id == GAMES.c.s_player_id)
     .outerjoin(_invited, _invited.c.id == GAMES.c.invited_player_id)
+)
+# The view's fields that live in columns of the same name; `board` is stored as text and the
+# players' names come from the players table.
+VIEW_COLUMNS = (
+    "chat_id",
+    "message_id",
+    "inline_message_id",
+    "x_kind",
+    "o_kind",
+    "x_player_id",
+    "o_player_id",
+    "status",
+    "result",
+    "end_reason",
+    "language",
+    "created_by_id",
+    "invited_player_id",
+    "invited_username",
+    "rematch_of_id",
+    "nudges",
+    "turn_started_at",
+    "assisted",
+    "last_cell",
+    "seats",
+    "t_player_id",
+    "s_player_id",
+    "out",
+    "turn_mark",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)
