@@ -47,6 +47,14 @@ def ultimate_board(board: Board, last_cell: int | None) -> ultimate.UltimateBoar
     return ultimate.UltimateBoard(board.cells, last_cell)
 
 
+def cell_words(board: Board, cell: int) -> str:
+    """A cell as a player would type it: `2 3` (row, column), on ultimate `r5 c3` (row and
+    column of the 9×9, since `5 3` there means small board 5, cell 3)."""
+    if is_ultimate(board):
+        return "r{} c{}".format(*ultimate.grid_row_col(cell))
+    return "{} {}".format(*board.row_col(cell))
+
+
 def play(board: Board, last_cell: int | None, cell: int) -> Board:
     """The board after the player to move marks `cell`; raises core's MoveError subclasses
     (`ultimate.WrongBlockError` for a cell outside the small boards in play)."""

@@ -268,7 +268,7 @@ def resign(game: GameView, user_id: int) -> GameView:
 def stop(game: GameView, user_id: int) -> GameView | None:
     """`/stop` on one of the chat's live games: a running game of the user's is resigned, their
     challenge withdrawn, an AI match they started stopped; None if none of that applies."""
-    if game.is_active and game.mark_of(user_id) is not None:
+    if player_refusal(game, user_id) is None:  # still in the game (not out of one of more)
         return resign(game, user_id)
     if game.is_open and game.created_by_id == user_id:
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
@@ -279,10 +279,11 @@ def stop(game: GameView, user_id: int) -> GameView | None:
 
 def leave(game: GameView, user_id: int) -> GameView:
     """A user leaves a game for good (`/forget`): a running game of theirs is resigned, an
-    open challenge withdrawn."""
-    if game.is_active and game.mark_of(user_id) is not None:
+    open challenge withdrawn (a seat taken in someone else's game of more is freed when the
+    user's id is taken out of it, see `anonymize`)."""
+    if player_refusal(game, user_id) is None:
         return resign(game, user_id)
-    if game.is_open:
+    if game.is_open and (not game.is_many or game.created_by_id in (user_id, None)):
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
     return game
 

@@ -9,6 +9,7 @@ from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult
 from bot.handlers.common import answer, board_tap, player_from, popup, show_game, texts_of
 from bot.texts import Texts
+from core.positions import cell_words
 
 
 async def tap_assist(update: Update, context: BotContext) -> None:
@@ -64,7 +65,7 @@ def _done(result: MoveResult, tr: Texts) -> str:
     if result.hint is None:
         return tr.UNDONE
     game: GameView = result.game  # type: ignore[assignment]
-    return tr.HINT.format(cell="{} {}".format(*game.board.row_col(result.hint)))
+    return tr.HINT.format(cell=cell_words(game.board, result.hint))
 
 
 async def _show(context: BotContext, result: MoveResult) -> None:

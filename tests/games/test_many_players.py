@@ -76,6 +76,9 @@ async def test_people_who_leave_are_passed_by_and_the_last_one_wins(games: Games
     assert after is not None and after.to_move == "T"  # Bob's turn is skipped
     refused = await games.play.tap(game.id, HERE, BOB, 1, 1)
     assert refused.status is MoveStatus.NOT_A_PLAYER
+    # Out is out: /stop finds nothing more of Bob's to end.
+    assert (await games.play.stop_current(GROUP, BOB)).status is MoveStatus.NO_GAME
+    assert (await games.store.get_game(game.id)).out == "O"  # type: ignore[union-attr]
 
     # Carol waits too long: nudged, then out; the turn passes to Dave.
     clock = games.timeouts
@@ -123,3 +126,14 @@ def _drawn_fill(size: int, k: int, marks: str) -> list[int]:
             board = play_as(board, cells[-1], mark)
         else:
             return cells
+
+
+async def test_forgetting_frees_a_seat_and_keeps_the_game_open(games: Games) -> None:
+    game = await games.challenges.create(GROUP, ALICE, board=Board.empty(6, 4), seats=3)
+    await games.challenges.join(game.id, HERE, BOB)
+    await games.privacy.forget(BOB)
+    after = await games.store.get_game(game.id)
+    assert after is not None and after.is_open and after.o_player_id is None
+    # The seat is free for somebody else.
+    carol = (await games.challenges.join(game.id, HERE, CAROL)).game
+    assert carol is not None and carol.o_name == "Carol" and carol.is_open

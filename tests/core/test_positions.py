@@ -1,0 +1,53 @@
+"""core.positions: one answer for both kinds of board; typed moves and their words."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core import ultimate
+from core.board import Board, CellOccupiedError, NotNumbersError, OutOfRangeError
+from core.positions import ULTIMATE, cell_words, parse_typed, play, ultimate_board
+
+
+def _ultimate_after(moves: int, seed: int) -> tuple[Board, int | None]:
+    rng = random.Random(seed)
+    board, last = ULTIMATE.empty_board(), None
+    for _ in range(moves):
+        cell = rng.choice(ultimate.legal_moves(ultimate_board(board, last)))
+        board, last = play(board, last, cell), cell
+    return board, last
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_words_of_a_hint_type_back_to_the_same_cell(seed: int) -> None:
+    board, last = _ultimate_after(7, seed)
+    for cell in ultimate.legal_moves(ultimate_board(board, last)):
+        assert parse_typed(cell_words(board, cell), board, last) == cell
+    classic = Board.empty(5, 4)
+    for cell in classic.free_cells():
+        assert parse_typed(cell_words(classic, cell), classic, None) == cell
+
+
+def test_ultimate_typed_moves_in_every_form_and_their_mistakes() -> None:
+    empty = ULTIMATE.empty_board()
+    assert parse_typed("5 3", empty, None) == 4 * 9 + 2
+    assert parse_typed("r5 c3", empty, None) == ultimate.grid_index(5, 3)
+    assert parse_typed("R5C3", empty, None) == ultimate.grid_index(5, 3)
+    board = play(empty, None, 4 * 9 + 2)  # O is sent to small board 3
+    assert parse_typed("7", board, 4 * 9 + 2) == 2 * 9 + 6
+    with pytest.raises(ultimate.WrongBlockError) as wrong:
+        parse_typed("1 1", board, 4 * 9 + 2)
+    assert wrong.value.allowed == (2,)
+    with pytest.raises(ultimate.WrongBlockError):
+        parse_typed("4", empty, None)  # a free choice: which small board?
+    with pytest.raises(OutOfRangeError):
+        parse_typed("0 5", empty, None)
+    with pytest.raises(NotNumbersError):
+        parse_typed("five three", empty, None)
+    with pytest.raises(NotNumbersError):
+        parse_typed("1 2 3", empty, None)
+    taken = play(board, 4 * 9 + 2, 2 * 9 + 4)  # X is sent back to the centre board
+    with pytest.raises(CellOccupiedError):
+        parse_typed("5 3", taken, 2 * 9 + 4)
