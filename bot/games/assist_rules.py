@@ -28,24 +28,27 @@ def assist_refusal(game: GameView, user_id: int) -> MoveStatus | None:
 
 def take_back(
     game: GameView, history: Sequence[PlayedMove], user_id: int, now: datetime
-) -> tuple[GameView, int] | None:
+) -> tuple[GameView, int] | MoveStatus:
     """The game before the user's last move (and the AI's replies to it), marked assisted,
-    and how many moves of `history` it keeps. None when the user has no move to take back,
-    or the history does not lead to the board shown (then nothing can be trusted)."""
+    and how many moves of `history` it keeps. NOTHING_TO_UNDO when the user has no move to
+    take back; STALE when the history does not lead to the board read (another transaction
+    changed the game between the two reads)."""
     mark = game.mark_of(user_id)
     board, last = Board.empty(game.board.size, game.board.k), None
     kept = None
     for number, move in enumerate(history):
         if move.ply != number + 1 or board[move.cell] != EMPTY:
-            return None
+            return MoveStatus.STALE
         if move.mark == mark:
             kept = (board, last, number)
         try:
             board, last = play(board, last, move.cell), move.cell
         except MoveError:
-            return None
-    if kept is None or board != game.board:
-        return None
+            return MoveStatus.STALE
+    if board != game.board:
+        return MoveStatus.STALE
+    if kept is None:
+        return MoveStatus.NOTHING_TO_UNDO
     before, before_last, count = kept
     taken = replace(
         game, board=before, last_cell=before_last, assisted=True, turn_started_at=now, nudges=0

@@ -76,8 +76,8 @@ class Assists:
             rows = await session.execute(statements.MOVES_OF, {"game_id": game.id})
             history = [PlayedMove(row.ply, row.cell, row.mark, row.player_id) for row in rows]
             taken = assist_rules.take_back(game, history, user.id, utcnow())
-            if taken is None:
-                return MoveResult(MoveStatus.NOTHING_TO_UNDO, game)
+            if isinstance(taken, MoveStatus):
+                return MoveResult(taken, game)
             before, kept = taken
             session.later(Later(statements.DELETE_MOVES_AFTER, {"game_id": game.id, "kept": kept}))
             return MoveResult(MoveStatus.PLAYED, await store.save(session, loaded, before))

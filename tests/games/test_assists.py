@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo
+from bot.games.assist_rules import take_back
+from bot.games.lifecycle import PlayedMove
+from bot.games.model import BoardRef, GameStatus, GameView, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
 from core import ultimate
 from core.board import Board
@@ -167,3 +171,30 @@ async def test_hint_and_undo_in_ultimate(games: Games) -> None:
     assert undone is not None
     assert (undone.board, undone.last_cell) == (played.board, played.last_cell)
     assert await games.store.get_game(game.id) == undone
+
+
+def test_a_history_that_does_not_lead_to_the_board_read_is_stale() -> None:
+    # Two reads of one undo saw different states (another undo committed between them).
+    game = GameView(
+        id=1,
+        chat_id=CHAT,
+        message_id=None,
+        inline_message_id=None,
+        board=parse_cells("____X___O"),
+        x_kind="user",
+        o_kind="hard",
+        x_player_id=ALICE.id,
+        o_player_id=None,
+        x_name="Alice",
+        o_name=None,
+        status=GameStatus.ACTIVE,
+        result=None,
+        end_reason=None,
+    )
+    now = datetime.now(UTC)
+    assert take_back(game, [], ALICE.id, now) is MoveStatus.STALE
+    history = [PlayedMove(1, 4, "X", ALICE.id), PlayedMove(2, 8, "O", None)]
+    taken = take_back(game, history, ALICE.id, now)
+    assert not isinstance(taken, MoveStatus)
+    assert taken[0].board == Board.empty() and taken[1] == 0
+    assert take_back(game, history[:1], ALICE.id, now) is MoveStatus.STALE
