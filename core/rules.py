@@ -101,13 +101,7 @@ def play(board: Board, cell: int) -> Board:
 
     Raises OutOfRangeError, CellOccupiedError or GameOverError; the board itself never changes.
     """
-    if not 0 <= cell < len(board.cells):
-        raise OutOfRangeError(board.size)
-    if is_over(board):
-        raise GameOverError()
-    if board[cell] != EMPTY:
-        raise CellOccupiedError()
-    return board.with_mark(cell, turn(board))
+    return play_as(board, cell, turn(board))
 
 
 def play_as(board: Board, cell: int, mark: str) -> Board:
