@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from core.board import Board, GameOverError, other
 from core.rules import is_over, lines_through, turn
@@ -93,10 +94,22 @@ def choose_move(
     level: str, board: Board, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
 ) -> int:
     """The move of the AI at `level` (one of LEVELS); `hard` thinks up to `time_budget` s."""
+    return move_at_level(STRATEGIES, level, board, rng, time_budget)
+
+
+def move_at_level(
+    strategies: Mapping[str, Callable[..., int]],
+    level: str,
+    board: Any,
+    rng: random.Random,
+    time_budget: float,
+) -> int:
+    """The move of `strategies[level]` (one per level of LEVELS, for any kind of board);
+    `hard`, the one level that searches, gets the time budget."""
     try:
-        strategy = STRATEGIES[level]
+        strategy = strategies[level]
     except KeyError:
         raise ValueError(f"unknown AI level {level!r}") from None
-    if strategy is hard_move:
-        return hard_move(board, rng, time_budget=time_budget)
+    if level == "hard":
+        return strategy(board, rng, time_budget=time_budget)
     return strategy(board, rng)

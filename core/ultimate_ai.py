@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.ai import LEVELS
+from core.ai import LEVELS, move_at_level
 from core.board import GameOverError
 from core.search import DEFAULT_BUDGET, Clock
 from core.ultimate import (
@@ -348,10 +348,4 @@ def choose_move(
     level: str, board: UltimateBoard, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
 ) -> int:
     """The move of the AI at `level` (one of LEVELS); `hard` thinks up to `time_budget` s."""
-    try:
-        strategy = STRATEGIES[level]
-    except KeyError:
-        raise ValueError(f"unknown AI level {level!r}") from None
-    if strategy is hard_move:
-        return hard_move(board, rng, time_budget=time_budget)
-    return strategy(board, rng)
+    return move_at_level(STRATEGIES, level, board, rng, time_budget)
