@@ -157,9 +157,15 @@ async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
 
 
 async def answer_and_show(
-    query: CallbackQuery, context: BotContext, result: MoveResult, *, joined: bool = False
+    query: CallbackQuery,
+    context: BotContext,
+    result: MoveResult,
+    *,
+    joined: bool = False,
+    block: int | None = None,
 ) -> None:
-    """Answer the tap (a pop-up when refused), then show the game's new state."""
+    """Answer the tap (a pop-up when refused), then show the game's new state (on ultimate's
+    board, the small board `block` if the player chose one)."""
     tr = texts_of(query.from_user, context)
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status))
@@ -175,4 +181,4 @@ async def answer_and_show(
         await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
     else:
         await answer(query)
-    await show_game(context, game)
+    await show_game(context, game, block=block)

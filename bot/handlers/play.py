@@ -9,7 +9,6 @@ from bot.callback_data import BlockTap, CellTap, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
-    answer,
     answer_and_show,
     board_tap,
     player_from,
@@ -56,11 +55,7 @@ async def tap_block(update: Update, context: BotContext) -> None:
     query, tap, ref = tapped
     user = player_from(query.from_user)
     result = await context.games.play.show_block(tap.game_id, ref, user, tap.ply, tap.block)
-    if not result.played or result.game is None:
-        await answer(query, popup(texts_of(query.from_user, context), result.status))
-        return
-    await answer(query)
-    await show_game(context, result.game, block=tap.block)
+    await answer_and_show(query, context, result, block=tap.block)
 
 
 async def typed_move(update: Update, context: BotContext) -> None:
