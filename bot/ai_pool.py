@@ -9,14 +9,20 @@ from concurrent.futures import ProcessPoolExecutor
 
 from core.board import Board
 from core.notation import format_cells
-from core.positions import ULTIMATE, board_from_text, choose_move
+from core.positions import board_from_text, choose_move
 
 
 def _search(
-    cells: str, k: int, last_cell: int | None, level: str, seed: int, time_budget: float
+    cells: str,
+    size: int,
+    k: int,
+    last_cell: int | None,
+    level: str,
+    seed: int,
+    time_budget: float,
 ) -> int:
     # Runs in the worker: plain values in, a cell index out.
-    board = board_from_text(cells, ULTIMATE.size if len(cells) == ULTIMATE.size**2 else None, k)
+    board = board_from_text(cells, size, k)
     return choose_move(level, board, last_cell, random.Random(seed), time_budget=time_budget)
 
 
@@ -34,7 +40,9 @@ class AiPool:
         loop = asyncio.get_running_loop()
         cells = format_cells(board)
         return await loop.run_in_executor(
-            self._executor, _search, cells, board.k, last_cell, level, seed, self._time_budget
+            self._executor,
+            _search,
+            *(cells, board.size, board.k, last_cell, level, seed, self._time_budget),
         )
 
     def close(self) -> None:
