@@ -5,7 +5,7 @@ killed under the bot, and SQLite under a burst of simultaneous taps.
   back its answer to the edit that shows a move; the process finishes that update, exits 0
   within seconds, and a restarted process goes on with the same board.
 * PostgreSQL: the bot's connections are terminated by the server (`pg_terminate_backend`),
-  once while idle in the pool (the next tap reconnects: `pool_pre_ping`) and once in the middle
+  once while idle in the pool (the next tap reconnects: a ping at checkout) and once in the middle
   of a move's transaction (the user gets the short apology, the game stays exactly as it was,
   and the next tap works).
 * Many taps at once across many games, handled concurrently by the in-process bot: no
@@ -199,7 +199,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
     assert not (await tap(fake, ALICE, board, 4)).get("text")
 
     # 1. The server drops every connection the bot has (idle in its pool): the next tap and
-    # the next command get fresh ones (pool_pre_ping), and nobody notices.
+    # the next command get fresh ones (a ping at checkout), and nobody notices.
     admin = await connect(database_url)
     try:
         killed = await admin.fetchval(TERMINATE_OTHERS)
