@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import aiosqlite
+
+from bot.games.db.batch import BatchItem, BatchOutcome
 
 
 class OneHopCursor(aiosqlite.Cursor):
@@ -134,28 +135,6 @@ async def connect(database: str, **kwargs: Any) -> OneHopConnection:
     connection = OneHopConnection(connector, 64)
     connection._thread.daemon = True
     return await connection
-
-
-@dataclass(frozen=True)
-class BatchItem:
-    """One statement of a batch: SQL in SQLite's `?` style with its parameters (a list of
-    parameter tuples for `many`), and what must hold for the batch to go on."""
-
-    sql: str
-    parameters: Any
-    many: bool = False
-    #: It must return a row (an INSERT … RETURNING that a conflict made do nothing).
-    needs_row: bool = False
-    #: It must change exactly one row (a versioned UPDATE).
-    needs_one_change: bool = False
-
-
-@dataclass(frozen=True)
-class BatchOutcome:
-    #: The first row each statement returned (None: none), for those that ran.
-    rows: list[Any]
-    #: The statement whose condition failed (the ones after it did not run), or None.
-    failed_at: int | None = None
 
 
 def _run_batch(connection: sqlite3.Connection, items: list[BatchItem], commit: bool) -> Any:

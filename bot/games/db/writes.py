@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.sqlite_driver import BatchItem, OneHopConnection
+from bot.games.db.batch import BatchItem, BatchOutcome
+from bot.games.db.sqlite_driver import OneHopConnection
 
 
 class Writes:
@@ -112,9 +114,15 @@ class CoreTransaction:
         writes, self._later = self._later, []
         if not writes:
             return
+        dialect = self._connection.dialect
         driver = (await self._connection.get_raw_connection()).driver_connection
         if isinstance(driver, OneHopConnection):
-            await _send_batch(driver, self._connection.dialect, writes, commit)
+            await _send_batch(partial(driver.run_batch, commit=commit), dialect, writes)
+            return
+        if dialect.driver == "asyncpg" and (commit or driver.is_in_transaction()):
+            from bot.games.db import asyncpg_batch  # only a PostgreSQL bot needs it
+
+            await _send_batch(partial(asyncpg_batch.run_batch, driver), dialect, writes)
             return
         for write in writes:
             result = await self._connection.execute(write.statement, write.parameters)
@@ -123,10 +131,12 @@ class CoreTransaction:
 
 
 async def _send_batch(
-    driver: OneHopConnection, dialect: Dialect, writes: list[Later], commit: bool
+    run: Callable[[list[BatchItem]], Awaitable[BatchOutcome]],
+    dialect: Dialect,
+    writes: list[Later],
 ) -> None:
     items = [_batch_item(write, dialect) for write in writes]
-    outcome = await driver.run_batch(items, commit=commit)
+    outcome = await run(items)
     for write, row in zip(writes, outcome.rows, strict=False):
         write.row = row
     if outcome.failed_at is not None:
@@ -156,22 +166,25 @@ def _batch_item(write: Later, dialect: Dialect) -> BatchItem:
         sql,
         positional if many else positional[0],
         many=many,
+        returns_rows=bool(compiled.effective_returning) or write.statement.is_select,
         needs_row=write.guard,
         needs_one_change=write.one_change,
     )
 
 
-_COMPILED: dict[tuple[Any, tuple[str, ...]], tuple[str, Any, Any, Any]] = {}
+_COMPILED: dict[tuple[Any, tuple[str, ...], str], tuple[str, Any, Any, Any]] = {}
 
 
 def _compiled(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> tuple[str, Any, Any, Any]:
-    """The statement compiled for SQLite once per set of parameter names: its SQL, the order
-    of its `?` parameters and their type conversions (datetimes to text)."""
-    found = _COMPILED.get((statement, keys))
+    """The statement compiled for the driver once per set of parameter names: its SQL, the
+    order of its positional parameters and their type conversions (SQLite: datetimes to
+    text)."""
+    key = (statement, keys, dialect.name)
+    found = _COMPILED.get(key)
     if found is None:
         compiled = statement.compile(dialect=dialect, column_keys=list(keys))
         # Defaults computed in Python at execution would be missed here: none are allowed.
         assert not compiled.insert_prefetch and not compiled.update_prefetch, statement
         found = (compiled.string, compiled.positiontup, compiled._bind_processors, compiled)
-        _COMPILED[(statement, keys)] = found
+        _COMPILED[key] = found
     return found
