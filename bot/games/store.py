@@ -108,14 +108,19 @@ class Store:
             loaded = await load(session, game_id)
             return None if loaded is None else loaded.view
 
-    async def claim_in(
-        self, connection: AsyncConnection | Db, claim: UpdateClaim, now: datetime
-    ) -> Claim:
-        """Claim an update in the caller's transaction: whether it is new, and (read in the
-        same statement) the language its sender chose with /language."""
-        claimed = await connection.execute(self._claim, _claim_parameters(claim, now))
-        row = claimed.first()
-        return Claim(False) if row is None else Claim(True, row[0])
+    def claim_later(
+        self,
+        transaction: CoreTransaction,
+        claim: UpdateClaim,
+        *,
+        guard: bool = False,
+        now: datetime | None = None,
+    ) -> Later:
+        """Claim an update with the transaction's writes, first of them. Its row, once sent,
+        holds the language its sender chose with /language; no row: the update was claimed
+        already (with `guard`, nothing of the transaction happens then: `GuardFailed`)."""
+        parameters = _claim_parameters(claim, now or utcnow())
+        return transaction.later(Later(self._claim, parameters, guard=guard))
 
     async def on_game(
         self,
@@ -145,7 +150,7 @@ class Store:
                     return conflict
                 # The claim went with the rolled-back transaction: the answer needs one too.
                 async with self.transaction() as transaction:
-                    claimed = self._claim_later(transaction, claim)
+                    claimed = self.claim_later(transaction, claim, guard=True)
                 return _with_claim(conflict, claimed)
         except GuardFailed:
             return MoveResult(MoveStatus.DUPLICATE, claim=Claim(False))
@@ -161,7 +166,7 @@ class Store:
         """One transaction of `on_game`: on the game held, or else on the game read first
         (after the claim). A refusal decided on a held game raises `_Recheck`."""
         async with self.transaction() as transaction:
-            claimed = self._claim_later(transaction, claim)
+            claimed = None if claim is None else self.claim_later(transaction, claim, guard=True)
             loaded = held or await load(transaction, game_id)  # the claim goes first
             if loaded is None or not ref.matches(loaded.view):
                 result = MoveResult(MoveStatus.NO_GAME)
@@ -170,14 +175,6 @@ class Store:
                 if held is not None and not result.played:
                     raise _Recheck
         return _with_claim(result, claimed)
-
-    def _claim_later(self, transaction: CoreTransaction, claim: UpdateClaim | None) -> Later | None:
-        """The update's claim, first of the transaction's writes; the rest happen only if it
-        is new (else `GuardFailed`)."""
-        if claim is None:
-            return None
-        parameters = _claim_parameters(claim, utcnow())
-        return transaction.later(Later(self._claim, parameters, guard=True))
 
     async def conflict(self, game_id: int | None) -> MoveResult:
         game = await self.get_game(game_id) if game_id is not None else None

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, delete
 
 from bot.games.db.models import HandledUpdate, utcnow
+from bot.games.db.writes import Later
 from bot.games.model import Claim, UpdateClaim
 from bot.games.store import Store
 
@@ -38,9 +39,10 @@ class HandledUpdates:
         it already; and, read in the same statement, the language its sender chose with
         /language (so that every reply to it speaks that language)."""
         now = now or utcnow()
-        async with self._store.connection() as connection:
-            claim = await self._store.claim_in(connection, UpdateClaim(update_id, user_id), now)
+        async with self._store.transaction() as transaction:
+            claim = UpdateClaim(update_id, user_id)
+            claimed = self._store.claim_later(transaction, claim, now=now)
             if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
                 self._pruned_at = now
-                await connection.execute(_PRUNE, {"before": now - KEPT_FOR})
-            return claim
+                transaction.later(Later(_PRUNE, {"before": now - KEPT_FOR}))
+        return Claim(False) if claimed.row is None else Claim(True, claimed.row[0])
