@@ -11,6 +11,11 @@ from sqlalchemy.util import await_
 
 from bot.games.db import sqlite_driver
 
+#: PostgreSQL connections kept open. SQLAlchemy's default (5, plus 10 that are closed as soon as
+#: they are given back) opened and closed connections all the time under load: a new one
+#: costs the server a process and the bot a handshake. Beyond this, a transaction waits for one.
+POOL_SIZE = 20
+
 
 def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> AsyncEngine:
     """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
@@ -45,7 +50,7 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
             cursor.close()
 
         return engine
-    engine = create_async_engine(database_url)
+    engine = create_async_engine(database_url, pool_size=POOL_SIZE, max_overflow=0)
     _ping_on_checkout(engine)
     return engine
 
