@@ -9,8 +9,9 @@ from pathlib import Path
 from sqlalchemy import text
 
 from bot.games.db import sqlite_driver
+from bot.games.db.batch import BatchItem
 from bot.games.db.engine import create_engine
-from bot.games.db.sqlite_driver import BatchItem, OneHopConnection
+from bot.games.db.sqlite_driver import OneHopConnection
 
 
 async def test_a_cursor_runs_fetches_and_counts_in_one_go(tmp_path: Path) -> None:

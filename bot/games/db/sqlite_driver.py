@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import aiosqlite
+from sqlalchemy.exc import IntegrityError
 
 from bot.games.db.batch import BatchItem, BatchOutcome
 
@@ -114,7 +115,11 @@ class OneHopConnection(aiosqlite.Connection):
         """Run statements one after the other in one hop to the thread, stopping at the first
         whose condition fails (the caller rolls back then); with `commit`, commit after the
         last. A write transaction's statements thus cost one hop, and its commit none."""
-        return await self._execute(_run_batch, self._conn, items, commit)
+        try:
+            return await self._execute(_run_batch, self._conn, items, commit)
+        except sqlite3.IntegrityError as error:
+            # What SQLAlchemy would raise: the store answers it as a lost race.
+            raise IntegrityError(str(error), None, error) from error
 
     async def commit(self) -> None:
         if self._conn.in_transaction:  # a batch may have committed already
