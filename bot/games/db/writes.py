@@ -87,7 +87,8 @@ class CoreTransaction:
     map are dead weight on the hot path, where every statement is Core already.
 
     Writes whose result is not needed at once (`later`) wait for the next statement or the
-    commit and go together: on SQLite in one hop to its thread, commit included."""
+    commit and go together: on SQLite in one hop to its thread, commit included; on
+    PostgreSQL straight on asyncpg (`asyncpg_batch`), with no BEGIN or COMMIT for a lone one."""
 
     def __init__(self, connection: AsyncConnection) -> None:
         self._connection = connection
@@ -97,7 +98,7 @@ class CoreTransaction:
 
     def later(self, write: Later) -> Later:
         """Hold a write for the next statement or the commit. Its statement must be built
-        once (a module constant or a cached one): on SQLite it is compiled once and kept."""
+        once (a module constant or a cached one): it is compiled once per driver and kept."""
         self._later.append(write)
         return write
 
