@@ -48,7 +48,7 @@ from bot.callback_data import (
 from bot.console import hyperskill_error
 from bot.game_spec import GameSpec, parse_board_size, parse_start_args
 from bot.games.db.models import Game, Move
-from bot.games.model import PLAYER_KINDS
+from bot.games.model import PLAYER_KINDS, USER
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.locales import en
 from bot.render import render_move_error
@@ -261,8 +261,10 @@ def test_start_arguments_never_raise(words: list[str]) -> None:
         assert spec.x_kind in PLAYER_KINDS and spec.o_kind in PLAYER_KINDS
         assert valid_size(spec.board)
         if len(words) <= 4 and all(w.isascii() for w in words):
-            # Whatever was accepted is also accepted in its plain spelling.
-            plain = [spec.x_kind, spec.o_kind, str(spec.board.size), str(spec.board.k)]
+            # Whatever was accepted is also accepted in its plain spelling (every seat named:
+            # three or four `user`s for a game of three or four).
+            kinds = [spec.x_kind, spec.o_kind] if spec.seats == 2 else [USER] * spec.seats
+            plain = [*kinds, str(spec.board.size), str(spec.board.k)]
             assert parse_start_args(plain) == spec
     size = parse_board_size(words)
     assert size is None or valid_size(size)
@@ -793,7 +795,10 @@ async def test_refused_taps_leave_an_inline_invitation_usable(
     assert message.edit_count == 0, payload
     # Refused: the invitation must still work for the person it is meant for.
     answer = await tap(tg, invited, message, legit)
-    assert message.edit_count == 1, answer
+    # One edit starts the game; on a board bigger than 3×3 the AI thinks its reply in the
+    # background, and may have shown it already.
+    shown = {1, 2} if kind in LEVELS and board.size > 3 else {1}
+    assert message.edit_count in shown, answer
     assert answer.get("text") in (None, "", en.POPUP_JOINED.format(mark="⭕")), answer
     no_errors(caplog)
     assert_every_query_answered(tg)
