@@ -10,8 +10,8 @@ from dataclasses import replace
 from bot.games import assist_rules, store
 from bot.games.ai_turns import Thinker, think_in_thread
 from bot.games.db import statements
+from bot.games.db.batch import Later
 from bot.games.db.models import utcnow
-from bot.games.db.writes import Later
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.games.store import Loaded, Store

@@ -7,8 +7,8 @@ from sqlalchemy import update
 
 from bot.games import lifecycle, store
 from bot.games.db import statements
+from bot.games.db.batch import Later
 from bot.games.db.models import Game, utcnow
-from bot.games.db.writes import Later
 from bot.games.model import GameStatus, GameView
 from bot.games.store import Store
 

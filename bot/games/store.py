@@ -20,8 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionm
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
+from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.models import Game, Player, utcnow
-from bot.games.db.writes import CoreTransaction, GuardFailed, Later, Writes
+from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded
 from bot.games.model import (
@@ -116,9 +117,9 @@ class Store:
         guard: bool = False,
         now: datetime | None = None,
     ) -> Later:
-        """Claim an update with the transaction's writes, first of them. Its row, once sent,
-        holds the language its sender chose with /language; no row: the update was claimed
-        already (with `guard`, nothing of the transaction happens then: `GuardFailed`)."""
+        """Claim an update with the transaction's writes (`on_game`: the last of them). Its row,
+        once sent, holds the language its sender chose with /language; no row: the update was
+        claimed already (with `guard`, nothing of the transaction happens then: `GuardFailed`)."""
         parameters = _claim_parameters(claim, now or utcnow())
         return transaction.later(Later(self._claim, parameters, guard=guard))
 
@@ -163,17 +164,22 @@ class Store:
         claim: UpdateClaim | None,
         held: Loaded | None = None,
     ) -> MoveResult:
-        """One transaction of `on_game`: on the game held, or else on the game read first
-        (after the claim). A refusal decided on a held game raises `_Recheck`."""
+        """One transaction of `on_game`: on the game held, or else on the game read first.
+        A refusal decided on a held game raises `_Recheck`.
+
+        The claim is the transaction's last write, after the game's (on PostgreSQL they go as
+        one statement: `fused_writes`): every transaction that changes a game and claims an
+        update locks them in that order, so two instances given the same update never wait
+        for each other in a circle. A claimed update undoes the writes before it."""
         async with self.transaction() as transaction:
-            claimed = None if claim is None else self.claim_later(transaction, claim, guard=True)
-            loaded = held or await load(transaction, game_id)  # the claim goes first
+            loaded = held or await load(transaction, game_id)
             if loaded is None or not ref.matches(loaded.view):
                 result = MoveResult(MoveStatus.NO_GAME)
             else:
                 result = await action(transaction, loaded)
                 if held is not None and not result.played:
                     raise _Recheck
+            claimed = None if claim is None else self.claim_later(transaction, claim, guard=True)
         return _with_claim(result, claimed)
 
     async def conflict(self, game_id: int | None) -> MoveResult:

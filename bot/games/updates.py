@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import bindparam, delete
 
+from bot.games.db.batch import Later
 from bot.games.db.models import HandledUpdate, utcnow
-from bot.games.db.writes import Later
 from bot.games.model import Claim, UpdateClaim
 from bot.games.store import Store
 

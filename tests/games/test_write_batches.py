@@ -6,16 +6,20 @@ transaction and roll back with it."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+from typing import Any
+
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import store
+from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move
-from bot.games.db.writes import GuardFailed
 from bot.games.lifecycle import PlayedMove
-from bot.games.model import BoardRef, PlayerInfo, UpdateClaim
+from bot.games.model import BoardRef, MoveStatus, PlayerInfo, UpdateClaim
 from bot.games.use_cases import Games
 
 ALICE = PlayerInfo(101, "Alice", "en")
@@ -47,8 +51,8 @@ async def test_a_claim_sent_with_a_stale_update_is_rolled_back_with_it(games: Ga
 
     with pytest.raises(StaleDataError):
         async with games.store.transaction() as transaction:
-            games.store.claim_later(transaction, UpdateClaim(900, ALICE.id), guard=True)
             await store.save(transaction, stale, after, [PlayedMove(1, 4, "X", ALICE.id)])
+            games.store.claim_later(transaction, UpdateClaim(900, ALICE.id), guard=True)
 
     assert await claimed_ids(games) == []  # the claim went with the stale write
     assert await stored(games, game.id) == (loaded.version, [])
@@ -65,8 +69,8 @@ async def test_a_claimed_update_stops_the_writes_after_it(games: Games) -> None:
 
     with pytest.raises(GuardFailed):
         async with games.store.transaction() as transaction:
-            games.store.claim_later(transaction, UpdateClaim(901, ALICE.id), guard=True)
             await store.save(transaction, loaded, after, [PlayedMove(1, 4, "X", ALICE.id)])
+            games.store.claim_later(transaction, UpdateClaim(901, ALICE.id), guard=True)
 
     assert await stored(games, game.id) == (loaded.version, [])
 
@@ -104,3 +108,59 @@ async def test_a_lone_deferred_write_is_stored(games: Games) -> None:
     await games.chats.attach_message(game.id, 4242)
     async with games.store.sessions() as session:
         assert await session.scalar(select(Game.message_id).where(Game.id == game.id)) == 4242
+
+
+async def test_one_update_claimed_for_two_games_at_once_changes_one_of_them(
+    games: Games,
+) -> None:
+    # Forged, or a bug: either way the update acts once. On PostgreSQL the two statements may
+    # overlap, and the second claim then breaks the primary key and undoes its whole statement.
+    first = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
+    second = (await games.play.start_game(CHAT + 1, ALICE, "user", "user")).game
+
+    async def move_in(game_id: int) -> None:
+        async with games.store.sessions() as session:
+            loaded = await store.load(session, game_id)
+        assert loaded is not None
+        after = loaded.view.__class__(**{**loaded.view.__dict__, "nudges": 1})
+        async with games.store.transaction() as transaction:
+            await store.save(transaction, loaded, after, [PlayedMove(1, 4, "X", ALICE.id)])
+            games.store.claim_later(transaction, UpdateClaim(904, ALICE.id), guard=True)
+
+    outcomes = await asyncio.gather(move_in(first.id), move_in(second.id), return_exceptions=True)
+    failures = [o for o in outcomes if o is not None]
+    assert len(failures) == 1 and isinstance(failures[0], GuardFailed | IntegrityError), outcomes
+    changed = [await stored(games, game.id) for game in (first, second)]
+    assert sorted(changed) == [(1, []), (2, [4])]
+    assert await claimed_ids(games) == [904]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
+    reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…",
+)
+async def test_a_tap_on_a_held_game_is_one_statement_on_postgresql(games: Games) -> None:
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    sent: list[str] = []
+
+    @event.listens_for(games.store.sessions.kw["bind"].sync_engine, "checkout")
+    def log_queries(_dbapi: Any, record: Any, proxy: Any) -> None:
+        if not record.info.get("logged"):
+            record.info["logged"] = True
+            proxy.driver_connection.add_query_logger(lambda query: sent.append(query.query))
+
+    # The first tap on a connection also has asyncpg look up the statement's types, once.
+    first = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 0, 4)
+    assert first.game is not None
+    free = first.game.board.free_cells()[0]
+    sent.clear()
+    claim = UpdateClaim(950, ALICE.id)
+    result = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 2, free, claim=claim)
+
+    assert result.status is MoveStatus.PLAYED and result.claim is not None and result.claim.new
+    statements = [query for query in sent if query != "SELECT 1"]  # the checkout's ping
+    assert len(statements) == 1 and statements[0].startswith("WITH changed AS"), sent
+    assert await claimed_ids(games) == [950]
+    assert result.game is not None
+    replies = [first.game.last_cell, result.game.last_cell]  # the AI's
+    assert await stored(games, game.id) == (3, [4, replies[0], free, replies[1]])

@@ -1,5 +1,6 @@
-"""A write transaction's statements sent together: what each one is and what came back.
-The drivers run them (`sqlite_driver`, `asyncpg_batch`); `writes` builds them."""
+"""A write transaction's deferred writes (`Later`) and the batches they are sent in: what each
+statement is and what came back. The drivers run them (`sqlite_driver`, `asyncpg_batch`);
+`writes` builds them."""
 
 from __future__ import annotations
 
@@ -30,3 +31,22 @@ class BatchOutcome:
     rows: list[Any]
     #: The statement whose condition failed (the ones after it did not run), or None.
     failed_at: int | None = None
+
+
+class GuardFailed(Exception):
+    """A statement that the rest of the transaction depends on returned no row (an update
+    claimed already): nothing of the transaction happened."""
+
+
+@dataclass
+class Later:
+    """A write sent with the transaction's next statement or at its commit, all in one go."""
+
+    statement: Any
+    parameters: Any  # a dict, or a list of dicts for an executemany
+    #: Must return a row, else `GuardFailed` and nothing of the transaction happens.
+    guard: bool = False
+    #: Must change exactly one row (a versioned UPDATE), else `StaleDataError`.
+    one_change: bool = False
+    #: The row it returned, once sent (RETURNING).
+    row: Any = None

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -14,7 +13,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.batch import BatchItem, BatchOutcome
+from bot.games.db.batch import BatchItem, BatchOutcome, GuardFailed, Later
 from bot.games.db.sqlite_driver import OneHopConnection
 
 
@@ -62,25 +61,6 @@ class Writes:
             self._lock.release()
 
 
-class GuardFailed(Exception):
-    """A statement that the rest of the transaction depends on returned no row (an update
-    claimed already): nothing of the transaction happened."""
-
-
-@dataclass
-class Later:
-    """A write sent with the transaction's next statement or at its commit, all in one go."""
-
-    statement: Any
-    parameters: Any  # a dict, or a list of dicts for an executemany
-    #: Must return a row, else `GuardFailed` and nothing of the transaction happens.
-    guard: bool = False
-    #: Must change exactly one row (a versioned UPDATE), else `StaleDataError`.
-    one_change: bool = False
-    #: The row it returned, once sent (RETURNING).
-    row: Any = None
-
-
 class CoreTransaction:
     """A write transaction on a bare connection that answers the calls the store's functions
     make (`execute`, `scalar`, `later`, `info`, `bind`): a session's unit of work and identity
@@ -121,9 +101,16 @@ class CoreTransaction:
             await _send_batch(partial(driver.run_batch, commit=commit), dialect, writes)
             return
         if dialect.driver == "asyncpg" and (commit or driver.is_in_transaction()):
-            from bot.games.db import asyncpg_batch  # only a PostgreSQL bot needs it
+            # Only a PostgreSQL bot needs these.
+            from bot.games.db import asyncpg_batch, fused_writes
 
-            await _send_batch(partial(asyncpg_batch.run_batch, driver), dialect, writes)
+            run = partial(asyncpg_batch.run_batch, driver)
+            fused = fused_writes.fuse(writes)
+            if fused is None:
+                await _send_batch(run, dialect, writes)
+                return
+            item = _batch_item(Later(fused.statement, fused.parameters), dialect)
+            fused.apply((await run([item])).rows[0])
             return
         for write in writes:
             result = await self._connection.execute(write.statement, write.parameters)
