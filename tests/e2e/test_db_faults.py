@@ -5,9 +5,9 @@ killed under the bot, and SQLite under a burst of simultaneous taps.
   back its answer to the edit that shows a move; the process finishes that update, exits 0
   within seconds, and a restarted process goes on with the same board.
 * PostgreSQL: the bot's connections are terminated by the server (`pg_terminate_backend`),
-  once while idle in the pool (the next tap reconnects: a ping at checkout) and once in the middle
-  of a move's transaction (the user gets the short apology, the game stays exactly as it was,
-  and the next tap works).
+  once while idle in the pool (the next tap reconnects: a checkout sees the dropped socket)
+  and once in the middle of a move's transaction (the user gets the short apology, the game
+  stays exactly as it was, and the next tap works).
 * Many taps at once across many games, handled concurrently by the in-process bot: no
   "database is locked" (or any other failure) reaches a user or the error log. This runs on
   the test database: the SQLite file by default, PostgreSQL with TEST_DATABASE_URL.
@@ -178,6 +178,32 @@ TERMINATE_OTHERS = (
     "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
     "WHERE datname = current_database() AND pid <> pg_backend_pid()"
 )
+KILL_OTHERS = (
+    "SELECT pid, pg_terminate_backend(pid) AS killed FROM pg_stat_activity "
+    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+)
+
+
+async def gone(admin: asyncpg.Connection, pids: list[int]) -> None:
+    """Until the server processes have exited: `pg_terminate_backend` only signals them, and a
+    dropped connection is one whose socket the server has closed (a local server's process
+    leaves pg_stat_activity a moment before it exits and its sockets close)."""
+    deadline = time.monotonic() + WAIT
+    while await admin.fetchval(
+        "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])", pids
+    ) or any(running(pid) for pid in pids):
+        assert time.monotonic() < deadline, "the server never ended the bot's connections"
+        await asyncio.sleep(0.01)
+
+
+def running(pid: int) -> bool:
+    """Whether a process of this machine with this id still runs (False for a zombie, whose
+    sockets are closed, and for a server on another machine, which /proc does not show)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 @pytest.mark.skipif(
@@ -199,11 +225,12 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
     assert not (await tap(fake, ALICE, board, 4)).get("text")
 
     # 1. The server drops every connection the bot has (idle in its pool): the next tap and
-    # the next command get fresh ones (a ping at checkout), and nobody notices.
+    # the next command get fresh ones (a checkout sees the dropped socket), and nobody notices.
     admin = await connect(database_url)
     try:
-        killed = await admin.fetchval(TERMINATE_OTHERS)
-        assert killed >= 1, "the bot had no connection to kill"
+        killed = await admin.fetch(KILL_OTHERS)
+        assert all(row["killed"] for row in killed) and killed, "the bot had no connection to kill"
+        await gone(admin, [row["pid"] for row in killed])
         answer = await tap(fake, ALICE, board, 0)
         assert not answer.get("text"), answer
         mark = fake.mark()

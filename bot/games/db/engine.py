@@ -5,11 +5,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from sqlalchemy import event, exc, make_url
+from sqlalchemy import event, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
-from sqlalchemy.util import await_
 
-from bot.games.db import sqlite_driver
+from bot.games.db import dead_connections, sqlite_driver
 
 #: PostgreSQL connections kept open. SQLAlchemy's default (5, plus 10 that are closed as soon as
 #: they are given back) opened and closed connections all the time under load: a new one
@@ -60,40 +59,8 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
         # the server's CPU per tap. Generic plans are made once per connection (PostgreSQL 12+).
         connect_args={"server_settings": {"plan_cache_mode": "force_generic_plan"}},
     )
-    _ping_on_checkout(engine)
+    dead_connections.replace_on_checkout(engine)
     return engine
-
-
-def _ping_on_checkout(engine: AsyncEngine) -> None:
-    """What `pool_pre_ping` does, for a tenth of its cost: a pooled connection the server
-    dropped (a restart, an idle timeout, `pg_terminate_backend`) is replaced before use.
-
-    SQLAlchemy's own ping for asyncpg is three round trips (BEGIN, a query, ROLLBACK) through its
-    adapter; this is one, straight on asyncpg, and none for a connection asyncpg already knows
-    is closed or one opened for this very checkout."""
-
-    @event.listens_for(engine.sync_engine, "connect")
-    def _fresh(_dbapi_connection: Any, record: Any) -> None:
-        record.info["fresh"] = True
-
-    import asyncpg  # only a PostgreSQL bot needs it
-
-    # A connection the server dropped while idle fails in any of these ways (the last when asyncpg
-    # read the server's goodbye but not yet the closed socket).
-    lost = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncpg.InternalClientError)
-
-    @event.listens_for(engine.sync_engine, "checkout")
-    def _ping(_dbapi_connection: Any, record: Any, proxy: Any) -> None:
-        if record.info.pop("fresh", False):
-            return
-        driver = proxy.driver_connection
-        try:
-            if driver.is_closed():
-                raise ConnectionError("closed by the server")
-            await_(driver.execute("SELECT 1"))
-        except lost as error:
-            # As after a failed pre-ping: connections older than this one are suspect too.
-            raise exc.InvalidatePoolError(str(error)) from error
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:
