@@ -9,14 +9,14 @@ version = ?`, so of two concurrent writers exactly one wins; the loser's flush r
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
@@ -68,17 +68,12 @@ class Store:
         bind = self.sessions.kw.get("bind")
         return bind.dialect.name if bind is not None else "sqlite"
 
-    def connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
-        """One write transaction on a bare connection, for a few Core statements that need no
-        session; committed on success and rolled back on error."""
-        return self._writes.transaction()
-
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[CoreTransaction]:
         """One write transaction for the store's functions, on a bare connection, committed
         on success and rolled back on error. (The ORM's session is for reads: every write is
         Core, and a session's unit of work and identity map cost more than the statements.)"""
-        async with self.connection() as connection:
+        async with self._writes.transaction() as connection:
             transaction = CoreTransaction(connection)
             yield transaction
             await transaction.flush(commit=True)

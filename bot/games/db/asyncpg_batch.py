@@ -2,9 +2,10 @@
 
 Through SQLAlchemy's adapter every statement costs more CPU than asyncpg's own round trip (a
 greenlet switch, a cursor, a result object), and a transaction's BEGIN and COMMIT are two more
-such calls. A tap writes three statements that it needs nothing back from until the commit, so
-they go here: BEGIN, the statements and COMMIT on asyncpg, or a lone statement on its own (one
-statement is a transaction by itself). Their compiled SQL comes from SQLAlchemy (`writes`).
+such calls. A transaction's deferred writes, which need nothing back until the commit, go here:
+BEGIN, the statements and COMMIT on asyncpg, or a lone statement on its own (one statement is
+a transaction by itself; a move's writes are made one: `fused_writes`). Their compiled SQL
+comes from SQLAlchemy (`writes`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """PostgreSQL: a move's writes in one statement, one round trip, no BEGIN or COMMIT.
 
 A tap writes three things at its commit: the game's versioned UPDATE, the moves and the
-update's claim. Sent one by one they are five round trips with BEGIN and COMMIT, and each one wakes
-the server and the bot. Here they are one statement, which PostgreSQL runs atomically:
+update's claim. Sent one by one they are five round trips with BEGIN and COMMIT, and each wakes
+the server and then the bot. Here they are one statement, which PostgreSQL runs atomically:
 
     WITH changed AS (UPDATE games … WHERE id AND version AND the update is not claimed
                      RETURNING id),
