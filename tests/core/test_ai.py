@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -31,6 +30,7 @@ from core.board import EMPTY, Board, GameOverError, O, X, other
 from core.notation import format_cells, parse_cells
 from core.rules import is_over, play, turn, winner
 from core.solver import best_moves, position_score, solved_table
+from tests.support.ai_doubles import possible_moves
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -116,37 +116,6 @@ def _optimal(cells: Cells) -> set[int]:
 
 
 # --- every move a strategy could make -----------------------------------------------------------
-
-
-class SpyRandom(random.Random):
-    """Records what `choice` is offered and returns element `pick`; any other draw fails."""
-
-    def __init__(self, pick: int = 0) -> None:
-        super().__init__(0)
-        self.pick = pick
-        self.offered: list[list[Any]] = []
-
-    def choice(self, seq: Sequence[Any]) -> Any:
-        self.offered.append(list(seq))
-        return seq[self.pick % len(seq)]
-
-    def random(self) -> float:
-        raise AssertionError("strategies draw with choice() only")
-
-    def getrandbits(self, k: int) -> int:
-        raise AssertionError("strategies draw with choice() only")
-
-
-def possible_moves(strategy: Strategy, board: Board) -> list[int]:
-    """Every move `strategy` can return on `board`: the options it hands to rng.choice."""
-    spy = SpyRandom()
-    strategy(board, spy)
-    assert len(spy.offered) == 1, "one random choice per move"
-    options = spy.offered[0]
-    assert len(set(options)) == len(options), "no option is weighted twice"
-    for pick, option in enumerate(options):
-        assert strategy(board, SpyRandom(pick)) == option
-    return options
 
 
 # --- the independent model itself -------------------------------------------------------------

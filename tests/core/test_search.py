@@ -16,26 +16,12 @@ from core.board import EMPTY, Board, GameOverError, O, X, default_k, other
 from core.notation import format_cells, parse_cells
 from core.rules import is_over, play, turn, winner
 from core.search import search, search_move
+from tests.support.ai_doubles import STEP, NodeClock
 
 DEFAULTS = [(n, default_k(n)) for n in range(4, 9)]
 CUSTOM = [(5, 3), (6, 4), (7, 6), (8, 4)]
 CONFIGS = DEFAULTS + CUSTOM
-STEP = 0.001  # fake seconds per clock reading, so a budget of 0.1 is about 100 nodes
 BUDGET = 0.1
-
-
-class NodeClock:
-    """A fake clock: every reading advances it by `step`."""
-
-    def __init__(self, step: float = STEP) -> None:
-        self.step = step
-        self.now = 0.0
-        self.readings = 0
-
-    def __call__(self) -> float:
-        self.now += self.step
-        self.readings += 1
-        return self.now
 
 
 def hard(board: Board, seed: int = 0, budget: float = BUDGET) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -41,22 +40,7 @@ from core.ultimate_ai import (
     search,
 )
 from tests.core.test_ultimate import LINES_3X3, compose, random_game
-
-STEP = 0.001  # fake seconds per clock reading
-
-
-class NodeClock:
-    """A fake clock: every reading advances it by `step` (0 keeps it still)."""
-
-    def __init__(self, step: float = STEP) -> None:
-        self.step = step
-        self.now = 0.0
-        self.readings = 0
-
-    def __call__(self) -> float:
-        self.now += self.step
-        self.readings += 1
-        return self.now
+from tests.support.ai_doubles import STEP, NodeClock, possible_moves
 
 
 def hard(board: UltimateBoard, seed: int = 0, iterations: int = 30) -> int:
@@ -123,35 +107,6 @@ def sample() -> tuple[UltimateBoard, ...]:
 
 
 # --- every move a strategy could make ---------------------------------------------------------
-
-
-class SpyRandom(random.Random):
-    """Records what `choice` is offered and returns element `pick`; any other draw fails."""
-
-    def __init__(self, pick: int = 0) -> None:
-        super().__init__(0)
-        self.pick = pick
-        self.offered: list[list[Any]] = []
-
-    def choice(self, seq: Sequence[Any]) -> Any:
-        self.offered.append(list(seq))
-        return seq[self.pick % len(seq)]
-
-    def random(self) -> float:
-        raise AssertionError("strategies draw with choice() only")
-
-    def getrandbits(self, k: int) -> int:
-        raise AssertionError("strategies draw with choice() only")
-
-
-def possible_moves(strategy: Any, board: UltimateBoard) -> list[int]:
-    """Every move `strategy` can return on `board`: the options it hands to rng.choice."""
-    spy = SpyRandom()
-    strategy(board, spy)
-    assert len(spy.offered) == 1, "one random choice per move"
-    options = spy.offered[0]
-    assert len(set(options)) == len(options), "no option is weighted twice"
-    return options
 
 
 # --- easy and medium -----------------------------------------------------------------------------
