@@ -39,11 +39,12 @@ def replace_on_checkout(engine: AsyncEngine) -> None:
         if record.info.pop("fresh", False):
             return  # opened for this very checkout
         driver = proxy.driver_connection
+        closed = driver.is_closed()
         poller = record.info.get(_POLLER)
-        if not driver.is_closed() and poller is not None and not poller.poll(0):
+        if not closed and poller is not None and not poller.poll(0):
             return  # nothing came from the server since the connection was last used
         try:
-            if driver.is_closed():
+            if closed:
                 raise ConnectionError("closed by the server")
             await_(driver.execute("SELECT 1"))
         except lost as error:
