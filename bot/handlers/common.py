@@ -171,17 +171,14 @@ async def answer_and_show(
         await answer(query, popup(tr, result.status))
         return
     game = result.game
-    raced = game.message_id is None and game.chat_id is not None and query.message is not None
-    if raced:
+    if game.message_id is None and game.chat_id is not None and query.message is not None:
         # A tap that raced the board's first posting (or whose posting lost its answer): the
         # tapped message is the board, from now on.
         game = replace(game, message_id=query.message.message_id)
+        await context.games.chats.attach_message(game.id, query.message.message_id)
     mark = game.mark_of(query.from_user.id)
     if joined and mark is not None:
         await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
     else:
         await answer(query)
     await show_game(context, game, block=block)
-    if raced and game.message_id is not None:
-        # Recorded once the move is shown: the player waits for the board, not for this.
-        await context.games.chats.attach_message(game.id, game.message_id)
