@@ -39,13 +39,17 @@ class AiMatchRunner:
         self._bot = bot
         self._pause = pause_seconds
         self._tasks: dict[int, asyncio.Task[None]] = {}
+        #: Games whose running task must read the game once more before it ends: a move
+        #: (a tap) may have come in after its last read.
+        self._again: set[int] = set()
 
     def start(self, game_id: int) -> None:
         if game_id in self._tasks:
+            self._again.add(game_id)
             return
         task = asyncio.create_task(self._run(game_id), name=f"ai-turns-{game_id}")
         self._tasks[game_id] = task
-        task.add_done_callback(lambda _: self._tasks.pop(game_id, None))
+        task.add_done_callback(lambda done: self._forget(game_id, done))  # cancelled early too
 
     def follow(self, game: GameView) -> None:
         """Start playing the AI's turns if the AI is to move in this game."""
@@ -64,14 +68,31 @@ class AiMatchRunner:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _run(self, game_id: int) -> None:
+        try:
+            await self._play(game_id)
+        finally:
+            # At once, with no await since the last read: a `start` from now on starts anew.
+            self._forget(game_id, asyncio.current_task())
+
+    def _forget(self, game_id: int, task: asyncio.Task[None] | None) -> None:
+        if self._tasks.get(game_id) is task:
+            del self._tasks[game_id]
+            self._again.discard(game_id)
+
+    async def _play(self, game_id: int) -> None:
         while True:
+            self._again.discard(game_id)
             game = await self._store.get_game(game_id)
             if game is None or not game.waits_for_ai:
+                if game_id in self._again:
+                    continue  # a move came in while it was read: read it again
                 return
             if game.is_ai_match:
                 await asyncio.sleep(self._pause)  # paced so spectators can follow
             game = await self._ai_turns.step(game_id)
             if game is None:
+                if game_id in self._again:
+                    continue
                 return
             try:
                 posted = await self._show(game)
