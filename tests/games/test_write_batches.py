@@ -152,9 +152,10 @@ async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
             record.info["logged"] = True
             proxy.driver_connection.add_query_logger(lambda query: sent.append(query.query))
 
-    # The first tap on a connection also has asyncpg look up the statement's types, once.
+    # Even the first tap on a connection: asyncpg need not look up any of its types.
     first = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 0, 4)
     assert first.game is not None
+    assert len(sent) == 1 and sent[0].startswith("WITH changed AS"), sent
     free = first.game.board.free_cells()[0]
     sent.clear()
     claim = UpdateClaim(950, ALICE.id)

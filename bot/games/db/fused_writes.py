@@ -27,6 +27,7 @@ from sqlalchemy import (
     DateTime,
     Integer,
     String,
+    Text,
     bindparam,
     cast,
     exists,
@@ -91,13 +92,23 @@ def fuse(writes: list[Later]) -> FusedMove | None:
         parameters.update(claim.parameters)
     if moves is not None:
         parameters.update(
-            plies=[row["ply"] for row in moves.parameters],
-            cells=[row["cell"] for row in moves.parameters],
-            marks=[row["mark"] for row in moves.parameters],
-            players=[row["player_id"] for row in moves.parameters],
+            {
+                name: [_text(row[column]) for row in moves.parameters]
+                for name, column in _MOVE_ARRAYS.items()
+            }
         )
     statement = _fused(columns, claim is not None, moves is not None)
     return FusedMove(statement, parameters, claim)
+
+
+#: The moves' columns, each sent as one array parameter of text. asyncpg knows text[] from
+#: the start; an integer[] would cost every new connection three more round trips the first
+#: time (it looks the array type up in the server's catalog, with JIT switched off meanwhile).
+_MOVE_ARRAYS = {"plies": "ply", "cells": "cell", "marks": "mark", "players": "player_id"}
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 @lru_cache(maxsize=256)
@@ -128,12 +139,7 @@ def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
         fused = fused.add_cte(claimed.cte("claimed"))
     if with_moves:
         played = (
-            func.unnest(
-                bindparam("plies", type_=ARRAY(Integer)),
-                bindparam("cells", type_=ARRAY(Integer)),
-                bindparam("marks", type_=ARRAY(String)),
-                bindparam("players", type_=ARRAY(BigInteger)),
-            )
+            func.unnest(*(bindparam(name, type_=ARRAY(Text)) for name in _MOVE_ARRAYS))
             .table_valued("ply", "cell", "mark", "player_id")
             .render_derived(name="played")
         )
@@ -141,10 +147,10 @@ def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
             ["game_id", "ply", "cell", "mark", "player_id", "created_at"],
             select(
                 changed.c.id,
-                played.c.ply,
-                played.c.cell,
+                cast(played.c.ply, Integer),
+                cast(played.c.cell, Integer),
                 played.c.mark,
-                played.c.player_id,
+                cast(played.c.player_id, BigInteger),
                 bindparam("updated_at", type_=DateTime(timezone=True)),
             )
             .select_from(changed)
