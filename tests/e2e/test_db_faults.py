@@ -181,9 +181,15 @@ TERMINATE_OTHERS = (
 )
 
 
+#: Inside a transaction, the server answers pg_stat_activity from the snapshot it took at the
+#: first read (a connection opened since, or a wait begun since, is not in it); this drops it.
+CLEAR_SNAPSHOT = "SELECT pg_stat_clear_snapshot()"
+
+
 async def terminate_others(admin: asyncpg.Connection) -> list[int]:
     """Have the server end every other connection to the test database (the bot's); their
     server processes' ids."""
+    await admin.execute(CLEAR_SNAPSHOT)
     rows = await admin.fetch(TERMINATE_OTHERS)
     assert rows and all(row["ended"] for row in rows), "the bot had no connection to kill"
     return [row["pid"] for row in rows]
@@ -262,6 +268,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                 "AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
             ):
+                await admin.execute(CLEAR_SNAPSHOT)
                 assert time.monotonic() < deadline, "the tap never waited for the lock"
                 await asyncio.sleep(0.01)
             await terminate_others(admin)
