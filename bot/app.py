@@ -31,7 +31,7 @@ from bot.boards import BoardHooks, use_hooks
 from bot.config import Settings
 from bot.context import BotContext
 from bot.flood_gate import FloodGate
-from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.use_cases import open_games
 from bot.handlers import (
@@ -196,6 +196,7 @@ async def open_resources(application: Application) -> None:
     # behind: importing it costs more than asking the database.
     if not await is_current(engine):
         await asyncio.to_thread(upgrade_database, settings.database_url)
+    await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
     matches = AiMatchRunner(

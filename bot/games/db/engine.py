@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from functools import partial
 from typing import Any
 
 from sqlalchemy import event, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from bot.games.db import dead_connections, sqlite_driver
+
+log = logging.getLogger(__name__)
 
 #: PostgreSQL connections kept open. SQLAlchemy's default (5, plus 10 that are closed as soon as
 #: they are given back) opened and closed connections all the time under load: a new one
@@ -66,3 +75,26 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:
     """Sessions that keep loaded values after commit, so views can be built after a transaction."""
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+async def open_pool(engine: AsyncEngine, connections: int = POOL_SIZE // 2) -> None:
+    """Open PostgreSQL connections before the first update needs them: each costs a handshake
+    and a new server process, which a player would otherwise wait for in the first burst of
+    updates after a start. Half the pool covers a burst; the rest opens on demand, as does
+    whatever fails to open here (the bot starts anyway)."""
+    if engine.dialect.name == "sqlite":
+        return  # a file: nothing to open ahead
+    results = await asyncio.gather(
+        *(engine.connect() for _ in range(connections)), return_exceptions=True
+    )
+    await asyncio.gather(
+        *(result.close() for result in results if isinstance(result, AsyncConnection))
+    )
+    failed = [result for result in results if isinstance(result, Exception)]
+    if failed:
+        log.warning(
+            "opened %d of %d connections ahead: %s",
+            connections - len(failed),
+            connections,
+            failed[0],
+        )
