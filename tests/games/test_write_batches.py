@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import store
+from bot.games.db import fused_writes, statements
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move
 from bot.games.lifecycle import PlayedMove
@@ -168,3 +169,24 @@ async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
     assert result.game is not None
     replies = [first.game.last_cell, result.game.last_cell]  # the AI's
     assert await stored(games, game.id) == (3, [4, replies[0], free, replies[1]])
+
+
+async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: Games) -> None:
+    # SQLAlchemy keeps what it works out about a statement on the object, and copies it into
+    # statements built from it. A claimed tap's one statement was built on the cached UPDATE
+    # of its columns; once an undo had sent that UPDATE, the copy had no columns, and every
+    # tap of that shape failed until a restart. (Fresh caches: as in a bot just started.)
+    fused_writes._fused.cache_clear()
+    statements.update_of.cache_clear()
+    here = BoardRef(chat_id=CHAT)
+    game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    for _ in range(2):  # the second undo changes only what a tap changes (the game is
+        # marked assisted already), and goes with its deletion of moves: not as one statement
+        assert (await games.play.tap(game.id, here, ALICE, 0, 4)).status is MoveStatus.PLAYED
+        assert (await games.assists.undo(game.id, here, ALICE, 2)).status is MoveStatus.PLAYED
+
+    claim = UpdateClaim(952, ALICE.id)
+    result = await games.play.tap(game.id, here, ALICE, 0, 4, claim=claim)
+
+    assert result.status is MoveStatus.PLAYED and result.claim is not None and result.claim.new
+    assert await claimed_ids(games) == [952]

@@ -115,7 +115,7 @@ def _text(value: Any) -> str | None:
 def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
     """The statement for this set of columns, built once (see `statements.update_of`)."""
     claimed_before = exists().where(_HANDLED.c.update_id == bindparam("update_id"))
-    update = statements.update_of(columns)
+    update = statements.new_update_of(columns)
     if with_claim:
         update = update.where(~claimed_before)
     changed = update.returning(statements.GAMES.c.id).cte("changed")

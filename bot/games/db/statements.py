@@ -86,6 +86,13 @@ DELETE_GAME = GAMES.delete().where(
 def update_of(columns: frozenset[str]) -> Any:
     """The versioned UPDATE of these columns, built once per set (a move changes the same few
     columns every time): SQLAlchemy then finds it compiled in its cache at once."""
+    return new_update_of(columns)
+
+
+def new_update_of(columns: frozenset[str]) -> Any:
+    """`update_of`, built afresh: a statement to build others on. (SQLAlchemy keeps what it
+    works out about a statement on the object, and a copy made from one that was compiled
+    already may carry it: `update_of(…).returning(…)` then had no columns.)"""
     return (
         GAMES.update()
         .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("old_version"))
