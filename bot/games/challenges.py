@@ -8,7 +8,7 @@ from dataclasses import replace
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, player_rows, store
 from bot.games.db.models import utcnow
 from bot.games.model import (
     USER,
@@ -44,8 +44,8 @@ class Challenges:
         With three or four `seats`, it starts once every seat is taken."""
         username = (invited_username or "").replace("\x00", "").lstrip("@")[:64] or None
         async with self._store.transaction() as session:
-            player = await store.upsert_player(session, user)
-            invited_player = await store.upsert_player(session, invited) if invited else None
+            player = await player_rows.upsert_player(session, user)
+            invited_player = await player_rows.upsert_player(session, invited) if invited else None
             draft = lifecycle.new_game(
                 chat_id=chat_id,
                 board=board or Board.empty(),
@@ -64,7 +64,7 @@ class Challenges:
     async def register_player(self, user: PlayerInfo) -> None:
         """Remember a user's name and language (an inline challenger, before any game)."""
         async with self._store.transaction() as session:
-            await store.upsert_player(session, user)
+            await player_rows.upsert_player(session, user)
 
     async def join(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """Accept a challenge: the joiner plays O and the game starts."""
@@ -73,7 +73,7 @@ class Challenges:
             refusal = lifecycle.join_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
-            joiner = await store.upsert_player(session, user)
+            joiner = await player_rows.upsert_player(session, user)
             after = await store.save(session, game, lifecycle.join(game.view, joiner, utcnow()))
             return MoveResult(MoveStatus.PLAYED, after)
 
@@ -123,10 +123,10 @@ class Challenges:
                     return MoveResult(refusal or MoveStatus.GAME_OVER, existing.view)
                 if user.id == creator_id:
                     return MoveResult(MoveStatus.OWN_GAME)
-                creator = await store.stored_player(session, creator_id)
+                creator = await player_rows.stored_player(session, creator_id)
                 if creator is None:
                     return MoveResult(MoveStatus.NO_GAME)
-                joiner = await store.upsert_player(session, user)
+                joiner = await player_rows.upsert_player(session, user)
                 x, o = (creator, joiner) if creator_mark == X else (joiner, creator)
                 draft = lifecycle.new_game(
                     inline_message_id=inline_message_id,
@@ -169,7 +169,7 @@ class Challenges:
             return MoveResult(MoveStatus.INVALID, view)
         if view.mark_of(user.id) is None:
             return MoveResult(MoveStatus.NOT_A_PLAYER, view)
-        await store.upsert_player(session, user)
+        await player_rows.upsert_player(session, user)
         # The inline message moves to the new game (one game per inline message).
         await store.save(session, old, replace(view, inline_message_id=None))
         # Everybody moves one seat on: who played second starts.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, player_rows, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import (
     PLAYER_KINDS,
@@ -63,13 +63,8 @@ class Play:
         board: Board | None,
     ) -> StartResult:
         now = utcnow()
-        async with self._store.transaction() as session:
-            player = await store.upsert_player(session, user)
-            closed = []
-            if replace_current:
-                for old in await store.live_games_in_chat(session, chat_id):
-                    gone = lifecycle.close(old.view, GameStatus.ABANDONED, EndReason.ABANDONED)
-                    closed.append(await store.save(session, old, gone))
+
+        def opening(player: PlayerInfo) -> lifecycle.Turn:
             draft = lifecycle.new_game(
                 chat_id=chat_id,
                 board=board or Board.empty(),
@@ -83,6 +78,23 @@ class Play:
             turn = lifecycle.Turn(draft)
             if x_kind != USER and o_kind == USER:
                 turn = lifecycle.ai_replies(turn, self._rng, now)
+            return turn
+
+        if replace_current and self._store.starts_in_one_statement:
+            # Usually the chat's last game has ended: nothing to close, one round trip.
+            player = player_rows.as_stored(user)
+            turn = opening(player)
+            started = await self._store.start_in_idle_chat(player, turn.game, turn.moves)
+            if started is not None:
+                return StartResult(started.view)
+        async with self._store.transaction() as session:
+            player = await player_rows.upsert_player(session, user)
+            closed = []
+            if replace_current:
+                for old in await store.live_games_in_chat(session, chat_id):
+                    gone = lifecycle.close(old.view, GameStatus.ABANDONED, EndReason.ABANDONED)
+                    closed.append(await store.save(session, old, gone))
+            turn = opening(player)
             started = await store.insert(session, turn.game, turn.moves)
             return StartResult(started.view, tuple(closed))
 
@@ -108,7 +120,7 @@ class Play:
                     return MoveResult(MoveStatus.STALE, existing.view)
                 if user.id != creator_id:
                     return MoveResult(MoveStatus.NOT_A_PLAYER)
-                player = await store.upsert_player(session, user)
+                player = await player_rows.upsert_player(session, user)
                 now = utcnow()
                 draft = lifecycle.new_game(
                     inline_message_id=inline_message_id,

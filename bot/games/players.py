@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import update
 
-from bot.games import store
+from bot.games import player_rows
 from bot.games.db.models import Player
 from bot.games.model import PlayerInfo
 from bot.games.store import Store
@@ -18,7 +18,7 @@ class Players:
         """From now on the bot speaks `code` (a catalog's code) with this user, whatever their
         Telegram client's language. `/forget` deletes the choice with the rest."""
         async with self._store.transaction() as session:
-            await store.upsert_player(session, user)
+            await player_rows.upsert_player(session, user)
             await session.execute(
                 update(Player).where(Player.id == user.id).values(chosen_language=code[:16])
             )

@@ -14,14 +14,13 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
-from bot.games.db.models import Game, Player, utcnow
+from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded
@@ -97,6 +96,33 @@ class Store:
             except LOST_RACE:
                 continue
         return await work()
+
+    @property
+    def starts_in_one_statement(self) -> bool:
+        """Whether `start_in_idle_chat` can store a new game (PostgreSQL)."""
+        return self.dialect == "postgresql"
+
+    async def start_in_idle_chat(
+        self, player: PlayerInfo, draft: GameView, moves: Sequence[PlayedMove] = ()
+    ) -> Loaded | None:
+        """Store `player` (`as_stored`) and the new game `draft` with its opening moves, in
+        one statement (`fused_start`), unless the game's chat has a live game: None then, and
+        nothing is stored. The game speaks the language the player chose, if they did."""
+        from bot.games.db import fused_start  # PostgreSQL only
+
+        now = utcnow()
+        parameters = fused_start.parameters(
+            _game_row(draft, now), player, _move_rows(None, moves, now), now
+        )
+        async with self.transaction() as transaction:
+            started = transaction.later(Later(fused_start.statement(bool(moves)), parameters))
+        assert started.row is not None
+        game_id, chosen_language = started.row
+        if game_id is None:
+            return None
+        loaded = Loaded(replace(draft, id=game_id, language=chosen_language or draft.language), 1)
+        self.live.put(loaded)
+        return loaded
 
     async def get_game(self, game_id: int) -> GameView | None:
         """A game as stored now (a read, outside any write transaction)."""
@@ -246,25 +272,25 @@ async def insert(
     session: CoreTransaction, draft: GameView, moves: Iterable[PlayedMove] = ()
 ) -> Loaded:
     """Store a new game (its draft's id is ignored) and the moves already played in it."""
-    now = utcnow()
-    game_id = await session.scalar(
-        statements.INSERT_GAME,
-        {
-            "board": format_cells(draft.board),
-            "variant": variant_of(draft.board),
-            "size": draft.board.size,
-            "k": draft.board.k,
-            "version": 1,
-            "created_at": now,
-            "updated_at": now,
-            **{name: getattr(draft, name) for name in statements.VIEW_COLUMNS},
-        },
-    )
+    game_id = await session.scalar(statements.INSERT_GAME, _game_row(draft, utcnow()))
     assert game_id is not None
     _add_moves(session, game_id, moves)
     stored = Loaded(replace(draft, id=game_id), 1)
     _written(session)[game_id] = stored
     return stored
+
+
+def _game_row(draft: GameView, now: datetime) -> dict[str, Any]:
+    return {
+        "board": format_cells(draft.board),
+        "variant": variant_of(draft.board),
+        "size": draft.board.size,
+        "k": draft.board.k,
+        "version": 1,
+        "created_at": now,
+        "updated_at": now,
+        **{name: getattr(draft, name) for name in statements.VIEW_COLUMNS},
+    }
 
 
 async def save(
@@ -320,8 +346,15 @@ def _written(session: CoreTransaction) -> dict[int, Loaded | None]:
 
 
 def _add_moves(session: CoreTransaction, game_id: int, moves: Iterable[PlayedMove]) -> None:
-    now = utcnow()
-    rows = [
+    rows = _move_rows(game_id, moves, utcnow())
+    if rows:
+        session.later(Later(statements.INSERT_MOVES, rows))
+
+
+def _move_rows(
+    game_id: int | None, moves: Iterable[PlayedMove], now: datetime
+) -> list[dict[str, Any]]:
+    return [
         {
             "game_id": game_id,
             "ply": move.ply,
@@ -332,40 +365,6 @@ def _add_moves(session: CoreTransaction, game_id: int, moves: Iterable[PlayedMov
         }
         for move in moves
     ]
-    if rows:
-        session.later(Later(statements.INSERT_MOVES, rows))
-
-
-async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
-    """Insert or refresh the player's name and language, safe against concurrent inserts.
-    Returns the player as stored (names are trimmed to what the column holds), speaking the
-    language they chose with /language if they did."""
-    insert_into = statements.upsert_for(session.bind.dialect.name)
-    now = utcnow()
-    # PostgreSQL text cannot hold NUL; nothing legitimate carries one.
-    name = user.name.replace("\x00", "")[:128] or str(user.id)
-    language = (user.language_code or "").replace("\x00", "")[:16] or None
-    statement = insert_into(Player).values(
-        id=user.id, name=name, language_code=language, created_at=now, updated_at=now
-    )
-    statement = statement.on_conflict_do_update(
-        index_elements=[Player.id],
-        set_={"name": name, "language_code": language, "updated_at": now},
-    )
-    chosen = await session.scalar(statement.returning(Player.chosen_language))
-    return replace(user, name=name, language_code=chosen or language)
-
-
-async def stored_player(session: Db, user_id: int) -> PlayerInfo | None:
-    found = await session.execute(
-        select(Player.id, Player.name, Player.chosen_language, Player.language_code).where(
-            Player.id == user_id
-        )
-    )
-    player = found.first()
-    if player is None:
-        return None
-    return PlayerInfo(player.id, player.name, player.chosen_language or player.language_code)
 
 
 def _aware(moment: datetime | None) -> datetime | None:

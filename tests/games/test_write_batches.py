@@ -19,9 +19,9 @@ from sqlalchemy.orm.exc import StaleDataError
 from bot.games import store
 from bot.games.db import fused_writes, statements
 from bot.games.db.batch import GuardFailed
-from bot.games.db.models import Game, HandledUpdate, Move
+from bot.games.db.models import Game, HandledUpdate, Move, Player
 from bot.games.lifecycle import PlayedMove
-from bot.games.model import BoardRef, MoveStatus, PlayerInfo, UpdateClaim
+from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo, UpdateClaim
 from bot.games.use_cases import Games
 
 ALICE = PlayerInfo(101, "Alice", "en")
@@ -31,6 +31,20 @@ CHAT = 101
 async def claimed_ids(games: Games) -> list[int]:
     async with games.store.sessions() as session:
         return list(await session.scalars(select(HandledUpdate.update_id)))
+
+
+def statements_sent(games: Games) -> list[str]:
+    """What the store sends PostgreSQL from now on, statement by statement (asyncpg's query
+    logger on every connection it takes)."""
+    sent: list[str] = []
+
+    @event.listens_for(games.store.sessions.kw["bind"].sync_engine, "checkout")
+    def log_queries(_dbapi: Any, record: Any, proxy: Any) -> None:
+        if not record.info.get("logged"):
+            record.info["logged"] = True
+            proxy.driver_connection.add_query_logger(lambda query: sent.append(query.query))
+
+    return sent
 
 
 async def stored(games: Games, game_id: int) -> tuple[int, list[int]]:
@@ -145,13 +159,7 @@ async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
     games: Games,
 ) -> None:
     game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
-    sent: list[str] = []
-
-    @event.listens_for(games.store.sessions.kw["bind"].sync_engine, "checkout")
-    def log_queries(_dbapi: Any, record: Any, proxy: Any) -> None:
-        if not record.info.get("logged"):
-            record.info["logged"] = True
-            proxy.driver_connection.add_query_logger(lambda query: sent.append(query.query))
+    sent = statements_sent(games)
 
     # Even the first tap on a connection: asyncpg need not look up any of its types.
     first = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 0, 4)
@@ -190,3 +198,57 @@ async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: 
 
     assert result.status is MoveStatus.PLAYED and result.claim is not None and result.claim.new
     assert await claimed_ids(games) == [952]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
+    reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…",
+)
+async def test_a_new_game_in_a_chat_with_no_live_game_is_one_statement_on_postgresql(
+    games: Games,
+) -> None:
+    await games.players.choose_language(ALICE, "de")
+    renamed = replace(ALICE, name="Alice\x00 B.", language_code="fr")
+    sent = statements_sent(games)
+
+    started = (await games.play.start_game(CHAT, renamed, "hard", "user")).game
+
+    assert len(sent) == 1 and sent[0].startswith("WITH player AS"), sent
+    # As the long way stores it: the player's new name (trimmed of what PostgreSQL cannot
+    # hold), the game in the language the player chose, the AI's opening move (it plays X).
+    assert started.o_name == "Alice B." and started.language == "de" and started.ply == 1
+    assert await games.store.get_game(started.id) == started
+    assert await stored(games, started.id) == (1, [started.last_cell])
+    async with games.store.sessions() as session:
+        player = (await session.execute(select(Player).where(Player.id == ALICE.id))).scalar_one()
+        assert (player.name, player.language_code, player.chosen_language) == (
+            "Alice B.",
+            "fr",
+            "de",
+        )
+    # The store holds it: the first tap is one statement too.
+    sent.clear()
+    free = started.board.free_cells()[0]
+    assert (await games.play.tap(started.id, BoardRef(chat_id=CHAT), ALICE, 1, free)).played
+    assert len(sent) == 1 and sent[0].startswith("WITH changed AS"), sent
+
+
+async def test_a_new_game_in_a_chat_with_a_live_game_closes_it(games: Games) -> None:
+    first = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
+    elsewhere = (await games.play.start_game(CHAT + 1, ALICE, "user", "hard")).game
+
+    second = await games.play.start_game(CHAT, ALICE, "user", "hard")
+
+    assert [game.id for game in second.closed] == [first.id]
+    assert second.closed[0].status is GameStatus.ABANDONED
+    assert await games.store.get_game(first.id) == second.closed[0]
+    assert second.game.is_active and await games.store.get_game(second.game.id) == second.game
+    # Nothing else was stored or closed (on PostgreSQL the one statement tried first stored
+    # nothing: the chat had a live game).
+    async with games.store.sessions() as session:
+        assert list(await session.scalars(select(Game.id).order_by(Game.id))) == [
+            first.id,
+            elsewhere.id,
+            second.game.id,
+        ]
+    assert await games.store.get_game(elsewhere.id) == elsewhere

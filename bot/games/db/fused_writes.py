@@ -91,12 +91,7 @@ def fuse(writes: list[Later]) -> FusedMove | None:
     if claim is not None:
         parameters.update(claim.parameters)
     if moves is not None:
-        parameters.update(
-            {
-                name: [_text(row[column]) for row in moves.parameters]
-                for name, column in _MOVE_ARRAYS.items()
-            }
-        )
+        parameters.update(move_arrays(moves.parameters))
     statement = _fused(columns, claim is not None, moves is not None)
     return FusedMove(statement, parameters, claim)
 
@@ -107,8 +102,35 @@ def fuse(writes: list[Later]) -> FusedMove | None:
 _MOVE_ARRAYS = {"plies": "ply", "cells": "cell", "marks": "mark", "players": "player_id"}
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
+def move_arrays(rows: list[dict[str, Any]]) -> dict[str, list[str | None]]:
+    """The parameters of `insert_moves`: the rows of `statements.INSERT_MOVES`, by column."""
+    return {
+        name: [None if row[column] is None else str(row[column]) for row in rows]
+        for name, column in _MOVE_ARRAYS.items()
+    }
+
+
+def insert_moves(game_id: Any, source: Any) -> Any:
+    """INSERT of the moves (`move_arrays`) of the game whose id is `game_id` in `source`,
+    made when the moves' statement is: at the game's `updated_at`."""
+    played = (
+        func.unnest(*(bindparam(name, type_=ARRAY(Text)) for name in _MOVE_ARRAYS))
+        .table_valued("ply", "cell", "mark", "player_id")
+        .render_derived(name="played")
+    )
+    return statements.MOVES.insert().from_select(
+        ["game_id", "ply", "cell", "mark", "player_id", "created_at"],
+        select(
+            game_id,
+            cast(played.c.ply, Integer),
+            cast(played.c.cell, Integer),
+            played.c.mark,
+            cast(played.c.player_id, BigInteger),
+            bindparam("updated_at", type_=DateTime(timezone=True)),
+        )
+        .select_from(source)
+        .join(played, true()),
+    )
 
 
 @lru_cache(maxsize=256)
@@ -138,23 +160,5 @@ def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
         )
         fused = fused.add_cte(claimed.cte("claimed"))
     if with_moves:
-        played = (
-            func.unnest(*(bindparam(name, type_=ARRAY(Text)) for name in _MOVE_ARRAYS))
-            .table_valued("ply", "cell", "mark", "player_id")
-            .render_derived(name="played")
-        )
-        moved = statements.MOVES.insert().from_select(
-            ["game_id", "ply", "cell", "mark", "player_id", "created_at"],
-            select(
-                changed.c.id,
-                cast(played.c.ply, Integer),
-                cast(played.c.cell, Integer),
-                played.c.mark,
-                cast(played.c.player_id, BigInteger),
-                bindparam("updated_at", type_=DateTime(timezone=True)),
-            )
-            .select_from(changed)
-            .join(played, true()),
-        )
-        fused = fused.add_cte(moved.cte("moved"))
+        fused = fused.add_cte(insert_moves(changed.c.id, changed).cte("moved"))
     return fused

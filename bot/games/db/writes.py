@@ -72,7 +72,7 @@ class CoreTransaction:
 
     def __init__(self, connection: AsyncConnection) -> None:
         self._connection = connection
-        self.bind = connection  # what `upsert_player` reads the dialect from
+        self.bind = connection  # what `player_rows.upsert_player` reads the dialect from
         self.info: dict[str, Any] = {}
         self._later: list[Later] = []
 
