@@ -264,9 +264,14 @@ class MoveResult:
 
 @dataclass(frozen=True)
 class StartResult:
-    game: GameView
+    """A new game. With a claim that found its update handled already (`claim.new` False),
+    nothing was done: no game."""
+
+    game: GameView | None
     # Games this start replaced (a private chat has one current game); their boards need closing.
     closed: tuple[GameView, ...] = ()
+    #: The update's claim, when the use-case made it.
+    claim: Claim | None = None
 
 
 class TurnEvent(StrEnum):

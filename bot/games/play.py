@@ -6,11 +6,13 @@ from __future__ import annotations
 import random
 
 from bot.games import lifecycle, player_rows, store
+from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
 from bot.games.model import (
     PLAYER_KINDS,
     USER,
     BoardRef,
+    Claim,
     EndReason,
     GameStatus,
     MoveResult,
@@ -41,17 +43,22 @@ class Play:
         *,
         replace_current: bool = True,
         board: Board | None = None,
+        claim: UpdateClaim | None = None,
     ) -> StartResult:
         """A game the sender starts alone: against an AI, an AI match, or two players on one
         phone. An AI that plays X moves at once, unless both sides are AIs (those games advance
-        through the AI-turns runner)."""
+        through the AI-turns runner). With `claim`, the update is claimed with the game: a
+        repeated one starts nothing."""
         if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
 
         async def start() -> StartResult:
-            return await self._start(chat_id, user, x_kind, o_kind, replace_current, board)
+            return await self._start(chat_id, user, x_kind, o_kind, replace_current, board, claim)
 
-        return await self._store.until_won(start)
+        try:
+            return await self._store.until_won(start)
+        except GuardFailed:
+            return StartResult(None, claim=Claim(False))
 
     async def _start(
         self,
@@ -61,6 +68,7 @@ class Play:
         o_kind: str,
         replace_current: bool,
         board: Board | None,
+        claim: UpdateClaim | None,
     ) -> StartResult:
         now = utcnow()
 
@@ -84,9 +92,11 @@ class Play:
             # Usually the chat's last game has ended: nothing to close, one round trip.
             player = player_rows.as_stored(user)
             turn = opening(player)
-            started = await self._store.start_in_idle_chat(player, turn.game, turn.moves)
-            if started is not None:
-                return StartResult(started.view)
+            fast = await self._store.start_in_idle_chat(player, turn.game, turn.moves, claim)
+            if fast is not None:
+                started, chosen_language = fast
+                claimed = None if claim is None else Claim(True, chosen_language)
+                return StartResult(started.view, claim=claimed)
         async with self._store.transaction() as session:
             player = await player_rows.upsert_player(session, user)
             closed = []
@@ -96,7 +106,13 @@ class Play:
                     closed.append(await store.save(session, old, gone))
             turn = opening(player)
             started = await store.insert(session, turn.game, turn.moves)
-            return StartResult(started.view, tuple(closed))
+            # The last write (see `Store._act`); a claimed update undoes the others.
+            claimed = None if claim is None else self._store.claim_later(session, claim, guard=True)
+        return StartResult(
+            started.view,
+            tuple(closed),
+            None if claimed is None else store.claim_made(claimed),
+        )
 
     async def start_inline_ai_game(
         self,

@@ -103,26 +103,35 @@ class Store:
         return self.dialect == "postgresql"
 
     async def start_in_idle_chat(
-        self, player: PlayerInfo, draft: GameView, moves: Sequence[PlayedMove] = ()
-    ) -> Loaded | None:
-        """Store `player` (`as_stored`) and the new game `draft` with its opening moves, in
-        one statement (`fused_start`), unless the game's chat has a live game: None then, and
-        nothing is stored. The game speaks the language the player chose, if they did."""
+        self,
+        player: PlayerInfo,
+        draft: GameView,
+        moves: Sequence[PlayedMove] = (),
+        claim: UpdateClaim | None = None,
+    ) -> tuple[Loaded, str | None] | None:
+        """Store `player` (`as_stored`) and the new game `draft` with its opening moves, and
+        claim `claim`'s update, in one statement (`fused_start`): the game as stored, and the
+        language the player chose with /language (the game speaks it). None, with nothing
+        stored, if the game's chat has a live game; `GuardFailed` if the update was claimed
+        already."""
         from bot.games.db import fused_start  # PostgreSQL only
 
         now = utcnow()
         parameters = fused_start.parameters(
-            _game_row(draft, now), player, _move_rows(None, moves, now), now
+            _game_row(draft, now), player, _move_rows(None, moves, now), claim, now
         )
+        statement = fused_start.statement(bool(moves), claim is not None)
         async with self.transaction() as transaction:
-            started = transaction.later(Later(fused_start.statement(bool(moves)), parameters))
+            started = transaction.later(Later(statement, parameters))
         assert started.row is not None
-        game_id, chosen_language = started.row
+        game_id, chosen_language, claimed_before = started.row
+        if claimed_before:
+            raise GuardFailed
         if game_id is None:
             return None
         loaded = Loaded(replace(draft, id=game_id, language=chosen_language or draft.language), 1)
         self.live.put(loaded)
-        return loaded
+        return loaded, chosen_language
 
     async def get_game(self, game_id: int) -> GameView | None:
         """A game as stored now (a read, outside any write transaction)."""
@@ -218,10 +227,13 @@ def _claim_parameters(claim: UpdateClaim, now: datetime) -> dict[str, Any]:
 
 
 def _with_claim(result: MoveResult, claimed: Later | None) -> MoveResult:
-    """The result with the claim its transaction made (new: a repeat raised GuardFailed)."""
-    if claimed is None:
-        return result
-    return replace(result, claim=Claim(True, claimed.row[0] if claimed.row else None))
+    return result if claimed is None else replace(result, claim=claim_made(claimed))
+
+
+def claim_made(claimed: Later) -> Claim:
+    """The claim a committed transaction made with `claim_later` (new: with `guard`, a repeat
+    raised GuardFailed), with the sender's chosen language."""
+    return Claim(True, claimed.row[0] if claimed.row else None)
 
 
 def view_of(row: Any) -> Loaded:

@@ -4,6 +4,7 @@ instance) is skipped, so every update acts once."""
 from __future__ import annotations
 
 import logging
+import re
 
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
@@ -17,19 +18,24 @@ log = logging.getLogger(__name__)
 
 #: Callback data of the taps whose use-case claims the update in its own transaction.
 CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN}:")
+#: Likewise a `/start` that names a game (`menu.start`): the new game's statement claims it.
+START_COMMAND = re.compile(r"/start(@\w+)?\s+\S")
 
 
 async def claim_update(update: Update, context: BotContext) -> None:
     """Let the update through if no instance has acted on it yet; stop it otherwise. The
     sender's chosen language comes with the claim, for every reply to the update.
 
-    A tap on a board, the bot's busiest update, is let through unclaimed: its use-case
-    claims it in the transaction that plays the move (one commit, not two), and the handler
-    claims it first if it answers without one (`claim_now`)."""
+    A tap on a board, the bot's busiest update, and a `/start` that names a game are let
+    through unclaimed: the use-case claims them in the transaction that plays the move or
+    starts the game (one commit, not two), and the handler claims one first if it answers
+    without that use-case (`claim_now`)."""
     user = update.effective_user
     user_id = user.id if user else None
-    query = update.callback_query
-    if query is not None and query.data and query.data.startswith(CLAIMED_BY_USE_CASE):
+    query, message = update.callback_query, update.message
+    if (query is not None and query.data and query.data.startswith(CLAIMED_BY_USE_CASE)) or (
+        message is not None and message.text and START_COMMAND.match(message.text)
+    ):
         context.deferred_claim = UpdateClaim(update.update_id, user_id)
         return
     claim = await context.games.updates.claim(update.update_id, user_id)

@@ -19,6 +19,7 @@ from bot.handlers.common import (
     show_game,
     texts_of,
 )
+from bot.handlers.delivery import claim_now, claimed_by
 from bot.keyboards import help_keyboard, menu_keyboard
 from bot.texts import Texts
 
@@ -28,16 +29,19 @@ async def start(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
+    menu = not context.args or context.args == [MENU_DEEP_LINK]
+    spec = None if menu else parse_start_args(context.args)
+    if spec is not None:
+        await start_game(context, chat, user, spec)
+        return
+    if not await claim_now(context):  # a /start with arguments comes unclaimed
+        return
     tr = texts_of(user, context)
-    if not context.args or context.args == [MENU_DEEP_LINK]:
+    if menu:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
         await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
-        return
-    spec = parse_start_args(context.args)
-    if spec is None:
+    else:
         await message.reply_text(tr.BAD_PARAMETERS)
-        return
-    await start_game(context, chat, user, spec)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -99,12 +103,16 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
 
 async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
     """Start a game in the chat and post its board. In a group, `user user` is a challenge
-    anyone can join; in a private chat a new game replaces the current one."""
+    anyone can join; in a private chat a new game replaces the current one. An update that
+    comes unclaimed (`/start <game>`) is claimed with the game, or first if none starts."""
     board = spec.board.empty_board()
     if spec.seats > 2 and not is_group(chat):
-        await context.bot.send_message(chat.id, texts_of(user, context).MANY_GROUPS_ONLY)
+        if await claim_now(context):
+            await context.bot.send_message(chat.id, texts_of(user, context).MANY_GROUPS_ONLY)
         return
     if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
+        if not await claim_now(context):
+            return
         challenge = await context.games.challenges.create(
             chat.id, player_from(user), board=board, seats=spec.seats
         )
@@ -117,7 +125,10 @@ async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec
         spec.o_kind,
         replace_current=chat.type == Chat.PRIVATE,
         board=board,
+        claim=context.deferred_claim,
     )
+    if not await claimed_by(context, started.claim) or started.game is None:
+        return
     for closed in started.closed:
         context.ai_matches.cancel(closed.id)
         await show_game(context, closed)

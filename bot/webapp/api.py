@@ -167,6 +167,7 @@ class MiniApp:
         started = await games.play.start_game(
             user.id, _player(user), x_kind, o_kind, board=shape.empty_board()
         )
+        assert started.game is not None  # only a repeated update starts none
         for closed in started.closed:  # a private chat has one current game
             self.application.bot_data["matches"].cancel(closed.id)
             await self.show(closed)

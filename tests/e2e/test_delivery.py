@@ -6,6 +6,7 @@ message the same way, because the bot does not ask Telegram for edits (checked f
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import time
@@ -133,6 +134,64 @@ async def test_a_repeated_update_acts_once(
 
     skipped = [r for r in caplog.records if "delivered again" in r.getMessage()]
     assert [r.levelno for r in skipped] == [logging.INFO] * 3
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+GROUP = FakeTelegram.group_chat(-5001, "Friends")
+
+
+def replies(fake: FakeTelegram, since: int) -> list[tuple[str, Any]]:
+    """The bot's calls since `since` other than polling: what it said, and where."""
+    return [
+        (call.method, call.params.get("chat_id"))
+        for call in fake.calls[since:]
+        if call.method != "getUpdates"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "in_group"),
+    [
+        ("/start hard", False),  # a new game: claimed in the game's own statement
+        ("/start hard hard", False),  # an AI match
+        ("/start nonsense", False),  # a /start that names no game: claimed first
+        ("/start user user user", False),  # three seats: groups only
+        ("/start menu", False),
+        ("/start user user", True),  # a challenge in a group
+    ],
+)
+async def test_a_start_delivered_twice_at_once_acts_once(
+    telegram: FakeTelegram,
+    bot: BotRunner,
+    engine: AsyncEngine,
+    caplog: pytest.LogCaptureFixture,
+    text: str,
+    in_group: bool,
+) -> None:
+    """Two instances given the same /start at the same moment (a webhook retry): the same
+    answer as for one delivery, and whichever comes second says and stores nothing."""
+    caplog.set_level(logging.INFO)
+    chat = GROUP if in_group else None
+    chat_id = GROUP["id"] if in_group else ALICE["id"]
+    await send(telegram, ALICE, "/start hard", chat=chat)  # a live game to replace, or not
+    # Once, by polling: what one delivery does.
+    before, mark = await games_in(engine, chat_id), telegram.mark()
+    await send(telegram, ALICE, text, chat=chat)
+    once = (replies(telegram, mark), len(await games_in(engine, chat_id)) - len(before))
+    assert once[0]
+    # The same again as a new update, handed over twice at once.
+    update = copy.deepcopy(telegram.updates[-1])
+    update["update_id"] = max(u["update_id"] for u in telegram.updates) + 1000
+    update["message"]["message_id"] += 1000
+    before, mark = await games_in(engine, chat_id), telegram.mark()
+
+    await asyncio.gather(deliver(bot, update), deliver(bot, update))
+    await settle(telegram)
+
+    twice = (replies(telegram, mark), len(await games_in(engine, chat_id)) - len(before))
+    assert twice == once
+    skipped = [r for r in caplog.records if "delivered again" in r.getMessage()]
+    assert len(skipped) == 1
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 

@@ -21,7 +21,15 @@ from bot.games.db import fused_writes, statements
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
 from bot.games.lifecycle import PlayedMove
-from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo, UpdateClaim
+from bot.games.model import (
+    BoardRef,
+    Claim,
+    GameStatus,
+    MoveStatus,
+    PlayerInfo,
+    StartResult,
+    UpdateClaim,
+)
 from bot.games.use_cases import Games
 
 ALICE = PlayerInfo(101, "Alice", "en")
@@ -211,9 +219,13 @@ async def test_a_new_game_in_a_chat_with_no_live_game_is_one_statement_on_postgr
     renamed = replace(ALICE, name="Alice\x00 B.", language_code="fr")
     sent = statements_sent(games)
 
-    started = (await games.play.start_game(CHAT, renamed, "hard", "user")).game
+    claim = UpdateClaim(965, ALICE.id)
+    result = await games.play.start_game(CHAT, renamed, "hard", "user", claim=claim)
 
     assert len(sent) == 1 and sent[0].startswith("WITH player AS"), sent
+    assert result.claim == Claim(True, "de") and await claimed_ids(games) == [965]
+    started = result.game
+    assert started is not None
     # As the long way stores it: the player's new name (trimmed of what PostgreSQL cannot
     # hold), the game in the language the player chose, the AI's opening move (it plays X).
     assert started.o_name == "Alice B." and started.language == "de" and started.ply == 1
@@ -252,3 +264,22 @@ async def test_a_new_game_in_a_chat_with_a_live_game_closes_it(games: Games) -> 
             second.game.id,
         ]
     assert await games.store.get_game(elsewhere.id) == elsewhere
+
+
+async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: Games) -> None:
+    await games.players.choose_language(ALICE, "de")
+    # In a chat with no live game (one statement on PostgreSQL), then in one with a live game.
+    for update_id in (970, 971):
+        claim = UpdateClaim(update_id, ALICE.id)
+        started = await games.play.start_game(CHAT, ALICE, "user", "hard", claim=claim)
+        assert started.game is not None and started.claim == Claim(True, "de")
+        async with games.store.sessions() as session:
+            stored_ids = list(await session.scalars(select(Game.id).order_by(Game.id)))
+
+        again = await games.play.start_game(CHAT, ALICE, "user", "hard", claim=claim)
+
+        assert again == StartResult(None, claim=Claim(False))
+        async with games.store.sessions() as session:
+            assert list(await session.scalars(select(Game.id).order_by(Game.id))) == stored_ids
+        assert await games.store.get_game(started.game.id) == started.game
+    assert await claimed_ids(games) == [970, 971]
