@@ -88,7 +88,7 @@ class Play:
                 turn = lifecycle.ai_replies(turn, self._rng, now)
             return turn
 
-        if replace_current and self._store.starts_in_one_statement:
+        if replace_current:
             # Usually the chat's last game has ended: nothing to close, one round trip.
             player = player_rows.as_stored(user)
             turn = opening(player)

@@ -97,11 +97,6 @@ class Store:
                 continue
         return await work()
 
-    @property
-    def starts_in_one_statement(self) -> bool:
-        """Whether `start_in_idle_chat` can store a new game (PostgreSQL)."""
-        return self.dialect == "postgresql"
-
     async def start_in_idle_chat(
         self,
         player: PlayerInfo,
@@ -110,23 +105,38 @@ class Store:
         claim: UpdateClaim | None = None,
     ) -> tuple[Loaded, str | None] | None:
         """Store `player` (`as_stored`) and the new game `draft` with its opening moves, and
-        claim `claim`'s update, in one statement (`fused_start`): the game as stored, and the
-        language the player chose with /language (the game speaks it). None, with nothing
-        stored, if the game's chat has a live game; `GuardFailed` if the update was claimed
-        already."""
-        from bot.games.db import fused_start  # PostgreSQL only
+        claim `claim`'s update, in one round trip (`start_writes`): the game as stored, and
+        the language the player chose with /language (the game speaks it). None, with nothing
+        stored, if the game's chat has a live game (or, on SQLite, opening moves or a claimed
+        update: the long way tells); `GuardFailed` if the update was claimed already."""
+        from bot.games.db import start_writes
 
         now = utcnow()
-        parameters = fused_start.parameters(
-            _game_row(draft, now), player, _move_rows(None, moves, now), claim, now
-        )
-        statement = fused_start.statement(bool(moves), claim is not None)
-        async with self.transaction() as transaction:
-            started = transaction.later(Later(statement, parameters))
-        assert started.row is not None
-        game_id, chosen_language, claimed_before = started.row
-        if claimed_before:
-            raise GuardFailed
+        row = _game_row(draft, now)
+        if self.dialect == "postgresql":
+            parameters = start_writes.parameters(
+                row, player, _move_rows(None, moves, now), claim, now
+            )
+            statement = start_writes.statement(bool(moves), claim is not None)
+            async with self.transaction() as transaction:
+                started = transaction.later(Later(statement, parameters))
+            assert started.row is not None
+            game_id, chosen_language, claimed_before = started.row
+            if claimed_before:
+                raise GuardFailed
+        else:
+            if moves:
+                return None
+            upsert, insert, claimed = start_writes.sqlite_writes(row, player, claim, now)
+            try:
+                async with self.transaction() as transaction:
+                    for write in (upsert, insert, claimed):
+                        if write is not None:
+                            transaction.later(write)
+            except GuardFailed:
+                return None
+            assert upsert.row is not None and insert.row is not None
+            game_id, chosen_language = insert.row[0], upsert.row[0]
         if game_id is None:
             return None
         loaded = Loaded(replace(draft, id=game_id, language=chosen_language or draft.language), 1)

@@ -20,6 +20,7 @@ from bot.games import store
 from bot.games.db import fused_writes, statements
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
+from bot.games.db.sqlite_driver import OneHopConnection
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import (
     BoardRef,
@@ -283,3 +284,30 @@ async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: G
             assert list(await session.scalars(select(Game.id).order_by(Game.id))) == stored_ids
         assert await games.store.get_game(started.game.id) == started.game
     assert await claimed_ids(games) == [970, 971]
+
+
+@pytest.mark.skipif(
+    os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
+    reason="SQLite only (the default test database)",
+)
+async def test_a_new_game_in_a_chat_with_no_live_game_is_one_hop_on_sqlite(
+    games: Games, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await games.players.choose_language(ALICE, "de")
+    hops: list[str] = []
+    execute = OneHopConnection._execute
+
+    async def counted(self: OneHopConnection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(fn, "__name__", repr(fn)))
+        return await execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(OneHopConnection, "_execute", counted)
+
+    claim = UpdateClaim(966, ALICE.id)
+    result = await games.play.start_game(CHAT, ALICE, "user", "hard", claim=claim)
+
+    assert hops == ["_run_batch"], hops  # the upsert, the guarded INSERT, the claim, COMMIT
+    assert result.game is not None and result.claim == Claim(True, "de")
+    assert result.game.language == "de" and result.game.x_name == "Alice"
+    assert await games.store.get_game(result.game.id) == result.game
+    assert await claimed_ids(games) == [966]
