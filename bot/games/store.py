@@ -114,10 +114,10 @@ class Store:
         now = utcnow()
         row = _game_row(draft, now)
         if self.dialect == "postgresql":
-            parameters = start_writes.parameters(
+            parameters = start_writes.postgresql_parameters(
                 row, player, _move_rows(None, moves, now), claim, now
             )
-            statement = start_writes.statement(bool(moves), claim is not None)
+            statement = start_writes.postgresql_statement(bool(moves), claim is not None)
             async with self.transaction() as transaction:
                 started = transaction.later(Later(statement, parameters))
             assert started.row is not None

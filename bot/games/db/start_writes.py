@@ -57,7 +57,7 @@ _GAMES = statements.GAMES
 _OWN_COLUMNS = ("board", "variant", "size", "k", "version", "created_at", "updated_at")
 
 
-def parameters(
+def postgresql_parameters(
     game: dict[str, Any],
     player: PlayerInfo,
     moves: list[dict[str, Any]],
@@ -78,7 +78,7 @@ def parameters(
 
 
 @lru_cache(maxsize=4)
-def statement(with_moves: bool, with_claim: bool) -> Any:
+def postgresql_statement(with_moves: bool, with_claim: bool) -> Any:
     """PostgreSQL's statement, built once (see `statements.update_of`)."""
     # Imported here: a SQLite bot need not load PostgreSQL's dialect (see `upsert_for`).
     from sqlalchemy.dialects.postgresql import insert
