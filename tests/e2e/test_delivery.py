@@ -153,7 +153,6 @@ def replies(fake: FakeTelegram, since: int) -> list[tuple[str, Any]]:
     ("text", "in_group"),
     [
         ("/start hard", False),  # a new game: claimed in the game's own statement
-        ("/start hard hard", False),  # an AI match
         ("/start nonsense", False),  # a /start that names no game: claimed first
         ("/start user user user", False),  # three seats: groups only
         ("/start menu", False),
