@@ -17,19 +17,12 @@ async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
     Returns the player as stored (names are trimmed to what the column holds), speaking the
     language they chose with /language if they did."""
-    insert_into = statements.upsert_for(session.bind.dialect.name)
-    now = utcnow()
     stored = as_stored(user)
-    name, language = stored.name, stored.language_code
-    statement = insert_into(Player).values(
-        id=user.id, name=name, language_code=language, created_at=now, updated_at=now
+    chosen = await session.scalar(
+        statements.player_upsert(session.bind.dialect.name),
+        statements.player_parameters(stored, utcnow()),
     )
-    statement = statement.on_conflict_do_update(
-        index_elements=[Player.id],
-        set_={"name": name, "language_code": language, "updated_at": now},
-    )
-    chosen = await session.scalar(statement.returning(Player.chosen_language))
-    return replace(stored, language_code=chosen or language)
+    return replace(stored, language_code=chosen or stored.language_code)
 
 
 def as_stored(user: PlayerInfo) -> PlayerInfo:

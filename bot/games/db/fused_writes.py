@@ -30,7 +30,6 @@ from sqlalchemy import (
     Text,
     bindparam,
     cast,
-    exists,
     false,
     func,
     null,
@@ -42,9 +41,8 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
-from bot.games.db.models import HandledUpdate, Player
+from bot.games.db.models import Player
 
-_HANDLED = HandledUpdate.__table__
 _PLAYERS = Player.__table__
 #: The versioned UPDATE's own parameters, beside the columns it sets.
 _UPDATE_KEYS = frozenset({"game_id", "old_version", "version", "updated_at"})
@@ -136,7 +134,7 @@ def insert_moves(game_id: Any, source: Any) -> Any:
 @lru_cache(maxsize=256)
 def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
     """The statement for this set of columns, built once (see `statements.update_of`)."""
-    claimed_before = exists().where(_HANDLED.c.update_id == bindparam("update_id"))
+    claimed_before = statements.CLAIMED_BEFORE
     update = statements.new_update_of(columns)
     if with_claim:
         update = update.where(~claimed_before)
@@ -153,12 +151,7 @@ def _fused(columns: frozenset[str], with_claim: bool, with_moves: bool) -> Any:
         ).label("chosen_language"),
     )
     if with_claim:
-        now = bindparam("now", type_=DateTime(timezone=True))
-        claimed = _HANDLED.insert().from_select(
-            ["update_id", "handled_at"],
-            select(bindparam("update_id", type_=BigInteger), now).select_from(changed),
-        )
-        fused = fused.add_cte(claimed.cte("claimed"))
+        fused = fused.add_cte(statements.claim_from(changed).cte("claimed"))
     if with_moves:
         fused = fused.add_cte(insert_moves(changed.c.id, changed).cte("moved"))
     return fused

@@ -35,8 +35,6 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
-    DateTime,
     bindparam,
     exists,
     false,
@@ -47,11 +45,9 @@ from sqlalchemy import (
 
 from bot.games.db import statements
 from bot.games.db.batch import Later
-from bot.games.db.models import HandledUpdate, Player
 from bot.games.model import LIVE, PlayerInfo, UpdateClaim
 
-_PLAYERS = Player.__table__
-_HANDLED = HandledUpdate.__table__
+_PLAYERS = statements.PLAYERS
 _GAMES = statements.GAMES
 #: The games' columns a new game sets, beside its view's: what `store.insert` writes.
 _OWN_COLUMNS = ("board", "variant", "size", "k", "version", "created_at", "updated_at")
@@ -71,7 +67,7 @@ def postgresql_parameters(
 
     return {
         **game,
-        **_player_parameters(player, now),
+        **statements.player_parameters(player, now),
         **({} if claim is None else {"update_id": claim.update_id}),
         **fused_writes.move_arrays(moves),
     }
@@ -80,24 +76,18 @@ def postgresql_parameters(
 @lru_cache(maxsize=4)
 def postgresql_statement(with_moves: bool, with_claim: bool) -> Any:
     """PostgreSQL's statement, built once (see `statements.update_of`)."""
-    # Imported here: a SQLite bot need not load PostgreSQL's dialect (see `upsert_for`).
-    from sqlalchemy.dialects.postgresql import insert
-
     from bot.games.db import fused_writes
 
-    player = _upsert(insert).cte("player")
+    player = statements.new_player_upsert("postgresql").cte("player")
     chosen = select(player.c.chosen_language).scalar_subquery()
     game = _guarded_insert(chosen, with_claim).cte("game")
     fused = select(
         select(game.c.id).scalar_subquery().label("game_id"),
         chosen.label("chosen_language"),
-        (_claimed_before() if with_claim else false()).label("claimed_before"),
+        (statements.CLAIMED_BEFORE if with_claim else false()).label("claimed_before"),
     )
     if with_claim:
-        claimed = _HANDLED.insert().from_select(
-            ["update_id", "handled_at"], select(_update_id(), _now()).select_from(game)
-        )
-        fused = fused.add_cte(claimed.cte("claimed"))
+        fused = fused.add_cte(statements.claim_from(game).cte("claimed"))
     if with_moves:
         fused = fused.add_cte(fused_writes.insert_moves(game.c.id, game).cte("moved"))
     return fused
@@ -109,7 +99,7 @@ def sqlite_writes(
     """SQLite's batch: the player's upsert (its row: the chosen language), the game's guarded
     INSERT (its row: the id; none stops the batch) and the claim."""
     upsert, guarded, claim_insert = _sqlite_statements(claim is not None)
-    player_parameters = _player_parameters(player, now)
+    player_parameters = statements.player_parameters(player, now)
     claimed = None
     if claim is not None:
         claimed = Later(claim_insert, {"update_id": claim.update_id, "now": now})
@@ -130,43 +120,15 @@ def sqlite_writes(
 
 @lru_cache(maxsize=2)
 def _sqlite_statements(with_claim: bool) -> tuple[Any, Any, Any]:
-    from sqlalchemy.dialects.sqlite import insert
-
     chosen = (
         select(_PLAYERS.c.chosen_language)
         .where(_PLAYERS.c.id == bindparam("player_id"))
         .scalar_subquery()
     )
-    claim_insert = _HANDLED.insert().values(update_id=_update_id(), handled_at=_now())
-    return _upsert(insert), _guarded_insert(chosen, with_claim), claim_insert
-
-
-def _player_parameters(player: PlayerInfo, now: datetime) -> dict[str, Any]:
-    return {
-        "player_id": player.id,
-        "player_name": player.name,
-        "player_language": player.language_code,
-        "now": now,
-    }
-
-
-def _upsert(insert: Any) -> Any:
-    """The player's upsert (`player_rows.upsert_player`), returning their chosen language."""
-    upsert = insert(_PLAYERS).values(
-        id=bindparam("player_id"),
-        name=bindparam("player_name"),
-        language_code=bindparam("player_language"),
-        created_at=_now(),
-        updated_at=_now(),
+    claim_insert = statements.HANDLED.insert().values(
+        update_id=statements.UPDATE_ID, handled_at=statements.NOW
     )
-    return upsert.on_conflict_do_update(
-        index_elements=[_PLAYERS.c.id],
-        set_={
-            "name": upsert.excluded.name,
-            "language_code": upsert.excluded.language_code,
-            "updated_at": upsert.excluded.updated_at,
-        },
-    ).returning(_PLAYERS.c.chosen_language)
+    return statements.new_player_upsert("sqlite"), _guarded_insert(chosen, with_claim), claim_insert
 
 
 def _guarded_insert(chosen_language: Any, with_claim: bool) -> Any:
@@ -180,24 +142,12 @@ def _guarded_insert(chosen_language: Any, with_claim: bool) -> Any:
     # statement compiled once (`writes._compiled`) cannot be.
     statuses = [literal_column(f"'{status.value}'") for status in LIVE]
     live = exists().where(_GAMES.c.chat_id == _param("chat_id"), _GAMES.c.status.in_(statuses))
-    idle = ~live & ~_claimed_before() if with_claim else ~live
+    idle = ~live & ~statements.CLAIMED_BEFORE if with_claim else ~live
     return (
         _GAMES.insert()
         .from_select(list(columns), select(*values).where(idle))
         .returning(_GAMES.c.id)
     )
-
-
-def _claimed_before() -> Any:
-    return exists().where(_HANDLED.c.update_id == _update_id())
-
-
-def _update_id() -> Any:
-    return bindparam("update_id", type_=BigInteger)
-
-
-def _now() -> Any:
-    return bindparam("now", type_=DateTime(timezone=True))
 
 
 def _param(name: str) -> Any:

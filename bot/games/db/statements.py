@@ -4,15 +4,21 @@ path speaks Core, with no ORM unit of work or identity map."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import BigInteger, DateTime, bindparam, exists, select
 
 from bot.games.db.models import Game, HandledUpdate, Move, Player
+from bot.games.model import PlayerInfo
 
 GAMES = Game.__table__
 MOVES = Move.__table__
+PLAYERS = Player.__table__
+HANDLED = HandledUpdate.__table__
+UPDATE_ID = bindparam("update_id", type_=BigInteger)
+NOW = bindparam("now", type_=DateTime(timezone=True))
 _x, _o, _t, _s, _invited = (
     Player.__table__.alias(name)
     for name in ("x_player", "o_player", "t_player", "s_player", "invited")
@@ -114,6 +120,55 @@ def upsert_for(dialect: str) -> Any:
     else:
         from sqlalchemy.dialects.postgresql import insert
     return insert
+
+
+@lru_cache(maxsize=4)
+def player_upsert(dialect: str) -> Any:
+    """`INSERT … ON CONFLICT (id) DO UPDATE` of a player's name and client language, returning
+    the language they chose with /language (its parameters: `player_parameters`)."""
+    return new_player_upsert(dialect)
+
+
+def new_player_upsert(dialect: str) -> Any:
+    """`player_upsert`, built afresh: a statement to build others on (see `new_update_of`)."""
+    upsert = upsert_for(dialect)(PLAYERS).values(
+        id=bindparam("player_id"),
+        name=bindparam("player_name"),
+        language_code=bindparam("player_language"),
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    return upsert.on_conflict_do_update(
+        index_elements=[PLAYERS.c.id],
+        set_={
+            "name": upsert.excluded.name,
+            "language_code": upsert.excluded.language_code,
+            "updated_at": upsert.excluded.updated_at,
+        },
+    ).returning(PLAYERS.c.chosen_language)
+
+
+def player_parameters(player: PlayerInfo, now: datetime) -> dict[str, Any]:
+    """The parameters of `player_upsert`: the player as the table holds them
+    (`player_rows.as_stored`)."""
+    return {
+        "player_id": player.id,
+        "player_name": player.name,
+        "player_language": player.language_code,
+        "now": now,
+    }
+
+
+# The claim of an update (parameters `update_id`, `now`) as parts of a larger statement.
+CLAIMED_BEFORE = exists().where(HANDLED.c.update_id == UPDATE_ID)
+
+
+def claim_from(source: Any) -> Any:
+    """INSERT of the update's claim, made once for each row of `source` (a statement's CTE:
+    the claim goes only with what that statement changed)."""
+    return HANDLED.insert().from_select(
+        ["update_id", "handled_at"], select(UPDATE_ID, NOW).select_from(source)
+    )
 
 
 @lru_cache(maxsize=4)
