@@ -33,6 +33,12 @@ from bot.games.model import (
 )
 from bot.games.use_cases import Games
 
+ON_POSTGRESQL = os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql")
+postgresql_only = pytest.mark.skipif(
+    not ON_POSTGRESQL, reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…"
+)
+sqlite_only = pytest.mark.skipif(ON_POSTGRESQL, reason="SQLite only (the default test database)")
+
 ALICE = PlayerInfo(101, "Alice", "en")
 CHAT = 101
 
@@ -160,10 +166,7 @@ async def test_one_update_claimed_for_two_games_at_once_changes_one_of_them(
     assert await claimed_ids(games) == [904]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
-    reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…",
-)
+@postgresql_only
 async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
     games: Games,
 ) -> None:
@@ -209,10 +212,7 @@ async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: 
     assert await claimed_ids(games) == [952]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
-    reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…",
-)
+@postgresql_only
 async def test_a_new_game_in_a_chat_with_no_live_game_is_one_statement_on_postgresql(
     games: Games,
 ) -> None:
@@ -286,10 +286,7 @@ async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: G
     assert await claimed_ids(games) == [970, 971]
 
 
-@pytest.mark.skipif(
-    os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
-    reason="SQLite only (the default test database)",
-)
+@sqlite_only
 async def test_a_new_game_in_a_chat_with_no_live_game_is_one_hop_on_sqlite(
     games: Games, monkeypatch: pytest.MonkeyPatch
 ) -> None:
