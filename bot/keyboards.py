@@ -165,7 +165,9 @@ def board_keyboard(
         )
     elif game.is_finished:
         rows.extend(_after_game_rows(game, tr))
-    return InlineKeyboardMarkup(rows)
+    # No buttons is no keyboard: Telegram refuses an empty one, and an edit without one
+    # removes the old buttons (a closed ultimate board, an AI's turn in an ultimate match).
+    return InlineKeyboardMarkup(rows) if any(rows) else None
 
 
 def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
