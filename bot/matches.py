@@ -56,6 +56,11 @@ class AiMatchRunner:
         if game.waits_for_ai:
             self.start(game.id)
 
+    @property
+    def playing(self) -> frozenset[int]:
+        """The games whose AI turns are being played now."""
+        return frozenset(self._tasks)
+
     def cancel(self, game_id: int) -> None:
         task = self._tasks.get(game_id)
         if task is not None:
