@@ -28,9 +28,10 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Coroutine, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -46,6 +47,7 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.flood_gate import TELEGRAM_FLOOD_LIMITS
 from bot.games.db.engine import create_engine
 from bot.games.model import LIVE
 from bot.render import render_game
@@ -57,6 +59,8 @@ JOURNEYS = int(os.environ.get("JOURNEYS", "40"))
 JOURNEY_STEPS = int(os.environ.get("JOURNEY_STEPS", "40"))
 #: How long one step may take to settle (a group's flood limit paces the bot: 3 s a message).
 STEP_TIMEOUT = 120.0
+#: How long Telegram waits for the answer to a tap.
+ANSWER_DEADLINE = 15.0
 
 COMMANDS = [
     "/start",
@@ -165,7 +169,16 @@ def world(database_url: str) -> Iterator[World]:
     async def open_world() -> World:
         telegram = FakeTelegram()
         await telegram.start()
-        bot = BotRunner(telegram, database_url, ai_pause=0.02, ai_time_budget_seconds=0.05)
+        # Telegram's flood limits, and the bot pacing itself under them as in production
+        # (private chats aside: Telegram tolerates their short bursts).
+        telegram.enforce_flood_limits()
+        bot = BotRunner(
+            telegram,
+            database_url,
+            ai_pause=0.02,
+            ai_time_budget_seconds=0.05,
+            flood_limits=replace(TELEGRAM_FLOOD_LIMITS, private=None),
+        )
         await bot.start()
         return World(loop, telegram, bot, create_engine(database_url), errors)
 
@@ -204,6 +217,8 @@ class Journey(RuleBasedStateMachine):
         self.first_query = set(self.tg.callback_queries)
         self.first_error = len(world.errors.records)
         self.base = base
+        #: When each of this example's callback queries was sent, by query id.
+        self.tapped_at: dict[str, float] = {}
 
     # ------------------------------------------------------------------ set-up
 
@@ -326,7 +341,7 @@ class Journey(RuleBasedStateMachine):
         self, user: dict[str, Any], message: StoredMessage, data: str, times: int
     ) -> None:
         for _ in range(times):
-            self.tg.tap(user, message, data)
+            self.tapped_at[self.tg.tap(user, message, data)] = time.monotonic()
 
     async def _inline(self, user: dict[str, Any], query: str, pick: int) -> None:
         query_id = self.tg.inline_query(user, query)
@@ -372,6 +387,15 @@ class Journey(RuleBasedStateMachine):
             if c.method == "answerCallbackQuery" and c.ok
         )
         asked = set(self.tg.callback_queries) - self.first_query
+        # Telegram takes an answer for about 15 s; after that the button spun for nothing.
+        late = {
+            q: round(c.started - self.tapped_at[q], 1)
+            for c in calls
+            if c.method == "answerCallbackQuery"
+            and (q := str(c.params.get("callback_query_id"))) in self.tapped_at
+            and c.started - self.tapped_at[q] > ANSWER_DEADLINE
+        }
+        assert not late, f"taps answered late (seconds): {late}"
         assert {q: answered[q] for q in asked if answered[q] != 1} == {}
         self.world.loop.run(self._check_games())
 
