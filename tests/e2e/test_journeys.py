@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -55,8 +55,9 @@ from bot.texts import available_languages, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
-JOURNEYS = int(os.environ.get("JOURNEYS", "40"))
-JOURNEY_STEPS = int(os.environ.get("JOURNEY_STEPS", "40"))
+JOURNEYS = int(os.environ.get("JOURNEYS", "20"))
+JOURNEY_STEPS = int(os.environ.get("JOURNEY_STEPS", "30"))
+SHRINK = os.environ.get("JOURNEY_SHRINK", "1") != "0"
 #: How long one step may take to settle (a group's flood limit paces the bot: 3 s a message).
 STEP_TIMEOUT = 120.0
 #: How long Telegram waits for the answer to a tap.
@@ -305,6 +306,29 @@ class Journey(RuleBasedStateMachine):
             return
         self.do("forged tap", self._tap(user, messages[pick % len(messages)], forged, 1))
 
+    @rule(
+        moves=st.lists(
+            st.tuples(st.integers(0, 3), st.integers(0, 10_000), st.sampled_from(COMMANDS)),
+            min_size=2,
+            max_size=4,
+        )
+    )
+    def busy_group(self, moves: list[tuple[int, int, str]]) -> None:
+        """Several members at once, before the bot has answered any of them: taps on the
+        group's newest boards and commands, as in a lively group (and under its flood limit)."""
+        self.do("busy group", self._busy_group(moves))
+
+    async def _busy_group(self, moves: list[tuple[int, int, str]]) -> None:
+        for who, pick, command in moves:
+            user = self.members[who % len(self.members)]
+            boards = [m for m in self.tg.bot_messages(self.group["id"]) if m.reply_markup][-3:]
+            buttons = [(m, d) for m in boards for row in self.tg.keyboard(m) for _, d in row if d]
+            if buttons and pick % 3:
+                message, data = buttons[pick % len(buttons)]
+                await self._tap(user, message, data, 1)
+            else:
+                await self._send(user, command, self.group)
+
     @rule(who=st.integers(0, 3), query=st.sampled_from(INLINE_QUERIES), pick=st.integers(0, 99))
     def post_inline(self, who: int, query: str, pick: int) -> None:
         """`@bot …` in some chat, and one of the results posted there."""
@@ -452,6 +476,9 @@ def test_journeys_across_every_feature(world: World) -> None:
             stateful_step_count=JOURNEY_STEPS,
             deadline=None,
             suppress_health_check=list(HealthCheck),
+            # JOURNEY_SHRINK=0 reports the first failing journey as found (a soak's failure
+            # can take long to shrink: every step waits for the bot, under the flood limits).
+            phases=[p for p in Phase if p is not Phase.shrink or SHRINK],
         ),
     )
     print(f"journeys: {world.examples} examples, steps: {dict(world.steps)}")
