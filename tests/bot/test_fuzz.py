@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -446,6 +447,15 @@ async def tap(tg: FakeTelegram, user: dict[str, Any], message: StoredMessage, da
     query_id = tg.tap(user, message, data)
     await settle(tg)
     return tg.callback_answers[query_id]
+
+
+@pytest.fixture
+async def telegram() -> AsyncIterator[FakeTelegram]:
+    """The fake with no flood limits: these examples send hundreds of messages into one
+    group to fuzz what the bot parses, which at Telegram's 20 a minute would take an hour;
+    pacing is tested in tests/e2e/test_flood.py and by the journeys."""
+    async with FakeTelegram(flood_limits=False) as fake:
+        yield fake
 
 
 @pytest.fixture

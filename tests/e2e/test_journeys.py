@@ -31,7 +31,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Coroutine, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -47,7 +47,6 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.flood_gate import TELEGRAM_FLOOD_LIMITS
 from bot.games.db.engine import create_engine
 from bot.games.model import LIVE
 from bot.render import render_game
@@ -170,16 +169,9 @@ def world(database_url: str) -> Iterator[World]:
     async def open_world() -> World:
         telegram = FakeTelegram()
         await telegram.start()
-        # Telegram's flood limits, and the bot pacing itself under them as in production
-        # (private chats aside: Telegram tolerates their short bursts).
-        telegram.enforce_flood_limits()
-        bot = BotRunner(
-            telegram,
-            database_url,
-            ai_pause=0.02,
-            ai_time_budget_seconds=0.05,
-            flood_limits=replace(TELEGRAM_FLOOD_LIMITS, private=None),
-        )
+        # The fake enforces Telegram's flood limits, and the bot paces itself under them.
+        assert telegram.flood_limits_on
+        bot = BotRunner(telegram, database_url, ai_pause=0.02, ai_time_budget_seconds=0.05)
         await bot.start()
         return World(loop, telegram, bot, create_engine(database_url), errors)
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 from telegram.ext import Application
 
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import Settings
-from bot.flood_gate import FloodLimits
+from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 from tests.support.fake_telegram import FakeTelegram
 
 
@@ -25,8 +26,11 @@ class BotRunner:
         self, telegram: FakeTelegram, database_url: str, ai_pause: float = 0.05, **settings: Any
     ) -> None:
         self.telegram = telegram
-        # The fake enforces no flood limits unless a test asks it to: neither does the bot.
-        settings.setdefault("flood_limits", FloodLimits.unlimited())
+        # The bot paces itself where the fake enforces Telegram's flood limits (per group and
+        # for the whole bot; private chats' short bursts Telegram tolerates), as in production.
+        paced = replace(TELEGRAM_FLOOD_LIMITS, private=None)
+        default = paced if telegram.flood_limits_on else FloodLimits.unlimited()
+        settings.setdefault("flood_limits", default)
         self.settings = Settings(
             token=telegram.token,
             database_url=database_url,

@@ -41,6 +41,9 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support import telegram_rules as rules
+from tests.support.telegram_rules import Refused
+
 JSONDict = dict[str, Any]
 Handler = Callable[[JSONDict], Any]
 
@@ -54,6 +57,10 @@ DELETE_NOT_FOUND = "Bad Request: message to delete not found"
 REPLY_NOT_FOUND = "Bad Request: message to be replied not found"
 CHAT_NOT_FOUND = "Bad Request: chat not found"
 TEXT_EMPTY = "Bad Request: message text is empty"
+CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
+BLOCKED = "Forbidden: bot was blocked by the user"
+KICKED = "Forbidden: bot was kicked from the group chat"
+NOT_MEMBER = "Forbidden: bot is not a member of the group chat"
 POLL_CONFLICT = (
     "Conflict: terminated by other getUpdates request; make sure that only one bot instance is "
     "running"
@@ -91,18 +98,6 @@ _STRING_PARAMS = frozenset(
         "first_name",
         "last_name",
     }
-)
-_BUTTON_KINDS = (
-    "url",
-    "callback_data",
-    "web_app",
-    "login_url",
-    "switch_inline_query",
-    "switch_inline_query_current_chat",
-    "switch_inline_query_chosen_chat",
-    "copy_text",
-    "callback_game",
-    "pay",
 )
 _CHAT_ACTIONS = frozenset(
     {
@@ -213,6 +208,8 @@ class StoredMessage:
     history: list[tuple[str, JSONDict | None]] = field(default_factory=list)
     #: The uploaded picture of a photo message (its `text` is the caption).
     photo: bytes | None = None
+    #: The formatting the user sees (HTML entities, normalised), for "not modified".
+    entities: tuple[Any, ...] = ()
 
     @property
     def chat_id(self) -> int | None:
@@ -268,21 +265,42 @@ def _decode_value(name: str, value: Any) -> Any:
         return value
 
 
+#: HTML tags that make the same entity.
+_SAME_ENTITY = {"strong": "b", "em": "i", "ins": "u", "strike": "s", "del": "s"}
+
+Entity = tuple[str, int, int, str]
+
+
 def _html_to_plain(text: str) -> str:
     """Validate Telegram-HTML and return the plain text; raise 400 on broken markup."""
+    return _parse_html(text)[0]
+
+
+def _parse_html(text: str) -> tuple[str, tuple[Entity, ...]]:
+    """Validate Telegram-HTML; the plain text and its entities (kind, start, end, attributes),
+    which is what a user sees: `<b>` and `<strong>` are one entity, `&amp;` and `&#38;` one
+    character. Raises 400 on broken markup."""
     out: list[str] = []
-    stack: list[str] = []
+    stack: list[tuple[str, int, str]] = []
+    entities: list[Entity] = []
     pos = 0
+    length = 0
 
     def fail(detail: str) -> FakeApiError:
         return _bad(f"can't parse entities: {detail}")
 
+    def emit(chunk: str) -> None:
+        nonlocal length
+        plain = html.unescape(chunk)
+        out.append(plain)
+        length += _utf16_len(plain)
+
     while True:
         lt = text.find("<", pos)
         if lt == -1:
-            out.append(text[pos:])
+            emit(text[pos:])
             break
-        out.append(text[pos:lt])
+        emit(text[pos:lt])
         offset = len(text[:lt].encode())
         match = _TAG_RE.match(text, lt)
         if match is None:
@@ -295,20 +313,35 @@ def _html_to_plain(text: str) -> str:
                 raise fail(f'Unsupported start tag "{name}" at byte offset {offset}')
             if name == "span" and "tg-spoiler" not in attrs:
                 raise fail('Tag "span" must have class "tg-spoiler"')
-            stack.append(name)
+            stack.append((name, length, attrs.strip()))
         else:
             if not stack:
                 raise fail(f"Unexpected end tag at byte offset {offset}")
-            expected = stack.pop()
+            expected, start, opened_with = stack.pop()
             if expected != name:
                 raise fail(
                     f'Unmatched end tag at byte offset {offset}, expected "</{expected}>", '
                     f'found "</{name}>"'
                 )
+            kind = _SAME_ENTITY.get(name, name)
+            if length > start:
+                entities.append((kind, start, length, opened_with if kind == "a" else ""))
         pos = match.end()
     if stack:
-        raise fail(f'Can\'t find end tag corresponding to start tag "{stack[-1]}"')
-    return html.unescape("".join(out))
+        raise fail(f'Can\'t find end tag corresponding to start tag "{stack[-1][0]}"')
+    return "".join(out), tuple(sorted(entities))
+
+
+def _is_private(chat: Mapping[str, Any]) -> bool:
+    return chat.get("type") == "private"
+
+
+def _entities_of(text: str, parse_mode: str | None) -> tuple[Any, ...]:
+    """The formatting of a text as the user sees it (Markdown is kept as written)."""
+    mode = (parse_mode or "").lower()
+    if mode == "html":
+        return _parse_html(text)[1]
+    return (("markdown", text),) if mode else ()
 
 
 def _int_param(params: Mapping[str, Any], name: str, default: int) -> int:
@@ -332,6 +365,10 @@ class FakeTelegram:
         bot_first_name: str = "TicTacToe Test Bot",
         max_poll_timeout: float = 50.0,
         first_update_id: int = 100_000_001,
+        flood_limits: bool = True,
+        callback_answer_deadline: float = rules.CALLBACK_ANSWER_DEADLINE,
+        clock: Callable[[], float] = time.monotonic,
+        test_environment: bool = False,
     ) -> None:
         self.token = token
         self.bot_username = bot_username
@@ -378,8 +415,23 @@ class FakeTelegram:
         self._failures: dict[str, deque[FakeApiError]] = {}
         #: Calls still to be dropped without an answer, by lower-case method name.
         self._drops: dict[str, int] = {}
-        #: Flood limits enforced (see :meth:`enforce_flood_limits`); None: no limits.
+        self.clock = clock
+        #: Telegram's test environment, where Mini Apps may use plain HTTP links.
+        self.test_environment = test_environment
+        #: Flood limits enforced (see :meth:`enforce_flood_limits`); None: no limits. On by
+        #: default, with Telegram's numbers: a test that needs them off says so.
         self._flood: _FloodBuckets | None = None
+        if flood_limits:
+            self.enforce_flood_limits()
+        #: How long a callback query waits for its answer (Telegram: about 15 s).
+        self.callback_answer_deadline = callback_answer_deadline
+        #: When each callback query was sent (the fake's clock), by id.
+        self._tapped_at: dict[str, float] = {}
+        #: People seen in updates. Those who started the bot (wrote in their private chat, or
+        #: a test added that chat) have their private chat in `chats`.
+        self._users_seen: set[int] = set()
+        #: Chats the bot may not write to any more, with Telegram's reason.
+        self._forbidden: dict[int, str] = {}
         #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
         self._answers_to_lose: dict[str, deque[float | None]] = {}
         #: Calls carried out whose answers were lost on purpose, in order.
@@ -545,6 +597,8 @@ class FakeTelegram:
                 result = await result
         except FakeApiError as exc:
             error = exc
+        except Refused as exc:
+            error = FakeApiError(exc.error_code, exc.description)
         except (ValueError, UnicodeDecodeError) as exc:
             error = _bad(f"can't parse request: {exc}")
         except Exception as exc:  # a bug in the fake or in a registered handler
@@ -579,6 +633,9 @@ class FakeTelegram:
             finished=time.monotonic(),
         )
         self.calls.append(call)
+        if error is not None and method != "getUpdates":
+            # A failing test says which rule broke.
+            rules.log.warning("refused %s: %s %s", method, error.error_code, error.description)
         if method != "getUpdates":
             self._touch()
         self._notify()
@@ -619,6 +676,12 @@ class FakeTelegram:
                     if str(chat.get("username", "")).lower() == name:
                         return chat
                 raise FakeApiError(400, CHAT_NOT_FOUND)
+        if isinstance(chat_id, int) and chat_id in self._forbidden:
+            raise FakeApiError(403, self._forbidden[chat_id])
+        if isinstance(chat_id, int) and chat_id not in self.chats and chat_id in self._users_seen:
+            # A person the bot knows from a group or inline mode, who never opened a chat with
+            # it: "Bots can't initiate conversations with users" (Bots FAQ).
+            raise FakeApiError(403, CANT_INITIATE)
         if not isinstance(chat_id, int) or chat_id not in self.chats:
             raise FakeApiError(400, CHAT_NOT_FOUND)
         return self.chats[chat_id]
@@ -657,38 +720,6 @@ class FakeTelegram:
         if _utf16_len(plain) > 4096:
             raise _bad("message is too long")
         return plain
-
-    def _check_markup(self, value: Any, *, inline_only: bool) -> JSONDict | None:
-        """Validate reply_markup; return the inline keyboard to attach (or None)."""
-        if value is None or value == "":
-            return None
-        if not isinstance(value, dict):
-            raise _bad("can't parse reply keyboard markup JSON object")
-        if "inline_keyboard" not in value:
-            if inline_only:
-                raise _bad("inline keyboard expected")
-            return None
-        rows = value["inline_keyboard"]
-        if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-            raise _bad("can't parse reply keyboard markup JSON object")
-        for row in rows:
-            for button in row:
-                if not isinstance(button, dict) or not isinstance(button.get("text"), str):
-                    raise _bad(
-                        'can\'t parse inline keyboard button: Field "text" must be of type String'
-                    )
-                if not any(kind in button for kind in _BUTTON_KINDS):
-                    raise _bad(
-                        "can't parse inline keyboard button: Text buttons are unallowed in the "
-                        "inline keyboard"
-                    )
-                if "callback_data" in button:
-                    data = button["callback_data"]
-                    if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
-                        raise _bad("BUTTON_DATA_INVALID")
-        if not any(rows):
-            return None
-        return copy.deepcopy(value)
 
     def _reply_target(self, chat_id: int, params: Mapping[str, Any]) -> JSONDict | None:
         reply = params.get("reply_parameters")
@@ -819,8 +850,7 @@ class FakeTelegram:
 
     def _set_my_commands(self, params: JSONDict) -> bool:
         commands = params.get("commands")
-        if not isinstance(commands, list):
-            raise _bad("can't parse commands JSON object")
+        rules.check_commands(commands)
         for command in commands:
             if not isinstance(command, dict) or not _BOT_COMMAND_NAME_RE.fullmatch(
                 str(command.get("command", ""))
@@ -839,9 +869,9 @@ class FakeTelegram:
         return True
 
     def _set_text(self, kind: str, params: JSONDict) -> bool:
-        self.descriptions[(kind, str(params.get("language_code") or ""))] = str(
-            params.get(kind) or ""
-        )
+        value = str(params.get(kind) or "")
+        rules.check_profile_text(kind, value)
+        self.descriptions[(kind, str(params.get("language_code") or ""))] = value
         return True
 
     def _get_text(self, kind: str, params: JSONDict) -> JSONDict:
@@ -852,7 +882,11 @@ class FakeTelegram:
         text = params.get("text")
         parse_mode = params.get("parse_mode") or None
         plain = self._check_text(text, parse_mode)
-        markup = self._check_markup(params.get("reply_markup"), inline_only=False)
+        markup = rules.check_send_markup(
+            params.get("reply_markup"),
+            private=_is_private(chat),
+            test_environment=self.test_environment,
+        )
         reply_to = self._reply_target(chat["id"], params)
         message_id = self._next_message_id(chat["id"])
         msg = StoredMessage(
@@ -860,11 +894,12 @@ class FakeTelegram:
             message_id=message_id,
             text=str(text),
             parse_mode=parse_mode,
-            reply_markup=markup,
+            reply_markup=copy.deepcopy(markup),
             sender=self.bot_user,
             date=int(time.time()),
             plain_text=plain,
             reply_to_message=reply_to,
+            entities=_entities_of(str(text), parse_mode),
         )
         msg.history.append((msg.text, copy.deepcopy(markup)))
         self.messages[(chat["id"], message_id)] = msg
@@ -876,33 +911,58 @@ class FakeTelegram:
         upload = params.get("photo")
         if not isinstance(upload, dict) or not upload.get("data"):
             raise _bad("photo must be a file uploaded with the request")
+        rules.check_image(upload["data"])
         caption = str(params.get("caption") or "")
         parse_mode = params.get("parse_mode") or None
-        plain = self._check_text(caption, parse_mode) if caption else ""
+        plain = _parse_html(caption)[0] if caption and parse_mode else caption
+        rules.check_caption(plain)
+        markup = rules.check_send_markup(
+            params.get("reply_markup"),
+            private=_is_private(chat),
+            test_environment=self.test_environment,
+        )
         msg = StoredMessage(
             chat=dict(chat),
             message_id=self._next_message_id(chat["id"]),
             text=caption,
             parse_mode=parse_mode,
-            reply_markup=self._check_markup(params.get("reply_markup"), inline_only=False),
+            reply_markup=copy.deepcopy(markup),
             sender=self.bot_user,
             date=int(time.time()),
             plain_text=plain,
             reply_to_message=self._reply_target(chat["id"], params),
             photo=upload["data"],
+            entities=_entities_of(caption, parse_mode),
         )
         self.messages[(chat["id"], msg.message_id)] = msg  # type: ignore[index]
         return msg.to_dict()
 
-    def _apply_edit(
-        self, msg: StoredMessage, text: str, parse_mode: str | None, plain: str, markup: Any
-    ) -> JSONDict | bool:
-        same_text = (
-            msg.text == text and (msg.parse_mode or "").lower() == (parse_mode or "").lower()
+    def _edit_markup(self, params: JSONDict, msg: StoredMessage) -> JSONDict | None:
+        """The keyboard an edit leaves: none without reply_markup ("an edit without one
+        removes the keyboard"), else an inline keyboard Telegram can take."""
+        value = params.get("reply_markup")
+        if value is None or value == "":
+            return None
+        private = msg.chat is not None and _is_private(msg.chat)
+        checked = rules.check_inline_keyboard(
+            value, edit=True, private=private, test_environment=self.test_environment
         )
-        if same_text and msg.reply_markup == markup:
+        return copy.deepcopy(checked)
+
+    def _apply_edit(
+        self,
+        msg: StoredMessage,
+        text: str,
+        parse_mode: str | None,
+        plain: str,
+        markup: Any,
+    ) -> JSONDict | bool:
+        # What the user sees decides "not modified": the text, its formatting, the buttons.
+        entities = _entities_of(text, parse_mode)
+        if (msg.plain_text, msg.entities, msg.reply_markup) == (plain, entities, markup):
             raise FakeApiError(400, NOT_MODIFIED)
         msg.text, msg.parse_mode, msg.plain_text = text, parse_mode, plain
+        msg.entities = entities
         msg.reply_markup = markup
         msg.edit_count += 1
         msg.edit_date = int(time.time())
@@ -913,13 +973,15 @@ class FakeTelegram:
         text = params.get("text")
         parse_mode = params.get("parse_mode") or None
         plain = self._check_text(text, parse_mode)
-        markup = self._check_markup(params.get("reply_markup"), inline_only=True)
         msg = self._edit_target(params)
+        if msg.photo is not None:
+            raise _bad("there is no text in the message to edit")
+        markup = self._edit_markup(params, msg)
         return self._apply_edit(msg, str(text), parse_mode, plain, markup)
 
     def _edit_message_reply_markup(self, params: JSONDict) -> JSONDict | bool:
-        markup = self._check_markup(params.get("reply_markup"), inline_only=True)
         msg = self._edit_target(params)
+        markup = self._edit_markup(params, msg)
         return self._apply_edit(msg, msg.text, msg.parse_mode, msg.plain_text, markup)
 
     def _delete_message(self, params: JSONDict) -> bool:
@@ -943,6 +1005,10 @@ class FakeTelegram:
         query_id = str(params.get("callback_query_id") or "")
         if query_id not in self.callback_queries or query_id in self.callback_answers:
             raise FakeApiError(400, QUERY_INVALID)
+        age = self.clock() - self._tapped_at.get(query_id, self.clock())
+        if age > self.callback_answer_deadline:
+            raise FakeApiError(400, QUERY_INVALID)
+        rules.check_popup(params)
         self.callback_answers[query_id] = dict(params)
         return True
 
@@ -950,12 +1016,7 @@ class FakeTelegram:
         query_id = str(params.get("inline_query_id") or "")
         if query_id not in self.inline_queries or query_id in self.inline_answers:
             raise FakeApiError(400, QUERY_INVALID)
-        results = params.get("results")
-        if not isinstance(results, list):
-            raise _bad("can't parse inline query results JSON object")
-        ids = [str(result.get("id")) for result in results if isinstance(result, dict)]
-        if len(ids) != len(set(ids)):
-            raise _bad("RESULT_ID_DUPLICATE")
+        rules.check_inline_results(params)
         self.inline_answers[query_id] = dict(params)
         return True
 
@@ -1016,6 +1077,14 @@ class FakeTelegram:
         """Queue the ``my_chat_member`` update of ``by`` changing the bot's status in ``chat``
         from ``old`` to ``new`` (``member``, ``left`` or ``kicked``)."""
         chat_dict = self.add_chat(chat)
+        self._users_seen.add(int(by["id"]))
+        if new in ("left", "kicked"):
+            private = chat_dict.get("type") == "private"
+            self._forbidden[chat_dict["id"]] = (
+                BLOCKED if private else KICKED if new == "kicked" else NOT_MEMBER
+            )
+        else:
+            self._forbidden.pop(chat_dict["id"], None)
 
         def member(status: str) -> JSONDict:
             fields: JSONDict = {"status": status, "user": self.bot_user}
@@ -1041,6 +1110,7 @@ class FakeTelegram:
     ) -> JSONDict:
         """Queue a text message from ``user`` (default: in their private chat); return it."""
         chat_dict = self.add_chat(chat if chat is not None else self.private_chat(user))
+        self._users_seen.add(int(user["id"]))
         message_id = self._next_message_id(chat_dict["id"])
         message: JSONDict = {
             "message_id": message_id,
@@ -1105,6 +1175,8 @@ class FakeTelegram:
             query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
         query["data"] = data
         self.callback_queries[query_id] = query
+        self._tapped_at[query_id] = self.clock()
+        self._users_seen.add(int(user["id"]))
         self.queue_update({"callback_query": query})
         return query_id
 
@@ -1125,6 +1197,7 @@ class FakeTelegram:
         payload = {"id": query_id, "from": dict(user), "query": query, "offset": offset}
         payload["chat_type"] = "sender"
         self.inline_queries[query_id] = payload
+        self._users_seen.add(int(user["id"]))
         self.queue_update({"inline_query": payload})
         return query_id
 
@@ -1264,7 +1337,16 @@ class FakeTelegram:
         chat actions or other calls. A refused call is not carried out; it is answered 429
         with ``parameters.retry_after``, the whole seconds until a token is back (see
         :attr:`too_many_requests`)."""
-        self._flood = _FloodBuckets(group, overall, private)
+        self._flood = _FloodBuckets(group, overall, private, self.clock)
+
+    def flood_limits_off(self) -> None:
+        """Enforce no flood limits (they are on from the start, with Telegram's numbers)."""
+        self._flood = None
+
+    @property
+    def flood_limits_on(self) -> bool:
+        """Whether flood limits are enforced (a bot under test paces itself then)."""
+        return self._flood is not None
 
     @property
     def too_many_requests(self) -> list[Call]:
@@ -1407,6 +1489,7 @@ class FakeTelegram:
                 raise _bad("menu button text is empty")
             if not isinstance(web_app, dict) or not isinstance(web_app.get("url"), str):
                 raise _bad("can't parse menu button web app")
+            rules.check_web_app_url(web_app["url"], self.test_environment)
         self.menu_buttons[params.get("chat_id")] = copy.deepcopy(button)
         return True
 
@@ -1437,11 +1520,13 @@ def _counts_as_message(method: str) -> bool:
 class _TokenBucket:
     """``burst`` tokens at once (default: ``count``), refilled at ``count`` per ``seconds``."""
 
-    def __init__(self, count: int, seconds: float, burst: int | None = None) -> None:
+    def __init__(
+        self, clock: Callable[[], float], count: int, seconds: float, burst: int | None = None
+    ) -> None:
         self.capacity = float(count if burst is None else burst)
         self.rate = count / seconds
         self.level = self.capacity
-        self.stamp = time.monotonic()
+        self.stamp = clock()
 
     def wait(self, now: float) -> float:
         """Seconds until a token is here (0: one is)."""
@@ -1454,10 +1539,15 @@ class _FloodBuckets:
     """Telegram's flood limits as token buckets: the whole bot's, and one per chat."""
 
     def __init__(
-        self, group: FloodLimit | None, overall: FloodLimit | None, private: FloodLimit | None
+        self,
+        group: FloodLimit | None,
+        overall: FloodLimit | None,
+        private: FloodLimit | None,
+        clock: Callable[[], float],
     ) -> None:
         self.limits = {"group": group, "private": private}
-        self.overall = _TokenBucket(*overall) if overall else None
+        self.clock = clock
+        self.overall = _TokenBucket(clock, *overall) if overall else None
         self.chats: dict[Any, _TokenBucket] = {}
 
     def check(self, method: str, params: Mapping[str, Any], chats: Mapping[int, JSONDict]) -> None:
@@ -1465,7 +1555,7 @@ class _FloodBuckets:
         if not _counts_as_message(method):
             return
         buckets = [self._chat_bucket(params.get("chat_id"), chats), self.overall]
-        now = time.monotonic()
+        now = self.clock()
         wait = max((bucket.wait(now) for bucket in buckets if bucket is not None), default=0.0)
         if wait > 0:
             retry_after = max(1, math.ceil(wait))
@@ -1492,7 +1582,7 @@ class _FloodBuckets:
         if limit is None:
             return None
         if chat_id not in self.chats:
-            self.chats[chat_id] = _TokenBucket(*limit)
+            self.chats[chat_id] = _TokenBucket(self.clock, *limit)
         return self.chats[chat_id]
 
 

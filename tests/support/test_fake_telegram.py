@@ -349,11 +349,12 @@ async def test_params_decoding_form_and_json(fake: FakeTelegram, bot: Bot) -> No
     assert sent.text == "123" and fake.calls_of("sendMessage")[-1].params["text"] == "123"
 
     url = f"{fake.base_url}{fake.token}/sendMessage"
-    body = {"chat_id": str(chat_id), "text": "json", "reply_markup": {"inline_keyboard": []}}
+    keyboard = {"inline_keyboard": [[{"text": "a", "callback_data": "1"}]]}
+    body = {"chat_id": str(chat_id), "text": "json", "reply_markup": keyboard}
     async with aiohttp.ClientSession() as session, session.post(url, json=body) as response:
         payload = await response.json()
     assert response.status == 200 and payload["ok"] is True
-    assert payload["result"]["text"] == "json" and "reply_markup" not in payload["result"]
+    assert payload["result"]["text"] == "json" and payload["result"]["reply_markup"] == keyboard
     assert fake.calls[-1].params["chat_id"] == chat_id
 
 

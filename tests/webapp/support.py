@@ -55,6 +55,9 @@ async def bot_with_mini_app(
     `tictactoe-bot run` does in polling mode); yields the runner and the page's address."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    # The page is served over plain HTTP here, which Telegram allows only in its test
+    # environment ("Mini Apps in the test environment can use HTTP links without TLS").
+    telegram.test_environment = True
     runner = BotRunner(
         telegram,
         database_url,

@@ -50,6 +50,9 @@ async def test_polling_mode_serves_the_mini_app_on_web_port(
 ) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    # Plain HTTP: Telegram's test environment ("Mini Apps in the test environment can use
+    # HTTP links without TLS").
+    telegram.test_environment = True
     env = bot_env(
         telegram,
         database_url,
@@ -89,6 +92,7 @@ async def test_webhook_mode_serves_the_mini_app_on_the_webhook_port(
 ) -> None:
     bot = WebhookBot(telegram, tmp_path, database_url, "s3cret")
     base = f"http://127.0.0.1:{bot.port}"
+    telegram.test_environment = True  # plain HTTP, as above
     bot.env["WEBAPP_URL"] = base
     await bot.start()
     try:
