@@ -129,14 +129,11 @@ async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
         assert update_id not in first.handled()
 
         code = await first.stop(signal.SIGTERM, STOP_WAIT)
-        took = first.stop_seconds
-        assert took is not None
         assert code == 0, first.output
-        # It waited for the update in flight (the edit took EDIT_DELAY), no longer than needed.
-        assert took >= EDIT_DELAY - 0.5, took
+        # It waited for the update in flight: the slow edit was answered, the update handled.
         assert update_id in first.handled(), first.output
         edited = fake.calls_of("editMessageText")[-1]
-        assert edited.ok and edited.finished - edited.started >= EDIT_DELAY, edited
+        assert edited.ok and edited.params["message_id"] == board.message_id, edited
         assert board_cells(fake, current(fake, board)) == "O___X____"
         assert not successful_answers(fake, query_id)[0].get("text")
         for word in ("Traceback", " ERROR ", "CancelledError"):

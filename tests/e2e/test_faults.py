@@ -18,7 +18,7 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, Re
 from bot import app
 from bot.telegram_request import RetryingRequest
 from core.notation import format_cells
-from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import BotRunner, quiesce
 from tests.support.bot_runner import settle as settle_all
 from tests.support.chat import board_cells, cell_data, game_id_on, words
 from tests.support.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
@@ -178,7 +178,7 @@ async def settle(tg: FakeTelegram, mark: int, method: str | None) -> None:
     limit makes no calls meanwhile), then until the bot is idle."""
     if method is not None:
         await tg.wait_for(lambda call: call.method == method and call.ok, since=mark)
-    await tg.wait_idle(quiet=0.1)
+    await quiesce(tg)
 
 
 async def new_board(
@@ -347,7 +347,7 @@ async def test_an_ai_match_whose_board_answer_is_lost_posts_only_its_final_board
     await telegram.wait_until(
         lambda: len(telegram.bot_messages(group["id"])) == 2, timeout=10, what="the result"
     )
-    await telegram.wait_idle(quiet=0.1)
+    await fast_bot.quiesce()  # the match is over: nothing more will come
     first, final = telegram.bot_messages(group["id"])
     assert first.edit_count == 0 and board_cells(telegram, first) == "_" * 9
     assert words(final) in ("O wins", "Draw") and final.edit_count == 0
@@ -363,7 +363,7 @@ async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
     with caplog.at_level(logging.INFO):
         telegram.send_text(ALICE, "/help")
         update_id = telegram.updates[-1]["update_id"]
-        await telegram.wait_idle(quiet=0.3)
+        await quiesce(telegram)
     sent = telegram.calls_of("sendMessage")
     # The reply, and at most the error handler's one apology: both refused, neither retried.
     # One try: no retry, and no apology that would only be refused again.

@@ -12,7 +12,7 @@ import pytest
 from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate
 from core.notation import format_cells, parse_cells
 from core.rules import outcome
-from tests.support.bot_runner import BotRunner, settle
+from tests.support.bot_runner import BotRunner, quiesce, settle
 from tests.support.chat import board_cells, cell_data, game_id_on, words
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
@@ -83,7 +83,7 @@ async def test_four_ai_matches_in_a_group_finish_with_no_429(
     edits = sum(board.edit_count for board in boards)
     moves = sum(9 - board_cells(telegram, board).count("_") for board in boards)
     assert edits < moves
-    await telegram.wait_idle(quiet=0.2)
+    await quiesce(telegram)
     assert gate_of(paced_bot).waiting(GROUP["id"]) == 0
 
 

@@ -338,15 +338,7 @@ class Journey(RuleBasedStateMachine):
 
     async def _settle(self) -> None:
         """Until every update is handled and every AI turn it started is played."""
-        application = self.world.bot.application
-        assert application is not None
-        matches = application.bot_data["matches"]
-        while True:
-            await self.world.bot.settle(timeout=STEP_TIMEOUT)
-            if not matches.playing:
-                break
-            await asyncio.sleep(0.01)
-        await self.tg.wait_idle(quiet=0.0, timeout=STEP_TIMEOUT)
+        await self.world.bot.quiesce(timeout=STEP_TIMEOUT)
 
     async def _send(
         self, user: dict[str, Any], text_: str, chat: dict[str, Any] | None, reply_to: Any = None

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.models import Game
 from bot.locales import en, ru
-from tests.support.bot_runner import BotRunner, settle
+from tests.support.bot_runner import BotRunner, quiesce, settle
 from tests.support.chat import send
 from tests.support.fake_telegram import FakeTelegram
 
@@ -62,7 +62,7 @@ async def test_removed_from_a_group_its_games_there_are_closed(
     ]
     assert await statuses(engine, ALICE["id"]) == [("active", None)]
     # The AI match stopped: nothing more is sent to the group.
-    await telegram.wait_idle(quiet=0.3)
+    await quiesce(telegram)
     assert [c for c in telegram.calls[sent:] if c.params.get("chat_id") == GROUP["id"]] == []
 
 

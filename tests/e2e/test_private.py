@@ -7,7 +7,7 @@ from typing import Any
 from bot.locales import en
 from core.notation import parse_cells
 from core.rules import outcome, winning_cells
-from tests.support.bot_runner import BotRunner, settle
+from tests.support.bot_runner import BotRunner, quiesce, settle
 from tests.support.chat import (
     assert_every_query_answered,
     board_cells,
@@ -297,7 +297,7 @@ async def test_ai_vs_ai_plays_to_the_end_one_edit_per_move(
     assert outcome(parse_cells(cells)) in final.text
     assert final.edit_count == 9 - cells.count("_")
     assert outcome(parse_cells(cells)) != "X wins"  # hard never loses
-    await telegram.wait_idle(quiet=0.2)
+    await quiesce(telegram)
     assert telegram.messages[board.key].edit_count == final.edit_count
 
 

@@ -27,7 +27,7 @@ from bot.games.use_cases import Games, open_games
 from core.board import Board
 from core.notation import format_cells
 from core.rules import play
-from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import BotRunner, quiesce
 from tests.support.chat import assert_every_query_answered
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
@@ -254,7 +254,7 @@ async def answered(tg: FakeTelegram, query_ids: list[str]) -> list[dict[str, Any
         timeout=30,
         what=f"answers to {len(query_ids)} callback queries",
     )
-    await tg.wait_idle(quiet=0.2, timeout=30)
+    await quiesce(tg)
     return [tg.callback_answers[q] for q in query_ids]
 
 
@@ -283,7 +283,7 @@ async def test_the_bot_applies_one_of_two_simultaneous_taps_per_game(
     await telegram.wait_until(
         lambda: len(telegram.calls_of("sendMessage")) >= GAMES, timeout=30, what="30 boards"
     )
-    await telegram.wait_idle(quiet=0.2, timeout=30)
+    await quiesce(telegram)
     boards = [telegram.last_bot_message(p["id"]) for p in players]
     rng = random.Random(8)
     for _ply in range(3):
@@ -320,7 +320,7 @@ async def test_the_bot_in_groups_two_joiners_and_two_movers_at_once(
     await telegram.wait_until(
         lambda: len(telegram.calls_of("sendMessage")) >= GAMES, timeout=30, what="30 challenges"
     )
-    await telegram.wait_idle(quiet=0.2, timeout=30)
+    await quiesce(telegram)
     boards = [telegram.last_bot_message(g["id"]) for g in groups]
     game_ids = [int(button_with(telegram, b, "j:").split(":")[1]) for b in boards]
 

@@ -86,6 +86,22 @@ class BotRunner:
                 raise AssertionError(f"updates not handled: {sorted(queued - self.handled)}")
             await asyncio.sleep(0.005)
 
+    async def quiesce(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
+        """Wait until every update queued so far is handled, every AI turn they started is
+        played, and no Bot API call is in flight: after this, nothing more happens until the
+        next update (a turn-clock nudge aside, minutes away in tests)."""
+        assert self.application is not None
+        matches = self.application.bot_data["matches"]
+        deadline = time.monotonic() + timeout
+        while True:
+            await self.settle(max(0.0, deadline - time.monotonic()))
+            if not matches.playing:
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"AI turns still playing: {sorted(matches.playing)}")
+            await asyncio.sleep(0.005)
+        await self.telegram.wait_idle(quiet=0.0, timeout=max(0.0, deadline - time.monotonic()))
+
     async def stop(self) -> None:
         application, self.application = self.application, None
         if application is None:
@@ -98,6 +114,14 @@ class BotRunner:
             await application.post_shutdown(application)
         if getattr(self.telegram, "bot_runner", None) is self:
             del self.telegram.bot_runner  # type: ignore[attr-defined]
+
+
+async def quiesce(telegram: FakeTelegram) -> None:
+    """Wait until the bot running against `telegram` is done with everything sent to it,
+    AI turns included (`BotRunner.quiesce`): what a test sees next is all it will see."""
+    runner: BotRunner | None = getattr(telegram, "bot_runner", None)
+    assert runner is not None, "no bot runs against this fake"
+    await runner.quiesce()
 
 
 async def settle(telegram: FakeTelegram) -> None:

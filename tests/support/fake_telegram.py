@@ -1473,8 +1473,9 @@ class FakeTelegram:
                     f"updates: {self._last_update_id - self._delivered_update_id}); "
                     f"last calls:\n{self._recent_calls()}"
                 )
-            wait = left if not busy and left > 0 else quiet
-            await self._wait_change(min(now + wait, deadline))
+            # Busy: until something changes (a call ends, an update is fetched). Idle: until
+            # the quiet window is over, or something happens in it.
+            await self._wait_change(deadline if busy else min(now + left, deadline))
 
     # ------------------------------------------------------------------ Mini Apps
 

@@ -74,8 +74,6 @@ class BotProcess:
         self.stdout_path = cwd / f"{name}.stdout"
         self.stderr_path = cwd / f"{name}.stderr"
         self.proc: asyncio.subprocess.Process | None = None
-        #: How long the process took to exit after `stop` signalled it.
-        self.stop_seconds: float | None = None
 
     async def start(self, *args: str) -> None:
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
@@ -164,7 +162,6 @@ class BotProcess:
         if exited_ok and self.proc.returncode is not None:
             return self.proc.returncode
         assert self.proc.returncode is None, f"{self.name} had exited:\n{self.tail()}"
-        started = time.monotonic()
         self.proc.send_signal(how)
         try:
             code = await asyncio.wait_for(self.proc.wait(), timeout)
@@ -173,8 +170,6 @@ class BotProcess:
             raise AssertionError(
                 f"still running {timeout}s after {how.name}:\n{self.tail()}"
             ) from None
-        self.stop_seconds = time.monotonic() - started
-        assert self.stop_seconds < timeout
         return code
 
     async def kill(self) -> None:
