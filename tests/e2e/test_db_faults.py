@@ -39,7 +39,7 @@ from core.rules import play
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, cell_data, current, game_id_on, successful_answers
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
-from tests.support.processes import BotProcess, bot_env
+from tests.support.processes import BotProcess, bot_env, bots_done
 
 ALICE = FakeTelegram.user(1001, "Alice")
 WAIT = 15.0  # generous: a wait only takes this long when something is broken
@@ -80,7 +80,7 @@ async def tap(fake: FakeTelegram, user: dict[str, Any], board: StoredMessage, ce
     """Tap a cell of the board as it is now; the answer, once the bot is idle again."""
     query_id = fake.tap(user, board, cell_data(fake, current(fake, board), cell))
     answer = await fake.answer_to(query_id, timeout=WAIT)
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     return answer
 
 
@@ -88,7 +88,7 @@ async def new_board(fake: FakeTelegram, user: dict[str, Any], text: str) -> Stor
     mark = fake.mark()
     fake.send_text(user, text)
     await fake.wait_for("sendMessage", WAIT, since=mark)
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     return fake.last_bot_message(user["id"])
 
 
@@ -242,7 +242,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
         mark = fake.mark()
         fake.send_text(ALICE, "/stats")
         await fake.wait_for("sendMessage", WAIT, since=mark)
-        await fake.wait_idle(quiet=0.1, timeout=WAIT)
+        await bots_done(fake)
         assert fake.last_bot_message(ALICE["id"]).text == en.STATS_EMPTY  # a query that worked
     finally:
         await admin.close()
@@ -272,7 +272,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
             answer = await fake.answer_to(query_id, timeout=WAIT)
     finally:
         await admin.close()
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     assert answer.get("text") == en.POPUP_ERROR, answer
     after_row, after_moves = await stored(engine, game_id)
     assert (after_row.board, after_row.version, after_row.status) == (

@@ -25,6 +25,7 @@ from tests.support.processes import (
     WAIT,
     bot_env,
     bot_process,
+    bots_done,
     clean_env,
     free_port,
     run_to_exit,
@@ -76,7 +77,7 @@ async def send(fake: FakeTelegram, text: str) -> StoredMessage:
     mark = fake.mark()
     fake.send_text(ALICE, text)
     await fake.wait_for(sent_to_alice, WAIT, since=mark)
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     return fake.last_bot_message(ALICE["id"])
 
 
@@ -84,7 +85,7 @@ async def tap(fake: FakeTelegram, message: StoredMessage, data: str) -> dict[str
     """Alice taps a button; returns the answerCallbackQuery params once the bot is done."""
     query_id = fake.tap(ALICE, message, data)
     answer = await fake.answer_to(query_id, timeout=WAIT)
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     return answer
 
 
@@ -100,7 +101,7 @@ async def play_free_cell(fake: FakeTelegram, message: StoredMessage) -> StoredMe
     answer = await tap(fake, message, cell_data(fake, message, cells.index("_"), prefix=""))
     assert not answer.get("text"), answer  # no pop-up: the move was taken
     await fake.wait_until(lambda: board_cells(fake, current(fake, message)) != cells, WAIT)
-    await fake.wait_idle(quiet=0.1, timeout=WAIT)
+    await bots_done(fake)
     return current(fake, message)
 
 
@@ -303,7 +304,7 @@ async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: 
         query_id = fake.tap(ALICE, board, fake.keyboard(board)[1][1][1] or "")
         await fake.answer_to(query_id, timeout=WAIT)
         await fake.wait_for(lambda call: call.method == "editMessageText", WAIT, since=mark)
-        await fake.wait_idle(quiet=0.1, timeout=WAIT)
+        await bots_done(fake)
         failed = [call for call in fake.calls_of("editMessageText") if not call.ok]
         assert len(failed) == 1
         assert board_cells(fake, fake.messages[board.key]) == cells  # type: ignore[index]

@@ -133,6 +133,10 @@ class BotProcess:
             await fake.wait_for_poll(timeout)
 
         assert self.proc is not None
+        # The fake knows its bots, so that a test can wait until they handled everything.
+        if not hasattr(fake, "bot_processes"):
+            fake.bot_processes = []  # type: ignore[attr-defined]
+        fake.bot_processes.append(self)  # type: ignore[attr-defined]
         ready_task = asyncio.ensure_future(ready())
         exit_task = asyncio.ensure_future(self.proc.wait())
         try:
@@ -177,6 +181,21 @@ class BotProcess:
         if self.proc is not None and self.proc.returncode is None:
             self.proc.kill()
             await self.proc.wait()
+
+
+async def bots_done(fake: FakeTelegram, timeout: float = WAIT) -> None:  # noqa: ASYNC109
+    """Until the bot processes running against `fake` (`wait_ready` names them) logged every
+    update queued so far as handled, and no call is in flight: what the test sees next is
+    all the bots did."""
+    processes: list[BotProcess] = getattr(fake, "bot_processes", [])
+    assert processes, "no bot process is known to be running against this fake"
+    queued = {update["update_id"] for update in fake.updates}
+    deadline = time.monotonic() + timeout
+    while not queued <= set().union(*(process.handled() for process in processes)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"updates never handled:\n{processes[-1].tail()}")
+        await asyncio.sleep(0.02)
+    await fake.wait_idle(quiet=0.0, timeout=max(0.0, deadline - time.monotonic()))
 
 
 @contextlib.asynccontextmanager
