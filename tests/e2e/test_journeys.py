@@ -453,16 +453,22 @@ def test_journeys_across_every_feature(world: World) -> None:
         pass
 
     WorldJourney.world = world
-    run_state_machine_as_test(
-        WorldJourney,
-        settings=settings(
-            max_examples=JOURNEYS,
-            stateful_step_count=JOURNEY_STEPS,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            # JOURNEY_SHRINK=0 reports the first failing journey as found (a soak's failure
-            # can take long to shrink: every step waits for the bot, under the flood limits).
-            phases=[p for p in Phase if p is not Phase.shrink or SHRINK],
-        ),
-    )
-    print(f"journeys: {world.examples} examples, steps: {dict(world.steps)}")
+    started = time.monotonic()
+    try:
+        run_state_machine_as_test(
+            WorldJourney,
+            settings=settings(
+                max_examples=JOURNEYS,
+                stateful_step_count=JOURNEY_STEPS,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+                # JOURNEY_SHRINK=0 reports the first failing journey as found (a soak's failure
+                # can take long to shrink: every step waits for the bot, under the flood limits).
+                phases=[p for p in Phase if p is not Phase.shrink or SHRINK],
+            ),
+        )
+    finally:
+        took = time.monotonic() - started
+        steps = sum(world.steps.values())
+        print(f"journeys: {world.examples} examples, {steps} steps in {took:.0f} s")
+        print(f"steps by kind: {dict(world.steps)}")
