@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
@@ -90,6 +91,17 @@ def player_name(game: GameView, mark: str, tr: Texts) -> str:
         name = game.name_of(mark)
         return isolate(name, tr) if name else tr.NOBODY_YET
     return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
+
+
+def render_nudge(game: GameView, tr: Texts) -> str:
+    """The nudge to the player to move, in Telegram-HTML: their name is a mention (a
+    `text_mention` of their id), so that Telegram notifies them even in a busy group."""
+    mark = game.to_move
+    name = html.escape(player_name(game, mark, tr), quote=False)
+    player_id = game.player_id_of(mark)
+    if player_id is not None and game.kind_of(mark) == USER:
+        name = f'<a href="tg://user?id={player_id}">{name}</a>'
+    return html.escape(tr.NUDGE_MESSAGE, quote=False).format(name=name)
 
 
 def _is_private(game: GameView) -> bool:

@@ -10,6 +10,7 @@ import logging
 from datetime import datetime, timedelta
 
 from telegram import Bot
+from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.boards import show_board
@@ -18,7 +19,7 @@ from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import TurnEvent
 from bot.games.timeouts import TurnTimeouts
-from bot.render import player_name
+from bot.render import render_nudge
 from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,8 @@ class TurnClock:
                     tr = texts_for(game.language)
                     await self._bot.send_message(
                         game.chat_id,
-                        tr.NUDGE_MESSAGE.format(name=player_name(game, game.to_move, tr)),
+                        render_nudge(game, tr),
+                        parse_mode=ParseMode.HTML,
                         reply_to_message_id=posted or game.message_id,
                         **pace_args(self._bot, Pace.BACKGROUND),
                     )

@@ -269,7 +269,10 @@ async def test_a_slow_player_is_nudged_then_loses_on_time(
     assert [event for event, _ in events] == ["nudge"]
     assert "⏰ Bob, it's your move!" in board.text and "Bob's turn ⭕" in board.text
     nudge = telegram.last_bot_message(GROUP["id"])
-    assert nudge.text == "⏰ Bob, it's your move in this game!"
+    assert nudge.plain_text == "⏰ Bob, it's your move in this game!"
+    # A mention of Bob (a text_mention of his id), so that Telegram notifies him.
+    assert nudge.parse_mode == "HTML" and nudge.mentioned_ids == [BOB["id"]]
+    assert ("a", 2, 5, f'href="tg://user?id={BOB["id"]}"') in nudge.entities
     assert nudge.reply_to_message is not None
     assert nudge.reply_to_message["message_id"] == board.message_id
     assert "wants to play" in open_challenge.text  # a challenge only expires
@@ -287,6 +290,22 @@ async def test_a_slow_player_is_nudged_then_loses_on_time(
     assert await clock.tick(t0 + 5 * TURN_TIMEOUT) == []
 
 
+async def test_a_nudge_mentions_a_player_whose_name_looks_like_markup(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """The nudge is HTML: a name with `<`, `&` is shown as it is, and still a mention."""
+    assert bot.application is not None
+    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    tom = FakeTelegram.user(1010, "<b>Tom & Jerry</b>")
+    board = await game_between(telegram, ALICE, tom)
+    await tap_cell(telegram, ALICE, board, 4)
+    events = await clock.tick(utcnow() + TURN_TIMEOUT)
+    assert [event for event, _ in events] == ["nudge"]
+    nudge = telegram.last_bot_message(GROUP["id"])
+    assert nudge.plain_text == "⏰ <b>Tom & Jerry</b>, it's your move in this game!"
+    assert nudge.mentioned_ids == [tom["id"]]
+
+
 async def test_the_turn_clock_runs_by_itself(telegram: FakeTelegram, database_url: str) -> None:
     runner = BotRunner(telegram, database_url, turn_timeout_seconds=0.5)
     await runner.start()
@@ -297,7 +316,8 @@ async def test_the_turn_clock_runs_by_itself(telegram: FakeTelegram, database_ur
         )
         assert "O wins" in board.text.splitlines() and "Alice ran out of time" in board.text
         nudges = [m for m in telegram.bot_messages(GROUP["id"]) if m.text.startswith("⏰")]
-        assert [m.text for m in nudges] == ["⏰ Alice, it's your move in this game!"]
+        assert [m.plain_text for m in nudges] == ["⏰ Alice, it's your move in this game!"]
+        assert [m.mentioned_ids for m in nudges] == [[ALICE["id"]]]
     finally:
         await runner.stop()
 

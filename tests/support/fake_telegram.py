@@ -212,6 +212,14 @@ class StoredMessage:
     entities: tuple[Any, ...] = ()
 
     @property
+    def mentioned_ids(self) -> list[int]:
+        """The users the message mentions by id, as Telegram makes a `text_mention` of an
+        HTML link to `tg://user?id=<id>` (Telegram notifies them)."""
+        links = (attrs for kind, _start, _end, attrs in self.entities if kind == "a")
+        found = (re.fullmatch(r'href="tg://user\?id=(\d+)"', attrs) for attrs in links)
+        return [int(match.group(1)) for match in found if match is not None]
+
+    @property
     def chat_id(self) -> int | None:
         """Id of the chat the message is in (None for inline messages)."""
         return None if self.chat is None else self.chat["id"]
