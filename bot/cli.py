@@ -69,32 +69,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def migrate() -> int:
     """Apply the migrations to DATABASE_URL; one line on stdout, or one on stderr and 1."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+    from sqlalchemy.exc import SQLAlchemyError
 
     from bot.config import ConfigError, load_database_url
     from bot.games.db.migrate import upgrade_database
+    from bot.games.db.reachable import DatabaseProblem, first_line, parse_database_url, shown
 
     try:
         url = load_database_url()
-        shown = make_url(url).render_as_string(hide_password=True)
-    except ConfigError as error:
+        parse_database_url(url)
+    except (ConfigError, DatabaseProblem) as error:
         print(error, file=sys.stderr)
-        return 2
-    except ArgumentError:
-        # Not repeated: the URL may hold a password.
-        print(
-            "DATABASE_URL is not a database URL such as sqlite+aiosqlite:///tictactoe.sqlite3 "
-            "or postgresql+asyncpg://user:password@host:5432/db.",
-            file=sys.stderr,
-        )
         return 2
     try:
         upgrade_database(url)
     except (SQLAlchemyError, OSError) as error:
-        # SQLAlchemy's first line names the driver's error; the rest is SQL and a help link.
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        print(f"cannot migrate {shown}: {type(error).__name__}: {reason}", file=sys.stderr)
+        print(f"cannot migrate {shown(url)}: {first_line(error)}", file=sys.stderr)
         return 1
-    print(f"{shown}: the schema is up to date")
+    print(f"{shown(url)}: the schema is up to date")
     return 0

@@ -122,7 +122,7 @@ def load_settings(
     if not token:
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and put its token in "
-            ".env (see .env.example), or play in the terminal with `python -m bot console`."
+            ".env (see .env.example), or play in the terminal with `tictactoe-bot console`."
         )
     log_level = values.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
     if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):

@@ -28,6 +28,7 @@ from telegram.ext import Application
 from bot import telegram_request
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
+from bot.games.db.reachable import DatabaseProblem, check_database
 from bot.web import WebServer, build_web_app
 
 TELEGRAM_API = "https://api.telegram.org"
@@ -95,10 +96,13 @@ def run_bot() -> int:
         # PTB's message quotes the whole token; say what to do instead, on one line.
         print(
             "Telegram rejected TELEGRAM_BOT_TOKEN: copy the token again from @BotFather "
-            "(or play in the terminal with `python -m bot console`).",
+            "(or play in the terminal with `tictactoe-bot console`).",
             file=sys.stderr,
         )
         return 2
+    except DatabaseProblem as problem:
+        print(problem, file=sys.stderr)
+        return 2 if problem.settings else 1
     except StartupError as error:
         # 1, not 2: the settings may be right and the world wrong (no network, a busy port);
         # a process manager may well retry.
@@ -133,6 +137,8 @@ class BotLife:
         """Initialize, post_init, start receiving updates (long polling or the webhook
         server), start handling them."""
         application = self.application
+        # The database first: a wrong DATABASE_URL is one line, and Telegram is not bothered.
+        await check_database(self.settings.database_url)
         await self.initialize()
         if application.post_init:
             await application.post_init(application)

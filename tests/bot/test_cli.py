@@ -100,6 +100,41 @@ def test_an_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("url", "code", "says"),
+    [
+        (
+            f"postgresql+asyncpg://bot:hunter2@127.0.0.1:{free_port()}/games",
+            1,
+            "cannot use the database",
+        ),
+        ("mysql://bot:hunter2@db/games", 2, "DATABASE_URL uses 'mysql'"),
+        ("postgresql://bot:hunter2@db/games", 2, "DATABASE_URL uses 'postgresql'"),
+        ("sqlite+aiosqlite:////no/such/folder/games.sqlite3", 1, "cannot use the database"),
+        ("not a url hunter2", 2, "DATABASE_URL is not a database URL"),
+    ],
+)
+def test_run_checks_the_database_first_in_one_line(
+    tmp_path: Path, url: str, code: int, says: str
+) -> None:
+    # Telegram is out of reach too: the database is checked first, and named alone.
+    api = f"http://127.0.0.1:{free_port()}/bot"
+    done = run(cwd=tmp_path, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=url)
+    assert done.returncode == code, done.stderr
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith(says), line
+    assert "hunter2" not in done.stderr
+    assert SECRET not in done.stderr
+
+
+def test_migrate_names_a_database_the_bot_does_not_speak(tmp_path: Path) -> None:
+    done = run("migrate", cwd=tmp_path, DATABASE_URL="mysql://x")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("DATABASE_URL uses 'mysql', which this bot does not speak"), line
+
+
 # --- migrate -------------------------------------------------------------------------------------
 
 

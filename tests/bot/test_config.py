@@ -38,7 +38,7 @@ def test_a_missing_token_is_a_one_line_error_saying_what_to_do(environ: dict[str
     assert "\n" not in message
     assert "TELEGRAM_BOT_TOKEN" in message
     assert "@BotFather" in message
-    assert "`python -m bot console`" in message
+    assert "`tictactoe-bot console`" in message
 
 
 def test_the_example_env_file_as_is_asks_for_a_token(tmp_path: Path) -> None:

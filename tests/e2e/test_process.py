@@ -145,7 +145,7 @@ async def test_without_a_token_it_says_what_to_do_in_one_line(tmp_path: Path) ->
     lines = err.splitlines()
     assert len(lines) == 1, err
     assert "TELEGRAM_BOT_TOKEN" in lines[0]
-    assert "`python -m bot console`" in lines[0]
+    assert "`tictactoe-bot console`" in lines[0]
     assert "Traceback" not in err
     assert not sqlite_files(tmp_path), "no database before the settings are valid"
 
