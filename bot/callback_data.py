@@ -14,6 +14,11 @@ ia:<user>:<level>:<cell>    inline game against the AI: <user>'s first move
 fy:<user> fn:<user>         /forget: yes, delete everything about <user> / keep it
 menu, help                  show the menu, the help
 lang:<code>                 /language: speak this language (a catalog's code) with me
+
+A menu's buttons (n, menu, help, lang) end in `:o<user>`: they belong to the person who asked
+for the menu (or, under a finished game, to its player), and nobody else's tap does anything.
+Data without it is from before buttons had owners: taken in a private chat (only its user taps
+there), refused in a group.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import base64
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.games.model import PLAYER_KINDS, USER
 from bot.texts import available_languages
@@ -81,6 +86,7 @@ class NewGameTap:
     o_kind: str
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4: a game of more people (all of them `user`)
+    owner: int | None = None  # whose buttons these are (None: data from before owners)
 
 
 @dataclass(frozen=True)
@@ -112,16 +118,22 @@ class ForgetTap:
 @dataclass(frozen=True)
 class MenuTap:
     board: BoardSize = CLASSIC
+    owner: int | None = None
 
 
 @dataclass(frozen=True)
 class HelpTap:
-    pass
+    owner: int | None = None
 
 
 @dataclass(frozen=True)
 class LanguageTap:
     code: str
+    owner: int | None = None
+
+
+#: The taps of a menu: each names the person whose menu it is.
+OwnedTap = NewGameTap | MenuTap | HelpTap | LanguageTap
 
 
 Tap = (
@@ -150,6 +162,8 @@ FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"
 HELP_DATA = "help"
 LANGUAGE = "lang"
+OWNED = (NEW_GAME, MENU_DATA, HELP_DATA, LANGUAGE)
+OWNER_MARK = "o"
 
 
 def pattern(*kinds: str) -> re.Pattern[str]:
@@ -182,9 +196,19 @@ def _size_suffix(board: BoardSize) -> str:
     return "" if board.is_classic else f":{board.size}:{board.k}"
 
 
-def new_game_data(x_kind: str, o_kind: str, board: BoardSize = CLASSIC, seats: int = 2) -> str:
+def _owner_suffix(owner: int | None) -> str:
+    return "" if owner is None else f":{OWNER_MARK}{owner}"
+
+
+def new_game_data(
+    x_kind: str,
+    o_kind: str,
+    board: BoardSize = CLASSIC,
+    seats: int = 2,
+    owner: int | None = None,
+) -> str:
     more = f":{USER}" * (seats - 2)
-    return f"{NEW_GAME}:{x_kind}:{o_kind}{more}{_size_suffix(board)}"
+    return f"{NEW_GAME}:{x_kind}:{o_kind}{more}{_size_suffix(board)}{_owner_suffix(owner)}"
 
 
 # Inline buttons name the person who posted them, and the bot never sees an inline
@@ -223,12 +247,17 @@ def inline_ai_data(
     return f"{payload}:{_signature(payload, key)}"
 
 
-def language_data(code: str) -> str:
-    return f"{LANGUAGE}:{code}"
+def language_data(code: str, owner: int | None = None) -> str:
+    return f"{LANGUAGE}:{code}{_owner_suffix(owner)}"
 
 
-def menu_data(board: BoardSize = CLASSIC) -> str:
-    return MENU_DATA if board.is_classic else f"{MENU_DATA}:{board.size}:{board.k}"
+def menu_data(board: BoardSize = CLASSIC, owner: int | None = None) -> str:
+    size = "" if board.is_classic else f":{board.size}:{board.k}"
+    return f"{MENU_DATA}{size}{_owner_suffix(owner)}"
+
+
+def help_data(owner: int | None = None) -> str:
+    return f"{HELP_DATA}{_owner_suffix(owner)}"
 
 
 def forget_data(confirmed: bool, user_id: int) -> str:
@@ -239,9 +268,21 @@ def parse_callback_data(data: str | None) -> Tap | None:
     """The tap a button carries, or None for anything malformed or forged."""
     if not data or len(data.encode("utf-8", "replace")) > 64:
         return None
-    if data == HELP_DATA:
-        return HelpTap()
     kind, *fields = data.split(":")
+    owner = None
+    if kind in OWNED and fields and fields[-1].startswith(OWNER_MARK):
+        owner = _id(fields.pop()[len(OWNER_MARK) :])
+        if owner is None:
+            return None
+    tap = _parse_tap(kind, fields, data)
+    if owner is not None and isinstance(tap, OwnedTap):
+        return replace(tap, owner=owner)
+    return tap
+
+
+def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
+    if kind == HELP_DATA and not fields:
+        return HelpTap()
     if kind == LANGUAGE:
         # Only a language the bot speaks; any other code is forged.
         known = len(fields) == 1 and fields[0] in available_languages()

@@ -10,7 +10,6 @@ from bot import ultimate_view
 from bot.callback_data import (
     CANCEL,
     DECLINE,
-    HELP_DATA,
     HINT,
     JOIN,
     PICTURE,
@@ -21,6 +20,7 @@ from bot.callback_data import (
     cell_data,
     forget_data,
     game_data,
+    help_data,
     inline_ai_data,
     inline_join_data,
     language_data,
@@ -42,58 +42,58 @@ def _button(text: str, data: str) -> InlineKeyboardButton:
 
 
 def menu_keyboard(
-    tr: Texts, *, group: bool = False, board: BoardSize = CLASSIC
+    tr: Texts, owner: int, *, group: bool = False, board: BoardSize = CLASSIC
 ) -> InlineKeyboardMarkup:
     """Levels as X, levels as O, two players (a challenge in groups), AI vs AI, the board
     size (a tap redraws the menu for that size), ultimate, games for 3 and 4 people (groups),
-    help."""
+    help. Every button is the `owner`'s, who asked for the menu: in a group, another member's
+    tap would redraw their menu or start a game from it, so it is refused (anyone can send
+    /start for a menu of their own)."""
+
+    def new(x_kind: str, o_kind: str, size: BoardSize = board, seats: int = 2) -> str:
+        return new_game_data(x_kind, o_kind, size, seats, owner=owner)
+
     as_x = [
-        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new_game_data(USER, lv, board))
-        for lv in LEVELS
+        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new(USER, lv)) for lv in LEVELS
     ]
     as_o = [
-        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new_game_data(lv, USER, board))
-        for lv in LEVELS
+        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new(lv, USER)) for lv in LEVELS
     ]
     people = tr.MENU_CHALLENGE if group else tr.MENU_TWO_PLAYERS
     sizes = [
         _button(
             (tr.MENU_SIZE_CHOSEN if size == board.size else tr.MENU_SIZE).format(size=size),
-            menu_data(board_size(size) or CLASSIC),
+            menu_data(board_size(size) or CLASSIC, owner),
         )
         for size in SIZES
+    ]
+    many = [
+        _button(label, new(USER, USER, MANY_BOARDS[seats], seats))
+        for seats, label in ((3, tr.MENU_THREE_PLAYERS), (4, tr.MENU_FOUR_PLAYERS))
     ]
     return InlineKeyboardMarkup(
         [
             as_x,
             as_o,
-            [
-                _button(people, new_game_data(USER, USER, board)),
-                _button(tr.MENU_AI_MATCH, new_game_data("medium", "hard", board)),
-            ],
+            [_button(people, new(USER, USER)), _button(tr.MENU_AI_MATCH, new("medium", "hard"))],
             sizes,
             [
-                _button(tr.MENU_ULTIMATE_AI, new_game_data(USER, "hard", ULTIMATE)),
-                _button(tr.MENU_ULTIMATE_PEOPLE, new_game_data(USER, USER, ULTIMATE)),
+                _button(tr.MENU_ULTIMATE_AI, new(USER, "hard", ULTIMATE)),
+                _button(tr.MENU_ULTIMATE_PEOPLE, new(USER, USER, ULTIMATE)),
             ],
-            *([_many_row(tr)] if group else []),
-            [_button(tr.MENU_HELP, HELP_DATA)],
+            *([many] if group else []),  # games for three and four people: groups only
+            [_button(tr.MENU_HELP, help_data(owner))],
         ]
     )
 
 
-def _many_row(tr: Texts) -> list[InlineKeyboardButton]:
-    """Games for three and four people (groups only), on their usual boards."""
-    return [
-        _button(label, new_game_data(USER, USER, MANY_BOARDS[seats], seats))
-        for seats, label in ((3, tr.MENU_THREE_PLAYERS), (4, tr.MENU_FOUR_PLAYERS))
-    ]
-
-
-def language_keyboard(current: str) -> InlineKeyboardMarkup:
-    """Every language the bot speaks, in its own name, two a row; the current one ticked."""
+def language_keyboard(current: str, owner: int) -> InlineKeyboardMarkup:
+    """Every language the bot speaks, in its own name, two a row; the current one ticked.
+    The buttons are the `owner`'s, who sent /language."""
     buttons = [
-        _button(("✔ " if code == current else "") + LANGUAGE_NAMES[code], language_data(code))
+        _button(
+            ("✔ " if code == current else "") + LANGUAGE_NAMES[code], language_data(code, owner)
+        )
         for code in available_languages()
     ]
     return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])
@@ -195,14 +195,23 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
         # No chat to post a new game in: only what fits on this message.
         return [reviews] if reviews else []
     picture = pictures[0][0]
+    # Play again, swap sides, another level: the buttons of the game's player (of an AI
+    # match, of whoever started it), like a menu's.
+    owner = (
+        game.created_by_id
+        if game.is_ai_match
+        else game.player_id_of(X if game.x_kind == USER else O)
+    )
     if game.is_ai_match:
-        again = _button(tr.BUTTON_WATCH_AGAIN, new_game_data(game.x_kind, game.o_kind, size))
-        return [[again], [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size)), picture]]
-    first = [_button(tr.BUTTON_PLAY_AGAIN, new_game_data(game.x_kind, game.o_kind, size))]
+        again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
+        other_level = _button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))
+        return [[_button(tr.BUTTON_WATCH_AGAIN, again)], [other_level, picture]]
+    again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
+    first = [_button(tr.BUTTON_PLAY_AGAIN, again)]
     if game.x_kind != game.o_kind:
-        swapped = new_game_data(game.o_kind, game.x_kind, size)
+        swapped = new_game_data(game.o_kind, game.x_kind, size, owner=owner)
         first.append(_button(tr.BUTTON_SWAP_SIDES, swapped))
-    second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size))]
+    second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))]
     if size.is_classic:
         second.append(review)  # the solved table covers 3×3 only
     return [first, second, [picture]]

@@ -12,7 +12,7 @@ from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest
 
 from bot.boards import send_board, show_board
-from bot.callback_data import parse_callback_data
+from bot.callback_data import LANGUAGE, parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.delivery import claim_now
@@ -103,6 +103,25 @@ async def message_tap(
         await unknown_button(update, context)
         return None
     return query, tap, query.message
+
+
+async def refuse_others(query: CallbackQuery, context: BotContext, owner: int | None) -> bool:
+    """Refuse a tap on a menu's button (see `callback_data.OwnedTap`) by anyone but the
+    person it belongs to, with a pop-up; True if refused. Data from before buttons had owners
+    is taken in a private chat (only its user taps there) and refused in a group."""
+    tr = texts_of(query.from_user, context)
+    data = query.data or ""
+    command = "/language" if data.startswith(f"{LANGUAGE}:") else "/start"
+    if owner is None:
+        message = query.message
+        if message is not None and message.chat.type == Chat.PRIVATE:
+            return False
+        await answer(query, tr.POPUP_OLD_MENU.format(command=command))
+        return True
+    if owner != query.from_user.id:
+        await answer(query, tr.POPUP_NOT_YOUR_MENU.format(command=command))
+        return True
+    return False
 
 
 async def unknown_button(update: Update, context: BotContext) -> None:

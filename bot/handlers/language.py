@@ -9,7 +9,14 @@ from telegram.error import TelegramError
 
 from bot.callback_data import LanguageTap
 from bot.context import BotContext
-from bot.handlers.common import answer, edit_tapped, message_tap, player_from, texts_of
+from bot.handlers.common import (
+    answer,
+    edit_tapped,
+    message_tap,
+    player_from,
+    refuse_others,
+    texts_of,
+)
 from bot.keyboards import language_keyboard
 from bot.profile import command_menus
 from bot.texts import texts_for
@@ -21,15 +28,18 @@ async def language(update: Update, context: BotContext) -> None:
     if message is None or user is None:
         return
     tr = texts_of(user, context)
-    await message.reply_text(tr.LANGUAGE_ASK, reply_markup=language_keyboard(tr.code))
+    await message.reply_text(tr.LANGUAGE_ASK, reply_markup=language_keyboard(tr.code, user.id))
 
 
 async def tap_language(update: Update, context: BotContext) -> None:
-    """Store the choice, and say so in the chosen language (the question becomes the answer)."""
+    """Store the choice, and say so in the chosen language (the question becomes the answer).
+    Only the person who sent /language chooses: anyone else's tap changes nothing."""
     tapped = await message_tap(update, context, LanguageTap)
     if tapped is None:
         return
     query, tap, message = tapped
+    if await refuse_others(query, context, tap.owner):
+        return
     await context.games.players.choose_language(player_from(query.from_user), tap.code)
     tr = texts_for(tap.code)
     await answer(query)

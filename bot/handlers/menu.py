@@ -16,6 +16,7 @@ from bot.handlers.common import (
     message_tap,
     player_from,
     post_game,
+    refuse_others,
     show_game,
     texts_of,
 )
@@ -39,7 +40,8 @@ async def start(update: Update, context: BotContext) -> None:
     tr = texts_of(user, context)
     if menu:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
-        await message.reply_text(welcome, reply_markup=menu_keyboard(tr, group=is_group(chat)))
+        menu_markup = menu_keyboard(tr, user.id, group=is_group(chat))
+        await message.reply_text(welcome, reply_markup=menu_markup)
     else:
         await message.reply_text(tr.BAD_PARAMETERS)
 
@@ -57,6 +59,8 @@ async def tap_new_game(update: Update, context: BotContext) -> None:
     if tapped is None:
         return
     query, tap, message = tapped
+    if await refuse_others(query, context, tap.owner):
+        return
     await answer(query)
     spec = GameSpec(tap.x_kind, tap.o_kind, tap.board, tap.seats)
     await start_game(context, message.chat, query.from_user, spec)
@@ -68,9 +72,11 @@ async def tap_menu(update: Update, context: BotContext) -> None:
     if tapped is None:
         return
     query, tap, message = tapped
+    if await refuse_others(query, context, tap.owner):
+        return
     await answer(query)
     tr, chat = texts_of(query.from_user, context), message.chat
-    menu = menu_keyboard(tr, group=is_group(chat), board=tap.board)
+    menu = menu_keyboard(tr, query.from_user.id, group=is_group(chat), board=tap.board)
     markup = message.reply_markup
     rows = markup.inline_keyboard if markup is not None else ()
     first = rows[0][0] if rows and rows[0] else None
@@ -88,7 +94,9 @@ async def tap_help(update: Update, context: BotContext) -> None:
     tapped = await message_tap(update, context, HelpTap)
     if tapped is None:
         return
-    query, _tap, message = tapped
+    query, tap, message = tapped
+    if await refuse_others(query, context, tap.owner):
+        return
     await answer(query)
     await send_help(context, message.chat, texts_of(query.from_user, context))
 
