@@ -7,35 +7,32 @@ never emoji: X two strokes, O a ring, T a triangle, S a square. Pillow draws wit
 so the picture is drawn SUPERSAMPLE times larger and reduced by averaging; all coordinates here,
 and in the geometry helpers the tests use (`cell_box`, `mark_point`…), are final pixels.
 
-Fonts: DejaVu Sans when the system has it, else Pillow's own FreeType font, else its bitmap font
-(Latin-1 only: other characters become "?"); a missing font never stops a card.
+Fonts and fitting text to a width: `bot.card_fonts`.
 """
 
 from __future__ import annotations
 
 import io
 import math
-import re
 from dataclasses import dataclass
-from functools import cache, partial
-from itertools import chain, pairwise
-from pathlib import Path
+from functools import partial
+from itertools import pairwise
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+
+from bot.card_fonts import drawable, fit_text, font, text_width
 
 Box = tuple[int, int, int, int]
 Point = tuple[int, int]
 RGB = tuple[int, int, int]
 Ink = RGB | int  # a colour, or a coverage level when drawing into a mask
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
-FONTS = Path("/usr/share/fonts")
 WIDTH = 900
 SUPERSAMPLE = 2
 MARGIN = 48
 PANEL_PADDING = 28
 PANEL_RADIUS = 28
-TITLE_SIZE, LEGEND_SIZE, RESULT_SIZE, FOOTER_SIZE, SMALLEST_TEXT = 36, 24, 34, 20, 18
+TITLE_SIZE, LEGEND_SIZE, RESULT_SIZE, FOOTER_SIZE = 36, 24, 34, 20
 LEGEND_ROW, LEGEND_ICON, LEGEND_GAP = 40, 28, 36
 
 BACKGROUND: RGB = (241, 244, 249)
@@ -57,11 +54,9 @@ STROKE, X_REACH, RING, STRIKE = 0.12, 0.27, 0.28, 0.08
 # T and S are closed strokes: (circumradius, how far the centre drops, the corners' angles). The
 # triangle drops a quarter so that its bounding box, not its centroid, is centred: it looks so.
 POLYGONS = {"T": (0.33, 0.33 / 4, (-90, 30, 150)), "S": (0.25 * 2**0.5, 0, (-135, -45, 45, 135))}
+LAST_DOT = 0.06  # the last move's dot: its radius, as a fraction of the cell's side
 SHADE = 0.8  # the strike-through and the result: the winner's colour, darker
 FAINT = 140  # the opacity (of 255) of a won small board's big mark
-
-# DejaVu and Pillow's font have no emoji: drawn, each would be an empty box.
-_NO_GLYPHS = re.compile("[\U0001f000-\U0001faff\ufe0f\u200d]")
 
 
 @dataclass(frozen=True)
@@ -78,65 +73,21 @@ class Card:
     result: str = ""
     footer: str = ""
     players: tuple[tuple[str, str], ...] = ()  # (mark letter, name)
+    last_cell: int | None = None  # the last move, marked with a dot
 
     def __post_init__(self) -> None:
         if not 3 <= self.size <= 9 or len(self.cells) != self.size**2 or self.size % self.side:
             raise ValueError("3 to 9 cells a row, size² cells, small boards that tile the board")
         outside = {*dict(self.won_blocks), *self.winning_blocks}
         outside -= set(range((self.size // self.side) ** 2))
-        if outside or self.winning_cells - set(range(self.size**2)):
-            raise ValueError("a winning cell or small board outside the board")
+        cells = set(range(self.size**2))
+        if outside or self.winning_cells - cells or self.last_cell not in {None, *cells}:
+            raise ValueError("a winning or last cell, or a small board, outside the board")
 
     @property
     def side(self) -> int:
         """Cells per row of a small board: the whole board's when there are none."""
         return self.block if self.block and self.block > 1 else self.size
-
-
-@cache
-def _font_file(bold: bool) -> Path | None:
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    # Debian's place first; other distributions keep DejaVu elsewhere under /usr/share/fonts.
-    places = chain([FONTS / "truetype" / "dejavu" / name], FONTS.rglob(name))
-    return next((place for place in places if place.is_file()), None)
-
-
-@cache
-def font(size: int, bold: bool = False) -> Font:
-    """The card's font at a pixel size: DejaVu Sans, else Pillow's fonts (see the docstring)."""
-    path = _font_file(bold)
-    if path:
-        try:
-            return ImageFont.truetype(str(path), size)
-        except (OSError, ImportError):  # an unreadable file, or a Pillow without FreeType
-            pass
-    try:
-        return ImageFont.load_default(size=size)
-    except (ImportError, TypeError):  # a Pillow without FreeType, or older than 10.1
-        return ImageFont.load_default()  # the bitmap font
-
-
-def _drawable(text: str, face: Font) -> str:
-    # The bitmap font encodes text as Latin-1 and raises on anything else.
-    latin = isinstance(face, ImageFont.ImageFont)
-    return text.encode("latin-1", "replace").decode("latin-1") if latin else text
-
-
-def _width(text: str, face: Font) -> float:
-    return face.getlength(_drawable(text, face))
-
-
-def _fit(text: str, size: int, bold: bool, width: int) -> tuple[str, int]:
-    """The text and the largest font size, down to two thirds of `size`, at which it fits
-    `width`; cut short with an ellipsis at the smallest size when none does."""
-    text, smallest = " ".join(_NO_GLYPHS.sub("", text).split()), max(SMALLEST_TEXT, size * 2 // 3)
-    for candidate in range(size, smallest - 1, -2):
-        if _width(text, font(candidate, bold)) <= width:
-            return text, candidate
-    text = text[: width // 4]  # no narrower glyphs than that: the loop below stays short
-    while text and _width(text + "…", font(smallest, bold)) > width:
-        text = text[:-1].rstrip()
-    return text + "…", smallest
 
 
 _Entry = tuple[str, str, int, int]  # a legend entry: the mark, the name, its font size, its width
@@ -159,8 +110,8 @@ def _legend(card: Card, top: int, width: int) -> tuple[tuple[int, tuple[_Entry, 
     """The players' entries (a mark, then the name), flowed into rows that fit `width`."""
     rows: list[list[_Entry]] = [[]]
     for mark, name in card.players:
-        text, size = _fit(name, LEGEND_SIZE, False, width - LEGEND_ICON - 12)
-        entry = (mark, text, size, LEGEND_ICON + 12 + round(_width(text, font(size))))
+        text, size = fit_text(name, LEGEND_SIZE, False, width - LEGEND_ICON - 12)
+        entry = (mark, text, size, LEGEND_ICON + 12 + round(text_width(text, font(size))))
         if sum(LEGEND_GAP + taken[3] for taken in rows[-1]) + entry[3] > width:
             rows.append([])
         rows[-1].append(entry)
@@ -170,7 +121,7 @@ def _legend(card: Card, top: int, width: int) -> tuple[tuple[int, tuple[_Entry, 
 
 def _layout(card: Card) -> _Layout:
     content, y = WIDTH - 2 * MARGIN, MARGIN
-    title = (y, *_fit(card.title, TITLE_SIZE, True, content)) if card.title else None
+    title = (y, *fit_text(card.title, TITLE_SIZE, True, content)) if card.title else None
     y += TITLE_SIZE + 22 if title else 0
     legend = _legend(card, y, content)
     y += len(legend) * LEGEND_ROW + (12 if legend else 0)
@@ -179,9 +130,9 @@ def _layout(card: Card) -> _Layout:
     panel = (MARGIN, y, WIDTH - MARGIN, y + cell * card.size + 2 * PANEL_PADDING)
     origin = ((WIDTH - cell * card.size) // 2, y + PANEL_PADDING)
     y = panel[3] + 30
-    result = (y, *_fit(card.result, RESULT_SIZE, True, content)) if card.result else None
+    result = (y, *fit_text(card.result, RESULT_SIZE, True, content)) if card.result else None
     y += RESULT_SIZE + 16 if result else 0
-    footer = (y, *_fit(card.footer, FOOTER_SIZE, False, content)) if card.footer else None
+    footer = (y, *fit_text(card.footer, FOOTER_SIZE, False, content)) if card.footer else None
     y += FOOTER_SIZE + 10 if footer else 0
     return _Layout(y + MARGIN - 10, title, legend, panel, origin, cell, result, footer)
 
@@ -276,14 +227,18 @@ class _Pen:
         box = (x - outer, y - outer, x + outer, y + outer)
         self.draw.ellipse(box, outline=ink, width=round(width * SUPERSAMPLE))
 
+    def disc(self, centre: Point, radius: float, ink: Ink) -> None:
+        (x, y), r = self._xy(*centre), radius * SUPERSAMPLE
+        self.draw.ellipse((x - r, y - r, x + r, y + r), ink)
+
     def text(self, line: _Text | None, bold: bool, ink: Ink, x: float | None = None) -> None:
         """A line of text from `x`, or centred across the card when x is None."""
         if line:
             y, text, size = line
             face = font(size * SUPERSAMPLE, bold)
             if x is None:
-                x = (WIDTH - _width(text, face) / SUPERSAMPLE) / 2
-            self.draw.text(self._xy(x, y), _drawable(text, face), ink, face)
+                x = (WIDTH - text_width(text, face) / SUPERSAMPLE) / 2
+            self.draw.text(self._xy(x, y), drawable(text, face), ink, face)
 
 
 def _draw_mark(pen: _Pen, mark: str, box: Box, ink: Ink | None = None) -> None:
@@ -309,6 +264,26 @@ def _strike(pen: _Pen, first: Box, last: Box, winner: RGB, width: float) -> None
     dx, dy = (x1 - x0) * reach, (y1 - y0) * reach
     pen.stroke([(x0 - dx, y0 - dy), (x1 + dx, y1 + dy)], PANEL, width * 1.6)
     pen.stroke([(x0 - dx, y0 - dy), (x1 + dx, y1 + dy)], tint(winner, SHADE, 0), width)
+
+
+def last_point(card: Card) -> Point | None:
+    """The centre of the dot that marks the last move: at the top of its cell, above any mark."""
+    if card.last_cell is None:
+        return None
+    x0, y0, x1, _ = cell_box(card, card.last_cell)
+    return (x0 + x1) // 2, round(y0 + 0.09 * (x1 - x0))
+
+
+def _draw_last(pen: _Pen, card: Card) -> None:
+    """The last move: a dot in its cell's corner, in the darker colour of its mark."""
+    point = last_point(card)
+    if point is not None and card.last_cell is not None:
+        x0, _, x1, _ = cell_box(card, card.last_cell)
+        radius, colour = (
+            max(LAST_DOT * (x1 - x0), 7),
+            MARK_COLOURS.get(card.cells[card.last_cell], MUTED),
+        )
+        pen.disc(point, radius, tint(colour, SHADE, 0))
 
 
 def _draw_board(pen: _Pen, card: Card, layout: _Layout, winner: RGB | None) -> None:
@@ -391,6 +366,7 @@ def render_card(card: Card) -> bytes:
         _draw_ultimate(pen, image, card, layout)
     else:
         _draw_board(pen, card, layout, _winner_colour(card))
+    _draw_last(pen, card)
     output = io.BytesIO()
     image.reduce(SUPERSAMPLE).save(output, "PNG")
     return output.getvalue()

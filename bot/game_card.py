@@ -31,10 +31,17 @@ def card_of(game: GameView, tr: Texts) -> Card:
     }
     board = game.board
     if not is_ultimate(board):
-        return Card(board.cells, board.size, winning_cells=winning_cells(board), **words)
+        return Card(
+            board.cells,
+            board.size,
+            winning_cells=winning_cells(board),
+            last_cell=game.last_cell,
+            **words,
+        )
     position = ultimate_board(board, game.last_cell)
     # The card draws the 9×9 grid row by row; ultimate's cells go small board by small board.
-    grid = tuple(position[ultimate.grid_index(r, c)] for r in range(1, 10) for c in range(1, 10))
+    order = [ultimate.grid_index(r, c) for r in range(1, 10) for c in range(1, 10)]
+    grid = tuple(position[cell] for cell in order)
     results = ultimate.block_results(position)
     return Card(
         grid,
@@ -42,6 +49,7 @@ def card_of(game: GameView, tr: Texts) -> Card:
         block=3,
         won_blocks=tuple((b, result) for b, result in enumerate(results) if result is not None),
         winning_blocks=ultimate.winning_blocks(position),
+        last_cell=None if game.last_cell is None else order.index(game.last_cell),
         **words,
     )
 

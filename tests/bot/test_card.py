@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import random
+from dataclasses import replace
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -24,15 +25,14 @@ from bot.card import (
     TILE,
     WIDTH,
     Card,
-    _drawable,
-    _width,
     bare_point,
     cell_box,
-    font,
+    last_point,
     mark_point,
     render_card,
     tint,
 )
+from bot.card_fonts import drawable, font, text_width
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RGB = tuple[int, int, int]
@@ -152,6 +152,25 @@ def test_an_empty_cell_shows_no_mark_colour_anywhere() -> None:
                 pixel = image.getpixel((x, y))
                 assert not any(near(pixel, colour, 40) for colour in MARK_COLOURS.values())
         assert near(image.getpixel(centre(CLASSIC, cell)), TILE)
+
+
+@pytest.mark.parametrize("card", [CLASSIC, ultimate()], ids=["3x3", "ultimate"])
+def test_the_last_move_carries_a_dot_in_its_marks_colour(card: Card) -> None:
+    assert last_point(card) is None
+    for cell in (i for i, mark in enumerate(card.cells) if mark != " "):
+        marked = replace(card, last_cell=cell)
+        point = last_point(marked)
+        assert point is not None
+        assert not near(
+            picture(card).getpixel(point), tint(MARK_COLOURS[card.cells[cell]], SHADE, 0), 30
+        )
+        assert near(picture(marked).getpixel(point), tint(MARK_COLOURS[card.cells[cell]], SHADE, 0))
+        break  # one cell of each mark is enough for the picture; geometry below for all
+    for cell in range(card.size**2):
+        x0, y0, x1, y1 = cell_box(card, cell)
+        x, y = last_point(replace(card, last_cell=cell)) or (-1, -1)
+        assert x0 < x < x1 and y0 < y < y1
+        assert (x, y) != mark_point(card, cell)
 
 
 def test_winning_cells_are_tinted_and_struck_through_their_centres() -> None:
@@ -288,8 +307,8 @@ def test_any_title_and_names_render(title: str) -> None:
 def test_the_bitmap_font_fallback_survives_any_text() -> None:
     bitmap = ImageFont.load_default_imagefont()
     text = "Привет علی 🎉"
-    assert _width(text, bitmap) > 0
-    ImageDraw.Draw(Image.new("RGB", (200, 40))).text((0, 0), _drawable(text, bitmap), font=bitmap)
+    assert text_width(text, bitmap) > 0
+    ImageDraw.Draw(Image.new("RGB", (200, 40))).text((0, 0), drawable(text, bitmap), font=bitmap)
 
 
 def test_fonts_are_loaded_once_per_size() -> None:

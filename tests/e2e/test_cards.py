@@ -7,7 +7,7 @@ import io
 
 from PIL import Image
 
-from bot.card import MARK_COLOURS, mark_point
+from bot.card import MARK_COLOURS, last_point, mark_point
 from bot.game_card import card_of
 from bot.games.use_cases import Games
 from bot.locales import en
@@ -58,6 +58,10 @@ async def assert_picture_shows(bot: BotRunner, picture: bytes, game_id: int, cel
     assert game is not None and game.is_finished
     card = card_of(game, en)
     assert [drawn_mark(MARK_COLOURS[mark]) for mark in "XO"] == ["X", "O"]
+    # The last move is marked: a dot of its mark's colour at the top of its cell.
+    last = last_point(card)
+    assert last is not None and card.last_cell is not None
+    assert drawn_mark(image.getpixel(last)) == card.cells[card.last_cell]
     for index, mark in enumerate(cells):
         pixel = image.getpixel(mark_point(card, index))
         assert isinstance(pixel, tuple)
