@@ -53,6 +53,15 @@ class OutOfRangeError(MoveError):
         super().__init__(size)
 
 
+class CellNumberError(OutOfRangeError):
+    """A typed cell number outside 1..size² (`cells`): not a row and column, so the bot names
+    the cell range, not the coordinates'. Still an OutOfRangeError of the board's size."""
+
+    def __init__(self, size: int = 3) -> None:
+        super().__init__(size)
+        self.cells = size * size
+
+
 class CellOccupiedError(MoveError):
     """A move onto a cell that already holds a mark."""
 
@@ -140,7 +149,7 @@ class Board:
     def cell_from_number(self, number: int) -> int:
         """Cell numbers 1..size², left to right, top to bottom."""
         if not 1 <= number <= self.size * self.size:
-            raise OutOfRangeError(self.size)
+            raise CellNumberError(self.size)
         return number - 1
 
     def cell_from_ij(self, i: int, j: int) -> int:

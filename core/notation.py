@@ -6,6 +6,9 @@ cells validates the position with `core.rules.validate`, and the rules build on 
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from core.board import (
     EMPTY,
     MARKS,
@@ -59,12 +62,29 @@ def parse_row_col(text: str, size: int = 3) -> tuple[int, int]:
     return row, col
 
 
-def parse_typed_move(text: str, board: Board) -> int:
-    """A chat move: `row col` or one cell number 1..size². Returns a free cell index.
+#: Between two numbers of a chat move: a comma (`1,1`, `1, 1`; also the Arabic and the
+#: full-width one) or a hyphen, tight or spaced on both sides (`1-1`, `1 - 1`), so that the
+#: minus of `1 -1` stays a sign.
+_SEPARATOR = re.compile(r"(?<=[0-9])(?:\s*[,\u060c\uff0c]\s*|[\-\uff0d]|\s+[\-\uff0d]\s+)(?=[0-9])")
 
-    Raises NotNumbersError, OutOfRangeError or CellOccupiedError; the words for them are the
-    caller's (the console prints the Hyperskill texts, the bot its locale's).
+
+def plain_digits(text: str) -> str:
+    """A chat move as the player typed it, in ASCII digits and spaces: any Unicode decimal
+    digit (Persian `۱`, Arabic-Indic `٣`, full-width `１`) becomes its ASCII digit, and a comma
+    or hyphen between two numbers a space. A sign before a number stays (`-1 2` is out of
+    range, not `1 2`). The console does not call this: it keeps Hyperskill's plain numbers."""
+    digits = "".join(str(unicodedata.decimal(ch)) if ch.isdecimal() else ch for ch in text)
+    return _SEPARATOR.sub(" ", digits)
+
+
+def parse_typed_move(text: str, board: Board) -> int:
+    """A chat move: `row col` or one cell number 1..size², in any decimal digits, the two
+    numbers apart by spaces, a comma or a hyphen (see `plain_digits`). Returns a free cell.
+
+    Raises NotNumbersError, OutOfRangeError (CellNumberError for a cell number) or
+    CellOccupiedError; the words for them are the caller's (the bot's locale's).
     """
+    text = plain_digits(text)
     parts = text.split()
     if len(parts) == 1 and _is_integer(parts[0]):
         cell = board.cell_from_number(int(parts[0]))

@@ -12,8 +12,8 @@ import re
 
 from core import ultimate, ultimate_ai
 from core.ai import choose_move as classic_move
-from core.board import EMPTY, Board, BoardSize, MoveError, NotNumbersError
-from core.notation import parse_cells, parse_typed_move
+from core.board import EMPTY, Board, BoardSize, CellNumberError, MoveError, NotNumbersError
+from core.notation import parse_cells, parse_typed_move, plain_digits
 from core.rules import play as classic_play
 from core.rules import winner as classic_winner
 from core.search import DEFAULT_BUDGET
@@ -108,10 +108,11 @@ _ROW_COL = re.compile(r"r\s*(\d+)\s*,?\s*c\s*(\d+)")
 def parse_typed(text: str, board: Board, last_cell: int | None) -> int:
     """A typed move's cell: `row col` or a cell number on a classic board; on ultimate
     `5 3` (small board 5, cell 3), `r5 c3` (row 5, column 3 of the 9×9 grid), or one cell
-    number of the only small board in play. Raises core's MoveError subclasses."""
+    number of the only small board in play; in any decimal digits, `5,3` and `5-3` too (see
+    `core.notation.plain_digits`). Raises core's MoveError subclasses."""
     if not is_ultimate(board):
         return parse_typed_move(text, board)
-    words = text.strip().lower()
+    words = plain_digits(text).strip().lower()
     row_col = _ROW_COL.fullmatch(words)
     numbers = words.replace(",", " ").split()
     if row_col is not None and words.isascii():
@@ -124,6 +125,8 @@ def parse_typed(text: str, board: Board, last_cell: int | None) -> int:
         blocks = ultimate.playable_blocks(ultimate_board(board, last_cell))
         if len(blocks) != 1:
             raise ultimate.WrongBlockError(blocks)  # which small board? the player must say
+        if not 1 <= int(numbers[0]) <= 9:
+            raise CellNumberError(3)  # a cell of the small board: 1 to 9
         cell = ultimate.index_from_block_cell(blocks[0] + 1, int(numbers[0]))
     error = move_error(board, last_cell, cell)
     if error is not None:

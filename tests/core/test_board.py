@@ -13,6 +13,7 @@ from core.board import (
     Board,
     BoardError,
     BoardSize,
+    CellNumberError,
     CellOccupiedError,
     GameOverError,
     InvalidBoardError,
@@ -389,10 +390,58 @@ def test_parse_typed_move_out_of_range(text: str) -> None:
         parse_typed_move(text, Board.empty())
 
 
-@pytest.mark.parametrize("text", ["one", "one three", "", "+5", "1 2 3", "٥", "五", "1 x"])
+@pytest.mark.parametrize(
+    "text", ["one", "one three", "", "+5", "1 2 3", "五", "1 x", "² 1", "1,,1", "1--1", ","]
+)
 def test_parse_typed_move_not_numbers(text: str) -> None:
     with pytest.raises(NotNumbersError):
         parse_typed_move(text, Board.empty())
+
+
+@pytest.mark.parametrize(
+    ("text", "cell"),
+    [
+        ("۱ ۱", 0),  # Persian digits
+        ("٣ ٣", 8),  # Arabic-Indic digits
+        ("１ １", 0),  # full-width digits
+        ("١ ٢", 1),
+        ("٥", 4),  # one cell number
+        ("۹", 8),
+        ("1,1", 0),
+        ("1-1", 0),
+        ("1, 1", 0),
+        ("1 ,2", 1),
+        ("2 - 3", 5),
+        ("۲،۳", 5),  # the Persian comma
+        ("２，３", 5),  # the full-width comma
+        ("２－３", 5),  # the full-width hyphen
+    ],
+)
+def test_parse_typed_move_reads_the_players_digits_and_separators(text: str, cell: int) -> None:
+    assert parse_typed_move(text, Board.empty()) == cell
+
+
+def test_a_sign_is_no_separator() -> None:
+    # `-1 2` and `1 -2` are out of range, as before: the minus is not read as a hyphen.
+    for text in ("-1 2", "1 -2", "-1-2"):
+        with pytest.raises(OutOfRangeError) as caught:
+            parse_typed_move(text, Board.empty())
+        assert not isinstance(caught.value, CellNumberError), text
+
+
+@pytest.mark.parametrize("text", ["0", "26", "-5", "۰", "٢٦"])
+def test_a_cell_number_out_of_range_names_the_cells(text: str) -> None:
+    board = Board.empty(5, 4)
+    with pytest.raises(CellNumberError) as caught:
+        parse_typed_move(text, board)
+    assert caught.value.cells == 25 and caught.value.size == 5
+
+
+@pytest.mark.parametrize("text", ["6 1", "0 1", "1-6"])
+def test_row_and_column_out_of_range_is_no_cell_number(text: str) -> None:
+    with pytest.raises(OutOfRangeError) as caught:
+        parse_typed_move(text, Board.empty(5, 4))
+    assert not isinstance(caught.value, CellNumberError)
 
 
 def test_parse_typed_move_checks_range_before_occupancy() -> None:

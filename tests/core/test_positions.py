@@ -7,7 +7,13 @@ import random
 import pytest
 
 from core import ultimate
-from core.board import Board, CellOccupiedError, NotNumbersError, OutOfRangeError
+from core.board import (
+    Board,
+    CellNumberError,
+    CellOccupiedError,
+    NotNumbersError,
+    OutOfRangeError,
+)
 from core.positions import ULTIMATE, cell_words, parse_typed, play, ultimate_board
 
 
@@ -51,3 +57,21 @@ def test_ultimate_typed_moves_in_every_form_and_their_mistakes() -> None:
     taken = play(board, 4 * 9 + 2, 2 * 9 + 4)  # X is sent back to the centre board
     with pytest.raises(CellOccupiedError):
         parse_typed("5 3", taken, 2 * 9 + 4)
+
+
+def test_ultimate_moves_in_the_players_digits_and_separators() -> None:
+    empty = ULTIMATE.empty_board()
+    five_three = 4 * 9 + 2
+    for text in ("۵ ۳", "٥ ٣", "５ ３", "5,3", "5-3", "5, 3", "۵-۳"):
+        assert parse_typed(text, empty, None) == five_three, text
+    assert parse_typed("r۵ c۳", empty, None) == ultimate.grid_index(5, 3)
+    board = play(empty, None, five_three)  # sent to small board 3
+    assert parse_typed("۷", board, five_three) == 2 * 9 + 6
+
+
+def test_ultimate_cell_number_out_of_range_names_the_cells() -> None:
+    empty = ULTIMATE.empty_board()
+    board = play(empty, None, 4 * 9 + 2)
+    with pytest.raises(CellNumberError) as caught:
+        parse_typed("10", board, 4 * 9 + 2)
+    assert caught.value.cells == 9
