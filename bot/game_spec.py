@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from bot.games.model import PLAYER_KINDS, USER
-from core.board import CLASSIC, BoardSize, board_size
+from core.board import CLASSIC, SIZES, BoardSize, board_size
 from core.positions import ULTIMATE
 
 #: The /start parameter that only opens the menu (the "Add to a group" link sends it).
@@ -15,6 +15,7 @@ MENU_DEEP_LINK = "menu"
 ULTIMATE_WORD = "ultimate"
 
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
+_ANY_SIZE = re.compile(r"^([0-9]+)(?:[x×х]([0-9]+))?$")  # a size, even one no board has
 
 
 #: The boards of games for three and four people, unless a size is given: 6×6 and 7×7, four
@@ -82,4 +83,39 @@ def parse_start_args(args: list[str]) -> GameSpec | None:
         return GameSpec(USER, kinds[0], size)
     if len(kinds) == 2:
         return GameSpec(kinds[0], kinds[1], size)
+    return None
+
+
+@dataclass(frozen=True)
+class StartProblem:
+    """What is wrong with a /start's size, when that can be told: `size` (no such board),
+    `k` (no such line length on a `size`×`size` board), `ultimate_size` (ultimate has no
+    size) or `many_size` (no such board for three or four players)."""
+
+    what: str
+    size: int = 0
+
+
+def start_problem(args: list[str]) -> StartProblem | None:
+    """Why `parse_start_args` refused these words, if it was the size or k that did (None:
+    some other mistake, which only the usage line can answer)."""
+    words = "_".join(args).lower().replace("_", " ").split()
+    ultimate = bool(words) and words[0] == ULTIMATE_WORD
+    words = words[1:] if ultimate else words
+    kinds = 0
+    while words and words[0] in PLAYER_KINDS and kinds < 4:
+        kinds, words = kinds + 1, words[1:]
+    match = _ANY_SIZE.match(words[0]) if 1 <= len(words) <= 2 else None
+    if match is None or (match.group(2) and match.group(2) != match.group(1)):
+        return None
+    if ultimate:
+        return StartProblem("ultimate_size")
+    size = int(match.group(1))
+    if kinds > 2 and size not in MANY_SIZES:
+        return StartProblem("many_size")
+    if size not in SIZES:
+        return StartProblem("size")
+    k = words[1] if len(words) == 2 else None
+    if k is not None and k.isascii() and k.isdigit() and board_size(size, int(k)) is None:
+        return StartProblem("k", size)
     return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
@@ -114,20 +115,30 @@ def help_keyboard(tr: Texts, bot_username: str, *, group: bool) -> InlineKeyboar
     return InlineKeyboardMarkup([[challenge]] if group else [[add], [challenge]])
 
 
-def _cell_label(tr: Texts, mark: str, highlighted: bool) -> str:
+def _cell_label(tr: Texts, mark: str, highlighted: bool, last: bool = False) -> str:
     if mark == EMPTY:
         return tr.EMPTY_SYMBOL
-    return getattr(tr, f"{mark}_WIN_SYMBOL" if highlighted else f"{mark}_SYMBOL")
+    if highlighted:
+        return getattr(tr, f"{mark}_WIN_SYMBOL")
+    symbol = getattr(tr, f"{mark}_SYMBOL")
+    # The last move stands out, so a player sees at once where the AI or the opponent went.
+    return tr.LAST_MOVE_FRAME.format(mark=symbol) if last else symbol
 
 
 def _cell_rows(
-    tr: Texts, board: Board, data: Callable[[int], str], hint: int | None = None
+    tr: Texts,
+    board: Board,
+    data: Callable[[int], str],
+    hint: int | None = None,
+    last: int | None = None,
 ) -> list[list[InlineKeyboardButton]]:
     line = winning_cells(board)
     return [
         [
             _button(
-                tr.HINT_SYMBOL if cell == hint else _cell_label(tr, board[cell], cell in line),
+                tr.HINT_SYMBOL
+                if cell == hint
+                else _cell_label(tr, board[cell], cell in line, cell == last),
                 data(cell),
             )
             for cell in range(row * board.size, (row + 1) * board.size)
@@ -158,7 +169,8 @@ def board_keyboard(
     if is_ultimate(game.board):
         rows = ultimate_view.keyboard_rows(game, tr, _button, block, hint)
     else:
-        rows = _cell_rows(tr, game.board, lambda cell: cell_data(game.id, game.ply, cell), hint)
+        data = partial(cell_data, game.id, game.ply)
+        rows = _cell_rows(tr, game.board, data, hint, game.last_cell)
     if game.is_active and not game.is_ai_match:
         rows.append(
             [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))]

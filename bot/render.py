@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
 
+from bot.game_spec import StartProblem
 from bot.games.model import (
     DRAW,
     HUMAN,
@@ -25,6 +26,7 @@ from bot.ultimate_view import position_lines, where_to_play
 from core.ai import LEVELS
 from core.board import (
     Board,
+    CellNumberError,
     CellOccupiedError,
     MoveError,
     NotNumbersError,
@@ -34,7 +36,6 @@ from core.board import (
     other,
 )
 from core.positions import is_ultimate
-from core.rules import O_WINS, X_WINS
 from core.ultimate import WrongBlockError
 
 
@@ -61,7 +62,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     elif game.is_active:
         lines.extend(_turn_lines(game, tr))
         if ultimate and game.kind_to_move == USER:
-            lines.append(where_to_play(game, tr))
+            lines.append(where_to_play(game, tr, block if hint is None else hint // 9))
     elif game.status == GameStatus.ABANDONED:
         lines.append(tr.GAME_CLOSED)
     elif game.status == GameStatus.CANCELLED:
@@ -161,16 +162,17 @@ def _out_lines(game: GameView, tr: Texts) -> list[str]:
 
 
 def _result_lines(game: GameView, tr: Texts) -> list[str]:
+    # The Hyperskill words (`X wins`, `O wins`, `Draw`) in the board's language.
     if game.result == DRAW:
-        return ["Draw", tr.RESULT_DRAW]
+        return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]
     winner = game.result or "X"
     if game.is_many:
         # The Hyperskill words exist for X and O only.
-        words = {X: [X_WINS], O: [O_WINS]}.get(winner, [])
+        words = {X: [tr.OUTCOME_X_WINS], O: [tr.OUTCOME_O_WINS]}.get(winner, [])
         won = tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))
         return [*words, won, *_out_lines(game, tr)]
     loser = other(winner)
-    words = X_WINS if winner == X else O_WINS
+    words = tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS
     if game.is_ai_match:
         return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
     if game.is_one_phone:
@@ -273,6 +275,8 @@ def render_move_error(error: MoveError, tr: Texts) -> str:
     """A typed move's mistake in the player's language (core's errors carry no words)."""
     if isinstance(error, NotNumbersError):
         return tr.ERROR_NOT_NUMBERS
+    if isinstance(error, CellNumberError):  # one number, not a row and a column
+        return tr.ERROR_CELL_OUT_OF_RANGE.format(cells=error.cells)
     if isinstance(error, OutOfRangeError):
         return tr.ERROR_OUT_OF_RANGE.format(size=error.size)
     if isinstance(error, CellOccupiedError):
@@ -280,3 +284,17 @@ def render_move_error(error: MoveError, tr: Texts) -> str:
     if isinstance(error, WrongBlockError):
         return tr.ERROR_WRONG_BOARD.format(boards=", ".join(str(b + 1) for b in error.allowed))
     return tr.POPUP_UNKNOWN_BUTTON
+
+def render_bad_parameters(problem: StartProblem | None, tr: Texts) -> str:
+    """A refused /start: `Bad parameters!` first (the Hyperskill words), then what was wrong
+    with the size when that can be told, then the usage line with every accepted range."""
+    first, _, usage = tr.BAD_PARAMETERS.partition("\n")
+    if problem is None:
+        return tr.BAD_PARAMETERS
+    reasons = {
+        "size": tr.BAD_SIZE,
+        "k": tr.BAD_K.format(size=problem.size),
+        "ultimate_size": tr.BAD_ULTIMATE_SIZE,
+        "many_size": tr.BAD_MANY_SIZE,
+    }
+    return "\n".join([first, reasons[problem.what], usage])

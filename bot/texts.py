@@ -52,6 +52,8 @@ SYMBOLS = {
     "S_WIN_SYMBOL": "🔷",
     # The cell a hint suggests.
     "HINT_SYMBOL": "💡",
+    # The last move's mark, framed.
+    "LAST_MOVE_FRAME": "({mark})",
 }
 
 

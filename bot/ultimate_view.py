@@ -58,11 +58,15 @@ def _symbol(
     return tr.X_SYMBOL if mark == X else tr.O_SYMBOL
 
 
-def where_to_play(game: GameView, tr: Texts) -> str:
-    """The line under the turn: the small board to play in, or a free choice."""
+def where_to_play(game: GameView, tr: Texts, chosen: int | None = None) -> str:
+    """The line under the turn: the small board to play in, the one the player `chosen` (its
+    cells are on the keyboard), or a free choice (the keyboard offers the small boards)."""
     blocks = ultimate.playable_blocks(ultimate_board(game.board, game.last_cell))
     if len(blocks) == 1:
         return tr.ULTIMATE_PLAY_IN.format(board=blocks[0] + 1)
+    block = shown_block(game, chosen)
+    if block is not None:
+        return tr.ULTIMATE_CHOSEN.format(board=block + 1)
     return tr.ULTIMATE_CHOOSE
 
 

@@ -19,7 +19,7 @@ from bot.game_spec import parse_board_size
 from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.render import symbol
-from bot.texts import isolate
+from bot.texts import Texts, isolate
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
 
@@ -33,13 +33,15 @@ async def inline_query(update: Update, context: BotContext) -> None:
         return
     tr = texts_of(query.from_user, context)
     user = player_from(query.from_user)
-    # `@bot 5`, `@bot 6x6`, `@bot 6 4`: the board size; anything else is the classic 3×3.
-    board = parse_board_size(query.query.lower().split()) or CLASSIC
+    # `@bot 5`, `@bot 6x6`, `@bot 6 4`: the board size; anything else is the classic 3×3,
+    # under a first result that says which sizes there are.
+    asked = parse_board_size(query.query.lower().split())
+    board = asked or CLASSIC
     key = inline_key(context.bot.token)
     size_note = "" if board.is_classic else " · " + tr.BOARD_SIZE.format(size=board.size, k=board.k)
     # The game itself is created on the first tap; remember the challenger's name for it.
     await context.games.challenges.register_player(user)
-    results = []
+    results = [] if asked is not None else [_sizes_article(tr, context.bot.username)]
     for mark, other, title in (
         (X, O, tr.INLINE_CHALLENGE_X_TITLE),
         (O, X, tr.INLINE_CHALLENGE_O_TITLE),
@@ -71,6 +73,17 @@ async def inline_query(update: Update, context: BotContext) -> None:
         )
     # Results carry the sender's id: personal, and cached only briefly.
     await query.answer(results, cache_time=10, is_personal=True)
+
+
+def _sizes_article(tr: Texts, bot: str) -> InlineQueryResultArticle:
+    """The note above the 3×3 games when the query named no board: which sizes exist. Chosen,
+    it posts the same in the chat (an article result must post something)."""
+    return InlineQueryResultArticle(
+        id="sizes",
+        title=tr.INLINE_SIZES_TITLE,
+        description=tr.INLINE_SIZES_DESCRIPTION,
+        input_message_content=InputTextMessageContent(tr.INLINE_SIZES_TEXT.format(bot=bot)),
+    )
 
 
 async def _signed_tap(

@@ -7,7 +7,7 @@ from telegram import Chat, Update, User
 
 from bot.callback_data import NEW_GAME, HelpTap, MenuTap, NewGameTap
 from bot.context import BotContext
-from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args
+from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
 from bot.games.model import USER
 from bot.handlers.common import (
     answer,
@@ -22,6 +22,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.keyboards import help_keyboard, menu_keyboard
+from bot.render import render_bad_parameters
 from bot.texts import Texts
 
 
@@ -43,7 +44,7 @@ async def start(update: Update, context: BotContext) -> None:
         menu_markup = menu_keyboard(tr, user.id, group=is_group(chat))
         await message.reply_text(welcome, reply_markup=menu_markup)
     else:
-        await message.reply_text(tr.BAD_PARAMETERS)
+        await message.reply_text(render_bad_parameters(start_problem(context.args), tr))
 
 
 async def help_command(update: Update, context: BotContext) -> None:

@@ -85,9 +85,7 @@ async def typed_move(update: Update, context: BotContext) -> None:
             await message.reply_text(tr.NO_GAME)
     elif result.error is not None:
         await message.reply_text(render_move_error(result.error, tr))
-    elif result.status is MoveStatus.NOT_YOUR_TURN:
-        await message.reply_text(tr.NOT_YOUR_TURN)
-    else:
+    else:  # not your turn, not your game…: the words a tap gets for the same refusal
         await message.reply_text(popup(tr, result.status))
 
 

@@ -47,12 +47,12 @@ from bot.callback_data import (
     resign_data,
 )
 from bot.console import hyperskill_error
-from bot.game_spec import GameSpec, parse_board_size, parse_start_args
+from bot.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
 from bot.games.db.models import Game, Move
 from bot.games.model import PLAYER_KINDS, USER
 from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.locales import en
-from bot.render import render_move_error
+from bot.render import render_bad_parameters, render_move_error
 from bot.texts import texts_for
 from core.ai import LEVELS
 from core.board import (
@@ -61,6 +61,7 @@ from core.board import (
     SIZES,
     Board,
     BoardSize,
+    CellNumberError,
     CellOccupiedError,
     MoveError,
     NotNumbersError,
@@ -286,13 +287,17 @@ def test_typed_moves_give_a_free_cell_or_a_hyperskill_error(board: Board, text: 
         NotNumbersError: "You should enter numbers!",
         OutOfRangeError: f"Coordinates should be from 1 to {board.size}!",
         CellOccupiedError: "This cell is occupied! Choose another one!",
+        # One number, not a row and a column: the chat names the cells (the console never
+        # reads cell numbers).
+        CellNumberError: f"Cell numbers are from 1 to {board.size**2}!",
     }
     try:
         cell = parse_typed_move(text, board)
     except MoveError as error:
         assert type(error) in texts, repr(error)
         # core's errors carry no words: the console and the bot (in English) word them.
-        assert hyperskill_error(error) == texts[type(error)]
+        if not isinstance(error, CellNumberError):
+            assert hyperskill_error(error) == texts[type(error)]
         assert render_move_error(error, texts_for("en")) == texts[type(error)]
     else:
         assert 0 <= cell < board.size**2 and board[cell] == EMPTY
@@ -597,7 +602,7 @@ def expected_typed_reply(board: Board, text: str) -> str | None:
     try:
         parse_typed_move(text, board)
     except MoveError as error:
-        return hyperskill_error(error)  # English players get the Hyperskill words
+        return render_move_error(error, texts_for("en"))  # the Hyperskill words, in English
     return None
 
 
@@ -646,7 +651,7 @@ async def test_garbage_text_changes_no_game(
             if user["id"] == BOB["id"]:
                 reply = expected_typed_reply(GROUP_BOARD, text) or "a move"
             elif user["id"] == ALICE["id"]:
-                reply = tr.NOT_YOUR_TURN
+                reply = tr.POPUP_NOT_YOUR_TURN
             else:
                 reply = tr.POPUP_NOT_A_PLAYER
             expected[GROUP["id"], reply] += 1
@@ -738,7 +743,7 @@ async def test_garbage_commands_and_inline_queries_change_no_game(
     inline_queries = []
     for kind, user, chat, text in actions:
         if kind == "inline":
-            inline_queries.append(tg.inline_query(user, text))
+            inline_queries.append((tg.inline_query(user, text), text))
             continue
         tg.send_text(user, text, chat=chat)
         chat_id = user["id"] if chat is None else chat["id"]
@@ -751,7 +756,7 @@ async def test_garbage_commands_and_inline_queries_change_no_game(
         if command == "/challenge" and chat is None:
             expected[chat_id, tr.GROUP_ONLY.format(bot=tg.bot_username)] += 1
         elif command == "/start" and args and spec is None:
-            expected[chat_id, tr.BAD_PARAMETERS] += 1
+            expected[chat_id, render_bad_parameters(start_problem(args), tr)] += 1
     await settle(tg)
 
     no_errors(caplog)
@@ -759,9 +764,12 @@ async def test_garbage_commands_and_inline_queries_change_no_game(
     # One answer per command: a usage message, the menu, or a new board.
     assert Counter(message.chat_id for message in new) == commands
     assert not expected - Counter((message.chat_id, message.text) for message in new)
-    for query_id in inline_queries:
+    for query_id, query in inline_queries:
         results = tg.inline_answers[query_id]["results"]
-        assert len(results) == 5
+        # The five games; a query that names no board gets a note on the sizes first.
+        named = parse_board_size(query.lower().split()) is not None
+        assert len(results) == (5 if named else 6)
+        assert named or results[0]["id"] == "sizes"
     assert_every_query_answered(tg)
     assert await scene.snapshot() == scene.baseline
 

@@ -77,7 +77,7 @@ async def test_a_5x5_game_against_hard_by_taps_and_typed_moves(
     assert placed[12] == "X" and placed.count("O") == 1
     for text, reply in [
         ("6 1", "Coordinates should be from 1 to 5!"),
-        ("26", "Coordinates should be from 1 to 5!"),
+        ("26", "Cell numbers are from 1 to 25!"),
         ("3 3", "This cell is occupied! Choose another one!"),
         ("three", "You should enter numbers!"),
     ]:

@@ -167,7 +167,7 @@ async def test_typed_replies_to_the_board_are_moves(telegram: FakeTelegram, bot:
     assert board_cells(telegram, board) == "____X____"
 
     await say(telegram, ALICE, "1 1", reply_to=board)
-    assert telegram.last_bot_message(GROUP["id"]).text == en.NOT_YOUR_TURN
+    assert telegram.last_bot_message(GROUP["id"]).text == en.POPUP_NOT_YOUR_TURN
     await say(telegram, BOB, "one", reply_to=board)
     assert telegram.last_bot_message(GROUP["id"]).text == "You should enter numbers!"
     await say(telegram, BOB, "2 2", reply_to=board)

@@ -120,6 +120,30 @@ async def test_the_inline_query_offers_two_challenges_and_three_ai_levels(
     assert not telegram.calls_of("sendMessage") and not telegram.calls_of("editMessageText")
 
 
+async def test_a_query_that_names_no_board_says_which_sizes_exist(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    for query in ("99", "2", "9x9", "big"):
+        results = await offer(telegram, ALICE, query)
+        # First a note on the sizes, then the five games on 3×3.
+        note, *games = results
+        assert note["id"] == "sizes" and note["type"] == "article", query
+        assert note["title"] == en.INLINE_SIZES_TITLE == "Board sizes: 3×3 to 8×8"
+        assert note["description"] == en.INLINE_SIZES_DESCRIPTION
+        text = note["input_message_content"]["message_text"]
+        assert text == en.INLINE_SIZES_TEXT.format(bot=telegram.bot_username)
+        assert "reply_markup" not in note
+        assert [r["id"].split("-")[0] for r in games] == ["challenge"] * 2 + ["ai"] * 3
+        assert all(r["id"].endswith("-3-3") for r in games)
+    # A size that exists, or none at all: the games only.
+    sized = await offer(telegram, ALICE, "5")
+    assert len(sized) == 5 and sized[0]["id"] == "challenge-X-5-4"
+    assert len(await offer(telegram, ALICE, "")) == 5
+    ru_note = (await offer(telegram, IVAN, "99"))[0]
+    assert ru_note["title"] == ru.INLINE_SIZES_TITLE != en.INLINE_SIZES_TITLE
+    assert not telegram.calls_of("sendMessage")
+
+
 def signed(payload: str, key: bytes) -> str:
     """The data of an inline button: its payload and the payload's signature."""
     parts = payload.split(":")
@@ -198,7 +222,15 @@ async def test_an_inline_rematch_replaces_the_game_on_the_same_message(
     assert (await press(telegram, CAROL, message, REMATCH))["text"] == "This is not your game."
     assert state(message) == before
 
+    # Bob's Rematch is an offer on the same message; Alice's Rematch tap accepts it.
     assert not (await press(telegram, BOB, message, REMATCH)).get("text")
+    assert message.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert en.REMATCH_OFFER.format(name="Bob", invited="Alice") in message.text
+    assert button_texts(telegram, message) == ["✅ Accept", "🙅 Decline", "✖ Cancel"]
+    refused = await tap_data(telegram, CAROL, message, old_rematch)
+    assert refused["text"] == en.POPUP_NOT_INVITED
+    accepted = await tap_data(telegram, ALICE, message, old_rematch)
+    assert accepted["text"] == "You're in! You play ⭕."
     assert message.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
     assert "Bob's turn ❌" in message.text
     assert board_cells(telegram, message) == "_________"

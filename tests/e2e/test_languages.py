@@ -71,6 +71,44 @@ async def test_a_game_and_its_mistakes_in_the_players_language(
     ]
 
 
+#: A player types in their language's digits (Persian ones in Persian).
+DIGITS = {"fa": str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")}
+
+
+@pytest.mark.parametrize("code", sorted(CLIENT_CODES))
+async def test_a_finished_board_says_the_result_in_the_boards_language(
+    telegram: FakeTelegram, bot: BotRunner, code: str
+) -> None:
+    tr = texts_for(code)
+    player = FakeTelegram.user(2002, NAMES.get(code, "Ana"), language_code=CLIENT_CODES[code])
+    await send(telegram, player, "/start user user")
+    board = telegram.last_bot_message(player["id"])
+    for move in ("1 1", "2 1", "1 2", "2 2", "1 3"):
+        await send(telegram, player, move.translate(DIGITS.get(code, {})))
+    lines = telegram.messages[board.key].text.splitlines()
+    assert tr.OUTCOME_X_WINS in lines, lines
+    assert tr.RESULT_MARK_WON.format(mark=tr.X_SYMBOL) in lines
+    if code != "en":
+        # Every line of the board in the board's language: no English result words.
+        assert not {"X wins", "O wins", "Draw"} & set(lines), lines
+
+
+async def test_o_wins_and_a_draw_in_russian(telegram: FakeTelegram, bot: BotRunner) -> None:
+    ru = texts_for("ru")
+    boris = FakeTelegram.user(2003, "Борис", language_code="ru")
+    for moves, outcome in [
+        ("1 4 2 5 9 6", ru.OUTCOME_O_WINS),
+        ("1 2 3 5 8 4 6 9 7", ru.OUTCOME_DRAW),
+    ]:
+        await send(telegram, boris, "/start user user")
+        board = telegram.last_bot_message(boris["id"])
+        for cell in moves.split():
+            await send(telegram, boris, cell)
+        lines = telegram.messages[board.key].text.splitlines()
+        assert outcome in lines and not {"X wins", "O wins", "Draw"} & set(lines), lines
+    assert (ru.OUTCOME_O_WINS, ru.OUTCOME_DRAW) == ("Нолики победили", "Ничья")
+
+
 def help_text(tr: Texts, bot: str) -> str:
     """What /help answers: how to play, then the help against the AI."""
     return "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])

@@ -129,6 +129,33 @@ async def test_two_players_on_one_phone_by_typed_moves(
     assert telegram.last_bot_message(ALICE["id"]).key == board.key
 
 
+async def test_typed_moves_in_the_players_digits_and_with_a_comma_or_a_hyphen(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await new_board(telegram, ALICE, "/start user user")
+    # Persian, full-width (with the full-width comma), a hyphen, a comma, Arabic-Indic.
+    for move in ["۱ ۱", "１，２", "2-2", "2, 1", "٣ ٣"]:
+        await send(telegram, ALICE, move)
+        assert telegram.last_bot_message(ALICE["id"]).key == board.key, move  # no error
+    final = current(telegram, board)
+    assert board_cells(telegram, final) == "XO_OX___X"
+    assert "X wins" in final.text.splitlines()
+
+
+async def test_five_by_five_cell_numbers_out_of_range_name_the_cells(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await new_board(telegram, ALICE, "/start user user 5")
+    for text, reply in [
+        ("0", "Cell numbers are from 1 to 25!"),
+        ("26", "Cell numbers are from 1 to 25!"),
+        ("6 1", "Coordinates should be from 1 to 5!"),
+        ("1-6", "Coordinates should be from 1 to 5!"),
+    ]:
+        await send(telegram, ALICE, text)
+        assert telegram.last_bot_message(ALICE["id"]).text == reply, text
+
+
 async def test_typed_mistakes_answer_with_hyperskill_texts_and_change_nothing(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
@@ -139,7 +166,8 @@ async def test_typed_mistakes_answer_with_hyperskill_texts_and_change_nothing(
         ("one", "You should enter numbers!"),
         ("one three", "You should enter numbers!"),
         ("4 1", "Coordinates should be from 1 to 3!"),
-        ("0", "Coordinates should be from 1 to 3!"),
+        ("0", "Cell numbers are from 1 to 9!"),
+        ("10", "Cell numbers are from 1 to 9!"),
         ("2 2", "This cell is occupied! Choose another one!"),
         ("5", "This cell is occupied! Choose another one!"),
     ]:
@@ -161,7 +189,11 @@ async def test_typed_mistakes_are_answered_in_the_players_language(
         ("3 3", "Эта клетка занята! Выбери другую!"),
         ("13", "Эта клетка занята! Выбери другую!"),
         ("6 1", "Координаты должны быть от 1 до 5!"),
-        ("26", "Координаты должны быть от 1 до 5!"),
+        ("0 3", "Координаты должны быть от 1 до 5!"),
+        # One number is a cell number: the answer names the cells, not the coordinates.
+        ("26", "Номер клетки должен быть от 1 до 25!"),
+        ("0", "Номер клетки должен быть от 1 до 25!"),
+        ("٢٦", "Номер клетки должен быть от 1 до 25!"),
         ("три", "Нужно ввести числа!"),
     ]:
         await send(telegram, boris, text)
@@ -184,6 +216,27 @@ async def test_bad_parameters(telegram: FakeTelegram, bot: BotRunner) -> None:
         assert reply.startswith("Bad parameters!\nUsage: /start"), command
     await send(telegram, ALICE, "1 1")
     assert "no game in progress" in telegram.last_bot_message(ALICE["id"]).text
+
+
+async def test_bad_parameters_say_what_was_wrong_and_the_ranges(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    usage = en.BAD_PARAMETERS.splitlines()[1]
+    assert all(word in usage for word in ("size", "k", "3 to 8", "ultimate"))
+    for command, reason in [
+        ("/start hard 9", en.BAD_SIZE),
+        ("/start hard 2", en.BAD_SIZE),
+        ("/start user user 9x9", en.BAD_SIZE),
+        ("/start hard 6 7", en.BAD_K.format(size=6)),
+        ("/start hard_5_2", en.BAD_K.format(size=5)),
+        ("/start ultimate medium 5", en.BAD_ULTIMATE_SIZE),
+    ]:
+        await send(telegram, ALICE, command)
+        reply = telegram.last_bot_message(ALICE["id"]).text
+        assert reply.splitlines() == ["Bad parameters!", reason, usage], command
+    assert "6×6" in en.BAD_K.format(size=6) and "3 to 6" in en.BAD_K.format(size=6)
+    await send(telegram, ALICE, "/start foo")  # nothing to tell but the usage
+    assert telegram.last_bot_message(ALICE["id"]).text == en.BAD_PARAMETERS
 
 
 async def test_deep_link_hard_user_starts_with_the_ai(

@@ -86,6 +86,24 @@ async def test_an_ultimate_game_by_taps_to_the_end(telegram: FakeTelegram, bot: 
     assert_every_query_answered(telegram)
 
 
+async def test_the_text_says_which_small_board_was_chosen(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ALICE, "/start ultimate easy")
+    board = telegram.last_bot_message(ALICE["id"])
+    assert en.ULTIMATE_CHOOSE in board.text
+    five = next(d for row in telegram.keyboard(board) for label, d in row if label == NUMBERS[4])
+    assert not (await tap_data(telegram, ALICE, board, five or "")).get("text")
+    chosen = current(telegram, board)
+    assert en.ULTIMATE_CHOSEN.format(board=5) in chosen.text
+    assert en.ULTIMATE_CHOOSE not in chosen.text
+    # Back to the choice: the text offers the choice again.
+    await press(telegram, ALICE, chosen, en.BUTTON_BOARDS)
+    back = current(telegram, board)
+    assert en.ULTIMATE_CHOOSE in back.text and en.ULTIMATE_CHOSEN.format(board=5) not in back.text
+    assert_every_query_answered(telegram)
+
+
 async def test_an_ultimate_game_on_one_phone_by_typed_moves(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
@@ -98,6 +116,8 @@ async def test_an_ultimate_game_on_one_phone_by_typed_moves(
     assert telegram.last_bot_message(ALICE["id"]).text == en.ERROR_WRONG_BOARD.format(boards="5")
     await send(telegram, ALICE, "10 1")
     assert telegram.last_bot_message(ALICE["id"]).text == en.ERROR_OUT_OF_RANGE.format(size=9)
+    await send(telegram, ALICE, "10")  # a cell of the small board in play: 1 to 9
+    assert telegram.last_bot_message(ALICE["id"]).text == en.ERROR_CELL_OUT_OF_RANGE.format(cells=9)
     await send(telegram, ALICE, "5 5")
     assert telegram.last_bot_message(ALICE["id"]).text == en.ERROR_OCCUPIED
     assert en.ULTIMATE_PLAY_IN.format(board=5) in current(telegram, board).text

@@ -16,6 +16,10 @@ from tests.support.fake_telegram import FakeTelegram, StoredMessage
 SYMBOL_TO_MARK = {
     **{"❌": "X", "❎": "X", "⭕": "O", "🅾️": "O", "·": "_", "💡": "_"},
     **{"🔺": "T", "🔻": "T", "🟦": "S", "🔷": "S"},
+    # The last move's mark is framed.
+    **{
+        f"({mark})": letter for mark, letter in (("❌", "X"), ("⭕", "O"), ("🔺", "T"), ("🟦", "S"))
+    },
 }
 #: The result lines a finished board shows.
 RESULTS = ("X wins", "O wins", "Draw")
@@ -43,6 +47,14 @@ def highlighted(tg: FakeTelegram, message: Any) -> set[int]:
     """The cells shown highlighted (a winning line)."""
     cells = (button for row in board_rows(tg, message) for button in row)
     return {i for i, (text, _) in enumerate(cells) if text in "❎🅾️"}
+
+
+def last_move(tg: FakeTelegram, message: Any) -> int | None:
+    """The cell shown as the last move (its mark framed), if any."""
+    cells = [text for row in board_rows(tg, message) for text, _ in row]
+    framed = [i for i, text in enumerate(cells) if text.startswith("(")]
+    assert len(framed) <= 1, cells
+    return framed[0] if framed else None
 
 
 def button_texts(tg: FakeTelegram, message: Any) -> list[str]:
