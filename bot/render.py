@@ -285,6 +285,7 @@ def render_move_error(error: MoveError, tr: Texts) -> str:
         return tr.ERROR_WRONG_BOARD.format(boards=", ".join(str(b + 1) for b in error.allowed))
     return tr.POPUP_UNKNOWN_BUTTON
 
+
 def render_bad_parameters(problem: StartProblem | None, tr: Texts) -> str:
     """A refused /start: `Bad parameters!` first (the Hyperskill words), then what was wrong
     with the size when that can be told, then the usage line with every accepted range."""
