@@ -194,10 +194,22 @@ def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
     return buttons
 
 
+def _reviewable(game: GameView) -> bool:
+    """Whether Review has something to show: on 3×3 (the solved table covers it alone), for
+    a person who did not win against the AI; between people, for the one who lost (or
+    both, after a draw); on one phone, for both sides."""
+    if not game.board.is_classic:
+        return False
+    if game.is_against_ai:
+        person = X if game.x_kind == USER else O
+        return game.result != person
+    return not game.is_ai_match
+
+
 def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButton]]:
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
     size = game.board.shape
-    reviews = [review] if size.is_classic else []
+    reviews = [review] if _reviewable(game) else []
     # No chat to send a picture to from an inline message.
     inline = game.inline_message_id is not None
     pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, game_data(PICTURE, game.id))]]
@@ -224,8 +236,7 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
         swapped = new_game_data(game.o_kind, game.x_kind, size, owner=owner)
         first.append(_button(tr.BUTTON_SWAP_SIDES, swapped))
     second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))]
-    if size.is_classic:
-        second.append(review)  # the solved table covers 3×3 only
+    second.extend(reviews)
     return [first, second, [picture]]
 
 
