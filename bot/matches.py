@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 from telegram.error import TelegramError
 
@@ -24,6 +25,10 @@ from bot.games.model import GameView
 from bot.games.store import Store
 
 log = logging.getLogger(__name__)
+
+#: Waits between tries of a match whose database failed (seconds): about ten minutes in all,
+#: then it is left to the next start or the next move in it.
+RETRY_WAITS = (0.2, 0.5, 1, 2, 5, 10, 30, 60, 60, 120, 120, 180, 180)
 
 
 class AiMatchRunner:
@@ -74,7 +79,21 @@ class AiMatchRunner:
 
     async def _run(self, game_id: int) -> None:
         try:
-            await self._play(game_id)
+            for wait in RETRY_WAITS:
+                try:
+                    await self._play(game_id)
+                    return
+                except (SQLAlchemyError, OSError):
+                    # The database is down or busy: the match's state is in it, so try again
+                    # later rather than let the task die (matches resume only at start-up).
+                    log.warning(
+                        "AI turns of game %s: the database failed; again in %s s",
+                        game_id,
+                        wait,
+                        exc_info=True,
+                    )
+                    await asyncio.sleep(wait)
+            log.error("AI turns of game %s: the database kept failing; left for later", game_id)
         finally:
             # At once, with no await since the last read: a `start` from now on starts anew.
             self._forget(game_id, asyncio.current_task())
