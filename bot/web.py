@@ -75,8 +75,10 @@ async def receive_update(request: web.Request) -> web.Response:
         if not isinstance(data, dict):
             raise TypeError("an update is a JSON object")
         update = Update.de_json(data, application.bot)
-    except (ValueError, TypeError, KeyError) as error:
-        log.warning("refused a webhook request that is not an update: %s", error)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+        # A well-signed body that is no update (`"message": "x"`, nesting 5,000 deep): PTB
+        # and the JSON decoder fail in these ways; one line, not a traceback.
+        log.warning("refused a webhook request that is not an update: %s", type(error).__name__)
         return web.Response(status=400, text="Bad Request")
     await application.update_queue.put(update)
     return web.Response(text="OK")

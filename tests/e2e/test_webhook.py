@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import signal
 import socket
 import time
@@ -215,6 +216,12 @@ async def test_refused_requests_are_never_processed(
             assert response.status == 400
         async with session.post(webhook_bot.url, json=[1, 2], headers=headers) as response:
             assert response.status == 400
+        # Well signed, JSON, and still no update: a field of the wrong type, deep nesting.
+        wrong_type = {"update_id": 1, "message": "x"}
+        deep = b'{"update_id": 2, "message": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5001
+        for body in (json.dumps(wrong_type).encode(), deep, b"[" * 100_000):
+            async with session.post(webhook_bot.url, data=body, headers=headers) as response:
+                assert response.status == 400
         async with session.get(webhook_bot.url) as response:
             assert response.status == 405
 
