@@ -66,12 +66,11 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     elif game.status == GameStatus.ABANDONED:
         lines.append(tr.GAME_CLOSED)
     elif game.status == GameStatus.CANCELLED:
-        creator = player_name(game, "X", tr)
-        lines.append(
-            tr.CHALLENGE_EXPIRED
-            if game.end_reason == EndReason.EXPIRED
-            else tr.CHALLENGE_CANCELLED.format(name=creator)
-        )
+        if game.end_reason != EndReason.EXPIRED:
+            lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
+        else:
+            lapsed = game.rematch_of_id is not None and not game.is_many
+            lines.append(tr.REMATCH_LAPSED if lapsed else tr.CHALLENGE_EXPIRED)
     elif game.status == GameStatus.DECLINED:
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
@@ -129,8 +128,16 @@ def _title(game: GameView, tr: Texts) -> str:
     )
 
 
+def _opener(game: GameView, tr: Texts) -> str:
+    """Who opened an open game: the challenger (❌), or who offered a rematch (any seat)."""
+    mark = game.mark_of(game.created_by_id) if game.created_by_id is not None else None
+    return player_name(game, mark or X, tr)
+
+
 def _invitation(game: GameView, tr: Texts) -> str:
-    name = player_name(game, "X", tr)
+    name = _opener(game, tr)
+    if game.rematch_of_id is not None and not game.is_many:
+        return tr.REMATCH_OFFER.format(name=name, invited=_invited(game, tr))
     if game.is_many:
         left = sum(game.player_id_of(mark) is None for mark in game.marks)
         return tr.MANY_OPEN.format(name=name, seats=game.seats, left=left)

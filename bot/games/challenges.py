@@ -4,12 +4,13 @@ declining, cancelling, inline-mode challenges, and rematches."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import lifecycle, player_rows, store
-from bot.games.db.models import utcnow
+from bot.games.db.models import Game, utcnow
 from bot.games.model import (
     USER,
     BoardRef,
@@ -21,7 +22,7 @@ from bot.games.model import (
     PlayerInfo,
 )
 from bot.games.store import LOST_RACE, Loaded, Store
-from core.board import MARKS, Board, X
+from core.board import MARKS, Board, O, X
 
 
 class Challenges:
@@ -143,14 +144,22 @@ class Challenges:
             return await self._store.conflict_on_inline(inline_message_id)
 
     async def rematch(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
-        """A new game between the same two people with sides swapped. On an inline message
-        the new game takes the message over; in a chat it gets a message of its own."""
+        """A rematch of a finished game between people, as an offer: the same two people with
+        sides swapped, open until the other player accepts (or declines, or it lapses). A tap
+        on Rematch by that other player while the offer is open accepts it. A game of three
+        or four opens anew with the tapper seated: the others take their seats with Join. On
+        an inline message the offer takes the message over; in a chat it gets one of its own."""
         try:
             async with self._store.transaction() as session:
                 return await self._rematch(session, game_id, ref, user)
         except IntegrityError:
-            return MoveResult(MoveStatus.REMATCH_TAKEN, await self._store.get_game(game_id))
+            pass  # the other player's offer came first: this tap answers it
         except StaleDataError:
+            return await self._store.conflict(game_id)
+        try:
+            async with self._store.transaction() as session:
+                return await self._rematch(session, game_id, ref, user)
+        except (IntegrityError, StaleDataError):
             return await self._store.conflict(game_id)
 
     async def _rematch(
@@ -158,10 +167,10 @@ class Challenges:
     ) -> MoveResult:
         old = await store.load(session, game_id)
         if old is not None and ref.inline_message_id and not ref.matches(old.view):
-            # A second Rematch tap: the first one's game took the inline message over.
+            # A second Rematch tap: the first one's offer took the inline message over.
             taken = await store.load_on_inline_message(session, ref.inline_message_id)
             if taken is not None and taken.view.rematch_of_id == old.view.id:
-                return MoveResult(MoveStatus.REMATCH_TAKEN, taken.view)
+                return await _answer_offer(session, taken, user)
         if old is None or not ref.matches(old.view):
             return MoveResult(MoveStatus.NO_GAME)
         view = old.view
@@ -169,37 +178,71 @@ class Challenges:
             return MoveResult(MoveStatus.INVALID, view)
         if view.mark_of(user.id) is None:
             return MoveResult(MoveStatus.NOT_A_PLAYER, view)
-        await player_rows.upsert_player(session, user)
+        offered = await store.load_all(session, Game.rematch_of_id == view.id)
+        if offered:
+            return await _answer_offer(session, offered[0], user)
+        tapper = await player_rows.upsert_player(session, user)
         # The inline message moves to the new game (one game per inline message).
         await store.save(session, old, replace(view, inline_message_id=None))
-        # Everybody moves one seat on: who played second starts.
-        seated = [_player(view, mark) for mark in view.marks]
-        seated = seated[1:] + seated[:1]
         draft = replace(
-            lifecycle.new_game(
-                chat_id=view.chat_id,
-                inline_message_id=view.inline_message_id,
-                board=Board.empty(view.board.size, view.board.k),
-                x_kind=USER,
-                o_kind=USER,
-                x_player=seated[0],
-                o_player=seated[1],
-                creator=seated[0],
-                now=utcnow(),
-                seats=view.seats,
-            ),
-            language=view.language,
-            rematch_of_id=view.id,
+            rematch_offer(view, tapper, utcnow()),
+            inline_message_id=view.inline_message_id,
         )
-        if view.is_many:
-            extra: dict[str, object] = {}
-            for mark, player in zip(view.marks[2:], seated[2:], strict=True):
-                extra[f"{mark.lower()}_player_id"] = player.id if player else None
-                extra[f"{mark.lower()}_name"] = player.name if player else None
-            draft = replace(draft, turn_mark=X, **extra)  # type: ignore[arg-type]
         return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
 
 
-def _player(game: GameView, mark: str) -> PlayerInfo | None:
-    player_id, name = game.player_id_of(mark), game.name_of(mark)
-    return None if player_id is None else PlayerInfo(player_id, name or str(player_id))
+async def _answer_offer(session: store.Db, offer: Loaded, user: PlayerInfo) -> MoveResult:
+    """A Rematch tap on a game whose rematch was offered already: the one it was offered to
+    accepts it; the one who offered it waits; a started or closed offer stays as it is."""
+    game = offer.view
+    if not game.is_open:
+        taken = game.is_active or game.is_finished
+        return MoveResult(MoveStatus.REMATCH_TAKEN if taken else MoveStatus.REMATCH_CLOSED, game)
+    if game.created_by_id == user.id:
+        return MoveResult(MoveStatus.REMATCH_OFFERED, game)
+    refusal = lifecycle.join_refusal(game, user)
+    if refusal is not None:
+        return MoveResult(refusal, game)
+    joiner = await player_rows.upsert_player(session, user)
+    after = await store.save(session, offer, lifecycle.join(game, joiner, utcnow()))
+    return MoveResult(MoveStatus.PLAYED, after)
+
+
+def rematch_offer(game: GameView, tapper: PlayerInfo, now: datetime) -> GameView:
+    """A rematch of a finished game between people, offered by `tapper` (not stored yet).
+    Two people: sides swapped (who played second starts), the tapper seated and the other
+    player invited to take their seat. Three or four: a new game of as many seats with the
+    tapper as ❌, which the others join if they want to."""
+    shape = Board.empty(game.board.size, game.board.k)
+    if game.is_many:
+        offer = lifecycle.new_game(
+            chat_id=game.chat_id,
+            board=shape,
+            x_kind=USER,
+            o_kind=USER,
+            x_player=tapper,
+            creator=tapper,
+            now=now,
+            status=GameStatus.OPEN,
+            seats=game.seats,
+        )
+        return replace(offer, language=game.language, rematch_of_id=game.id)
+    mine = game.mark_of(tapper.id)
+    other_mark = O if mine == X else X
+    other_id = game.player_id_of(other_mark)
+    invited = None if other_id is None else PlayerInfo(other_id, game.name_of(other_mark) or "?")
+    # Sides swapped: the tapper takes the other side; the seat they leave waits for the
+    # invited player's Accept.
+    seat = {"o_player" if mine == X else "x_player": tapper}
+    offer = lifecycle.new_game(
+        chat_id=game.chat_id,
+        board=shape,
+        x_kind=USER,
+        o_kind=USER,
+        creator=tapper,
+        now=now,
+        status=GameStatus.OPEN,
+        invited=invited,
+        **seat,  # type: ignore[arg-type]
+    )
+    return replace(offer, language=game.language, rematch_of_id=game.id)

@@ -193,15 +193,17 @@ def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
 
 def join_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
     seated = game.mark_of(user.id) is not None
+    # The one who opened the game: the challenger (X), or who offered a rematch (any seat).
+    opener = game.created_by_id if game.created_by_id is not None else game.x_player_id
     if game.is_active and seated:
         return MoveStatus.STALE  # already in: a double tap on Join
-    if game.is_open and seated and game.x_player_id != user.id:
+    if game.is_open and seated and opener != user.id:
         return MoveStatus.JOINED_ALREADY  # a seat of a game of more, waiting for the rest
     if game.is_active:
         return MoveStatus.NOT_A_PLAYER  # someone else joined first: the game is running
     if not game.is_open:
         return MoveStatus.GAME_OVER
-    if game.x_player_id == user.id:
+    if opener == user.id:
         return MoveStatus.OWN_GAME
     if not is_invited(game, user):
         return MoveStatus.NOT_INVITED
@@ -308,9 +310,10 @@ def anonymize(game: GameView, user_id: int) -> GameView:
 def timeout_verdict(game: GameView, waited: timedelta, timeout: timedelta) -> TurnEvent | None:
     """What the turn clock does to a game whose turn has lasted `waited`: nudge the player to
     move after one timeout, end the game after two (after a nudge); expire a challenge nobody
-    joined after two."""
+    joined after two, and a rematch offer nobody answered after one."""
     if game.is_open:
-        return TurnEvent.EXPIRED if waited >= 2 * timeout else None
+        lapse = timeout if game.rematch_of_id is not None else 2 * timeout
+        return TurnEvent.EXPIRED if waited >= lapse else None
     if not game.is_active or not game.is_between_people:
         return None
     if waited >= 2 * timeout and game.nudges >= 1:

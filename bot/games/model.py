@@ -219,6 +219,8 @@ class MoveStatus(StrEnum):
     NOT_INVITED = "not_invited"
     NOT_CHALLENGER = "not_challenger"
     REMATCH_TAKEN = "rematch_taken"
+    REMATCH_OFFERED = "rematch_offered"  # the one who offered a rematch taps it again
+    REMATCH_CLOSED = "rematch_closed"  # the rematch offer was declined, withdrawn or lapsed
     DUPLICATE = "duplicate"  # the update was handled already (a repeated delivery)
     WRONG_BOARD = "wrong_board"  # ultimate: a cell outside the small board in play
     JOINED_ALREADY = "joined_already"  # a seat taken in a game of more, still waiting

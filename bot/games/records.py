@@ -36,8 +36,10 @@ class Records:
         streak = best = 0
         for game in (loaded.view for loaded in found):
             mine = game.mark_of(user_id)
-            if game.is_one_phone or mine is None:
-                continue  # two players on one phone: not a record against anybody
+            if game.is_one_phone or mine is None or game.ply == 0:
+                # Two players on one phone: not a record against anybody. A game nobody
+                # moved in (resigned or timed out before the first move) counts nowhere.
+                continue
             theirs = USER if game.is_many else game.kind_of(other(mine))
             outcome = outcome_for(game.result, mine)
             if game.assisted:
@@ -60,7 +62,7 @@ class Records:
                 Game.x_player_id != Game.o_player_id,
             )
         table: dict[int, LeaderRow] = {}
-        for game in (loaded.view for loaded in found):
+        for game in (loaded.view for loaded in found if loaded.view.ply > 0):
             for mark in game.marks:
                 player_id, name = game.player_id_of(mark), game.name_of(mark)
                 if player_id is None:

@@ -19,6 +19,7 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
+from bot.render import symbol
 
 
 async def challenge(update: Update, context: BotContext) -> None:
@@ -74,8 +75,8 @@ async def tap_challenge(update: Update, context: BotContext) -> None:
 
 
 async def tap_rematch(update: Update, context: BotContext) -> None:
-    """A new game of the same two people, sides swapped: on the same inline message, or on
-    a new board in the chat."""
+    """Offer a rematch (sides swapped), or accept the other player's offer: the offer is
+    posted on a new board in the chat, or on the same inline message."""
     tapped = await board_tap(update, context, GameTap)
     if tapped is None:
         return
@@ -85,9 +86,11 @@ async def tap_rematch(update: Update, context: BotContext) -> None:
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status))
         return
-    await answer(query)
-    game = result.game
-    if game.inline_message_id is not None:
-        await show_game(context, game)  # the invitation becomes the game
+    game, user_id = result.game, query.from_user.id
+    # Who accepted an offer learns their side, as with Join.
+    mark = game.mark_of(user_id) if game.created_by_id != user_id else None
+    await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)) if mark else None)
+    if game.has_board_message:
+        await show_game(context, game)  # the inline message, or the accepted offer's board
     elif game.chat_id is not None:
         await post_game(context, game.chat_id, game)

@@ -6,19 +6,24 @@ counts nowhere."""
 from __future__ import annotations
 
 import functools
+from datetime import timedelta
 from typing import Any
 
+from bot.games.db.models import utcnow
 from bot.locales import de, en
+from bot.turn_clock import TurnClock
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     assert_every_query_answered,
+    board_cells,
     button_texts,
+    play_cells,
     press,
     send,
     state,
     tap_data,
 )
-from tests.support.fake_telegram import FakeTelegram
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100600, "Rivals")
 ALICE = FakeTelegram.user(3001, "Alice", username="alice")
@@ -27,6 +32,23 @@ CAROL = FakeTelegram.user(3003, "Carol")
 
 #: Send a message in the group and wait until the bot is done with it.
 say = functools.partial(send, chat=GROUP)
+
+JOIN, ACCEPT, DECLINE, CANCEL = "✋ Join", "✅ Accept", "🙅 Decline", "✖ Cancel"
+REMATCH = "🔁 Rematch"
+TURN_TIMEOUT = timedelta(seconds=600)  # the default setting
+
+
+async def game_between(tg: FakeTelegram, x: dict[str, Any], o: dict[str, Any]) -> StoredMessage:
+    """A challenge by `x`, joined by `o`: the running game's board."""
+    await say(tg, x, "/challenge")
+    board = tg.last_bot_message(GROUP["id"])
+    assert (await press(tg, o, board, JOIN))["text"] == "You're in! You play ⭕."
+    return board
+
+
+async def top(tg: FakeTelegram) -> list[str]:
+    await say(tg, CAROL, "/top")
+    return tg.last_bot_message(GROUP["id"]).text.splitlines()[1:]
 
 
 def data_of(tg: FakeTelegram, message: Any, label: str) -> str:
@@ -90,4 +112,68 @@ async def test_a_group_menu_is_only_its_askers(telegram: FakeTelegram, bot: BotR
     assert (await press(telegram, BOB, board, again))["text"] == not_yours
     assert not (await press(telegram, ALICE, board, again)).get("text")
     assert telegram.last_bot_message(GROUP["id"]).text.startswith("❌ Alice vs ⭕ Easy AI")
+    assert_every_query_answered(telegram)
+
+
+async def test_a_rematch_is_an_offer_the_other_player_may_decline(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """Alice won and wants a rematch; Bob does not: he declines, and no game binds him."""
+    board = await game_between(telegram, ALICE, BOB)
+    await play_cells(telegram, board, ALICE, BOB, [0, 3, 1, 4, 2])
+    assert "Alice wins! 🎉" in board.text
+    assert not (await press(telegram, ALICE, board, REMATCH)).get("text")
+    offer = telegram.last_bot_message(GROUP["id"])
+    # Sides swapped: Alice takes ⭕ and ❌ waits for Bob, who would start.
+    assert offer.text.splitlines()[0] == "❌ ? vs ⭕ Alice"
+    assert en.REMATCH_OFFER.format(name="Alice", invited="Bob") in offer.text
+    assert button_texts(telegram, offer) == [ACCEPT, DECLINE, CANCEL]
+    before = state(offer)
+    for label in (ACCEPT, DECLINE):
+        refused = await press(telegram, CAROL, offer, label)
+        assert refused["text"] == en.POPUP_NOT_INVITED
+    assert (await press(telegram, ALICE, offer, ACCEPT))["text"] == en.POPUP_OWN_GAME
+    assert (await press(telegram, ALICE, board, REMATCH))["text"] == en.POPUP_REMATCH_OFFERED
+    assert state(offer) == before
+
+    assert not (await press(telegram, BOB, offer, DECLINE)).get("text")
+    assert en.CHALLENGE_DECLINED.format(invited="Bob") in offer.text
+    assert offer.reply_markup is None
+    assert (await press(telegram, BOB, board, REMATCH))["text"] == en.POPUP_REMATCH_CLOSED
+    await say(telegram, BOB, "/stop")  # Bob is in no game
+    assert telegram.last_bot_message(GROUP["id"]).text == en.NO_GAME
+    assert await top(telegram) == ["1. Alice: 1 / 0 / 0", "2. Bob: 0 / 1 / 0"]
+    assert_every_query_answered(telegram)
+
+
+async def test_an_unanswered_rematch_lapses_and_unplayed_games_count_nowhere(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """Bob lost and asks for a rematch; Alice does not answer: the offer lapses after one
+    turn timeout. Then a game Bob stops, and one that times out, before anyone moved: neither
+    counts in /top or /stats."""
+    assert bot.application is not None
+    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    board = await game_between(telegram, ALICE, BOB)
+    await play_cells(telegram, board, ALICE, BOB, [0, 3, 1, 4, 2])
+    assert not (await press(telegram, BOB, board, REMATCH)).get("text")
+    offer = telegram.last_bot_message(GROUP["id"])
+    assert offer.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert await clock.tick(utcnow() + TURN_TIMEOUT / 2) == []
+    events = await clock.tick(utcnow() + TURN_TIMEOUT)
+    assert [event for event, _ in events] == ["expired"]
+    assert en.REMATCH_LAPSED in offer.text and offer.reply_markup is None
+    assert (await press(telegram, ALICE, board, REMATCH))["text"] == en.POPUP_REMATCH_CLOSED
+
+    unmoved = await game_between(telegram, ALICE, BOB)
+    await say(telegram, BOB, "/stop")
+    assert en.RESULT_NAME_RESIGNED.format(name="Bob") in unmoved.text
+    timed_out = await game_between(telegram, BOB, ALICE)
+    await clock.tick(utcnow() + TURN_TIMEOUT)
+    await clock.tick(utcnow() + 2 * TURN_TIMEOUT)
+    assert en.RESULT_NAME_TIMED_OUT.format(name="Bob") in timed_out.text
+    assert board_cells(telegram, timed_out) == "_________"
+    assert await top(telegram) == ["1. Alice: 1 / 0 / 0", "2. Bob: 0 / 1 / 0"]
+    await say(telegram, BOB, "/stats")
+    assert "People: 0 / 1 / 0" in telegram.last_bot_message(GROUP["id"]).text.splitlines()
     assert_every_query_answered(telegram)

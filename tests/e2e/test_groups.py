@@ -330,9 +330,16 @@ async def test_rematch_swaps_sides(telegram: FakeTelegram, bot: BotRunner) -> No
     assert (await press(telegram, CAROL, board, REMATCH))["text"] == "This is not your game."
     assert group_messages(telegram) == sent
 
+    # Bob asks for a rematch: an offer to Alice, who accepts it (nobody else can).
     assert not (await press(telegram, BOB, board, REMATCH)).get("text")
     rematch = telegram.last_bot_message(GROUP["id"])
     assert rematch.key != board.key
+    assert rematch.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert en.REMATCH_OFFER.format(name="Bob", invited="Alice") in rematch.text
+    assert button_texts(telegram, rematch) == [ACCEPT, DECLINE, CANCEL]
+    assert (await press(telegram, BOB, board, REMATCH))["text"] == en.POPUP_REMATCH_OFFERED
+    assert (await press(telegram, CAROL, rematch, ACCEPT))["text"] == en.POPUP_NOT_INVITED
+    assert (await press(telegram, ALICE, rematch, ACCEPT))["text"] == "You're in! You play ⭕."
     assert rematch.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
     assert "Bob's turn ❌" in rematch.text and board_cells(telegram, rematch) == "_________"
     answer = await press(telegram, ALICE, board, REMATCH)

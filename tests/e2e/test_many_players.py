@@ -58,12 +58,18 @@ async def test_a_three_player_game_in_a_group(telegram: FakeTelegram, bot: BotRu
     assert [i for i, label in enumerate(labels) if label == "🔻"] == [12, 13, 14, 15]
     assert board_cells(telegram, final, 6).count("T") == 4
 
-    # The picture shows every seat; a rematch moves everybody one seat on.
+    # The picture shows every seat. A rematch is a new game Carol opens: the others take a
+    # seat if they want to (Alice's Rematch tap, Bob's Join), nobody is seated unasked.
     await press(telegram, DAVE, final, "🖼 Picture")
     assert any(m.photo for m in telegram.messages.values() if m.chat_id == GROUP["id"])
     await press(telegram, CAROL, final, "🔁 Rematch")
     rematch = telegram.last_bot_message(GROUP["id"])
-    assert rematch.text.splitlines()[0] == "❌ Bob · ⭕ Carol · 🔺 Alice"
+    assert rematch.text.splitlines()[0] == "❌ Carol · ⭕ ? · 🔺 ?"
+    assert en.MANY_OPEN.format(name="Carol", seats=3, left=2) in rematch.text
+    assert (await press(telegram, DAVE, final, "🔁 Rematch"))["text"] == en.POPUP_NOT_A_PLAYER
+    await press(telegram, ALICE, final, "🔁 Rematch")
+    await press(telegram, BOB, rematch, en.BUTTON_JOIN)
+    assert rematch.text.splitlines()[0] == "❌ Carol · ⭕ Alice · 🔺 Bob"
     assert_every_query_answered(telegram)
 
 

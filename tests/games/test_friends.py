@@ -13,6 +13,7 @@ from bot.games.db.models import Game, utcnow
 from bot.games.model import (
     HUMAN,
     BoardRef,
+    EndReason,
     GameStatus,
     GameView,
     MoveStatus,
@@ -64,8 +65,10 @@ async def play_moves(games: Games, game: GameView, cells: list[int]) -> GameView
 
 
 async def won_by(games: Games, winner: PlayerInfo, loser: PlayerInfo) -> GameView:
-    """A finished game in the group: `loser` resigns at once."""
+    """A finished game in the group: `winner` (X) moves, and `loser` resigns (a game nobody
+    moved in would count nowhere)."""
     game = await started_game(games, winner, loser)
+    assert (await games.play.tap(game.id, HERE, winner, 0, 4)).played
     result = await games.play.resign(game.id, HERE, loser)
     assert result.played and result.game is not None
     return result.game
@@ -221,14 +224,49 @@ async def test_rematch_swaps_sides_once(games: Games) -> None:
         await games.challenges.rematch(finished.id, wrong_chat, ALICE)
     ).status is MoveStatus.NO_GAME
 
+    # Alice (who played O) offers: she plays X, Bob is asked to take O.
     result = await games.challenges.rematch(finished.id, HERE, ALICE)
     assert result.played and result.game is not None
-    rematch = result.game
-    assert rematch.id != finished.id and rematch.rematch_of_id == finished.id
+    offer = result.game
+    assert offer.id != finished.id and offer.rematch_of_id == finished.id
+    assert (offer.x_name, offer.o_name) == ("Alice", None) and offer.is_open
+    assert offer.invited_player_id == BOB.id and offer.created_by_id == ALICE.id
+    assert offer.chat_id == GROUP and offer.message_id is None
+    waiting = await games.challenges.rematch(finished.id, HERE, ALICE)
+    assert waiting.status is MoveStatus.REMATCH_OFFERED
+    assert (await games.challenges.join(offer.id, HERE, CAROL)).status is MoveStatus.NOT_INVITED
+    # Bob's own Rematch tap accepts the offer: the game starts, sides swapped.
+    accepted = await games.challenges.rematch(finished.id, HERE, BOB)
+    assert accepted.played and accepted.game is not None and accepted.game.id == offer.id
+    rematch = accepted.game
     assert (rematch.x_name, rematch.o_name) == ("Alice", "Bob") and rematch.is_active
-    assert rematch.chat_id == GROUP and rematch.message_id is None
     again = await games.challenges.rematch(finished.id, HERE, BOB)
     assert again.status is MoveStatus.REMATCH_TAKEN
+
+
+async def test_a_rematch_offer_is_declined_or_lapses(games: Games) -> None:
+    finished = await won_by(games, ALICE, BOB)  # Alice plays X and wins
+    offer = (await games.challenges.rematch(finished.id, HERE, ALICE)).game
+    assert offer is not None and (offer.x_name, offer.o_name) == (None, "Alice")
+    # Only Bob answers; his Decline closes the offer, and nobody is bound to a game.
+    assert (await games.challenges.decline(offer.id, HERE, CAROL)).status is (
+        MoveStatus.NOT_INVITED
+    )
+    declined = await games.challenges.decline(offer.id, HERE, BOB)
+    assert declined.played and declined.game is not None
+    assert declined.game.status == GameStatus.DECLINED
+    closed = await games.challenges.rematch(finished.id, HERE, BOB)
+    assert closed.status is MoveStatus.REMATCH_CLOSED
+
+    finished = await won_by(games, ALICE, BOB)
+    offer = (await games.challenges.rematch(finished.id, HERE, BOB)).game
+    assert offer is not None and offer.turn_started_at is not None
+    timeout = timedelta(minutes=10)
+    due = offer.turn_started_at + timeout  # a rematch offer lapses after one turn timeout
+    assert await games.timeouts.enforce(offer.id, due - timedelta(seconds=1), timeout) is None
+    lapsed = await games.timeouts.enforce(offer.id, due, timeout)
+    assert lapsed is not None and lapsed[0] is TurnEvent.EXPIRED
+    assert lapsed[1].status == GameStatus.CANCELLED and lapsed[1].end_reason == EndReason.EXPIRED
 
 
 async def test_no_rematch_against_the_ai_or_on_one_phone(games: Games) -> None:
@@ -247,9 +285,11 @@ async def test_two_rematch_taps_at_once_start_one_game(games: Games) -> None:
             games.challenges.rematch(finished.id, HERE, ALICE),
             games.challenges.rematch(finished.id, HERE, BOB),
         )
-        assert [first.played, second.played].count(True) == 1, (first, second)
-        loser = second if first.played else first
-        assert loser.status in (MoveStatus.REMATCH_TAKEN, MoveStatus.CONFLICT), loser
+        # Both want a rematch: one tap offers it and the other accepts it (or, rarely, is
+        # told to look again); never two games.
+        assert first.played or second.played, (first, second)
+        for result in (first, second):
+            assert result.played or result.status is MoveStatus.CONFLICT, result
         async with games.store.sessions() as session:
             count = await session.scalar(
                 select(func.count()).select_from(Game).where(Game.rematch_of_id == finished.id)
@@ -339,14 +379,17 @@ async def test_an_inline_rematch_takes_the_message_over(games: Games) -> None:
     assert (await games.play.resign(joined.game.id, ref, BOB)).played
     result = await games.challenges.rematch(joined.game.id, ref, BOB)
     assert result.played and result.game is not None
-    assert result.game.inline_message_id == "inline-r"
-    assert (result.game.x_name, result.game.o_name) == ("Bob", "Alice")
+    assert result.game.inline_message_id == "inline-r" and result.game.is_open
+    assert (result.game.x_name, result.game.o_name) == ("Bob", None)
     old = await games.store.get_game(joined.game.id)
     assert old is not None and old.inline_message_id is None and old.result == "X"
-    # The other player's Rematch tap on the same message comes second.
+    # The other player's Rematch tap on the same message accepts the offer.
+    accepted = await games.challenges.rematch(joined.game.id, ref, ALICE)
+    assert accepted.played and accepted.game is not None
+    assert accepted.game.id == result.game.id and accepted.game.is_active
+    assert (accepted.game.x_name, accepted.game.o_name) == ("Bob", "Alice")
     again = await games.challenges.rematch(joined.game.id, ref, ALICE)
     assert again.status is MoveStatus.REMATCH_TAKEN
-    assert again.game is not None and again.game.id == result.game.id
     other = BoardRef(inline_message_id="elsewhere")
     assert (
         await games.challenges.rematch(joined.game.id, other, ALICE)
@@ -365,9 +408,9 @@ async def test_two_rematch_taps_at_once_on_an_inline_message(games: Games) -> No
             games.challenges.rematch(joined.game.id, ref, ALICE),
             games.challenges.rematch(joined.game.id, ref, BOB),
         )
-        assert [first.played, second.played].count(True) == 1, (first, second)
-        loser = second if first.played else first
-        assert loser.status in (MoveStatus.REMATCH_TAKEN, MoveStatus.CONFLICT), loser
+        assert first.played or second.played, (first, second)
+        for result in (first, second):
+            assert result.played or result.status is MoveStatus.CONFLICT, result
         async with games.store.sessions() as session:
             on_message = await session.scalars(
                 select(Game).where(Game.inline_message_id == inline_id)
@@ -450,7 +493,12 @@ async def test_stats_per_opponent_kind_and_streaks(games: Games) -> None:
     await won_by(games, ALICE, CAROL)
     for level in ("hard", "medium"):
         game = (await games.play.start_game(ALICE.id, ALICE, "user", level)).game
-        assert (await games.play.resign(game.id, BoardRef(chat_id=ALICE.id), ALICE)).played
+        ref = BoardRef(chat_id=ALICE.id)
+        assert (await games.play.tap(game.id, ref, ALICE, 0, 4)).played
+        assert (await games.play.resign(game.id, ref, ALICE)).played
+    # A game nobody moved in counts nowhere, resigned or timed out.
+    unmoved = await started_game(games, ALICE, BOB)
+    assert (await games.play.resign(unmoved.id, HERE, ALICE)).played
     for _ in range(3):
         await won_by(games, ALICE, BOB)
     await drawn(games, ALICE, BOB)
@@ -486,7 +534,9 @@ async def test_top_ranks_the_groups_players(games: Games) -> None:
     await drawn(games, BOB, DAVE)
     # Not in this group's table: games elsewhere, against the AI, open or running games.
     elsewhere = await started_game(games, DAVE, CAROL, chat=GROUP - 1)
-    assert (await games.play.resign(elsewhere.id, BoardRef(chat_id=GROUP - 1), CAROL)).played
+    there = BoardRef(chat_id=GROUP - 1)
+    assert (await games.play.tap(elsewhere.id, there, DAVE, 0, 4)).played
+    assert (await games.play.resign(elsewhere.id, there, CAROL)).played
     ai = (await games.play.start_game(GROUP, DAVE, "user", "easy", replace_current=False)).game
     assert (await games.play.resign(ai.id, HERE, DAVE)).played
     await started_game(games, DAVE, ALICE)

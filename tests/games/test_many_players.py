@@ -57,11 +57,19 @@ async def test_three_players_take_turns_in_order_and_a_line_of_four_wins(games: 
     top = await games.records.top(GROUP)
     assert [row.name for row in top][:1] == ["Carol"] and len(top) == 3
 
+    # A rematch of three is a new game Bob opens: the others take a seat only if they want.
     rematch = (await games.challenges.rematch(game.id, HERE, BOB)).game
-    assert rematch is not None and rematch.is_active and rematch.seats == 3
-    # Everybody moved one seat on: who played second starts.
+    assert rematch is not None and rematch.is_open and rematch.seats == 3
+    assert (rematch.x_name, rematch.o_name, rematch.t_name) == ("Bob", None, None)
+    assert rematch.board == Board.empty(6, 4)
+    for person in (CAROL, ALICE):  # Carol's Rematch tap, then Alice's Join
+        if person is CAROL:
+            rematch = (await games.challenges.rematch(game.id, HERE, person)).game
+        else:
+            rematch = (await games.challenges.join(rematch.id, HERE, person)).game  # type: ignore[union-attr]
+        assert rematch is not None
+    assert rematch.is_active and rematch.to_move == "X"
     assert (rematch.x_name, rematch.o_name, rematch.t_name) == ("Bob", "Carol", "Alice")
-    assert rematch.to_move == "X" and rematch.board == Board.empty(6, 4)
 
 
 async def test_people_who_leave_are_passed_by_and_the_last_one_wins(games: Games) -> None:

@@ -117,7 +117,14 @@ async def test_a_new_game_in_a_private_chat_closes_the_old_one(games: Games) -> 
 
 
 async def test_stop_resigns_and_counts_as_a_loss(games: Games) -> None:
+    # Stopped before the first move: the game ends, and counts nowhere.
     await games.play.start_game(CHAT, ALICE, "user", "medium")
+    assert (await games.play.stop_current(CHAT, ALICE)).played
+    assert (await games.records.stats(ALICE.id)).by_opponent == {}
+
+    game = (await games.play.start_game(CHAT, ALICE, "user", "medium")).game
+    assert game is not None
+    assert (await games.play.tap(game.id, HERE, ALICE, 0, 4)).played
     result = await games.play.stop_current(CHAT, ALICE)
     assert result.played and result.game is not None
     assert (result.game.status, result.game.result, result.game.end_reason) == (
@@ -157,8 +164,9 @@ async def test_stats_count_wins_losses_and_draws_per_level(games: Games) -> None
             assert result.game is not None
             game = result.game
         assert game.result == "O"
-    # And resigns against easy once.
-    await games.play.start_game(CHAT, ALICE, "user", "easy")
+    # And resigns against easy once, after a move.
+    easy = (await games.play.start_game(CHAT, ALICE, "user", "easy")).game
+    assert easy is not None and (await games.play.tap(easy.id, HERE, ALICE, 0, 4)).played
     await games.play.stop_current(CHAT, ALICE)
     stats = await games.records.stats(ALICE.id)
     assert set(stats.by_opponent) == {"hard", "easy"}
