@@ -49,6 +49,7 @@ from bot.handlers import (
     privacy,
     records,
 )
+from bot.housekeeping import Housekeeping
 from bot.matches import AiMatchRunner
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
@@ -205,8 +206,14 @@ async def open_resources(application: Application) -> None:
     turn_clock = TurnClock(
         games.timeouts, games.chats, application.bot, settings.turn_timeout_seconds
     )
+    housekeeping = Housekeeping(games.updates)
     application.bot_data.update(
-        engine=engine, games=games, matches=matches, turn_clock=turn_clock, ai_pool=ai_pool
+        engine=engine,
+        games=games,
+        matches=matches,
+        turn_clock=turn_clock,
+        ai_pool=ai_pool,
+        housekeeping=housekeeping,
     )
     # The profile is not needed to play: set once the bot takes updates, not before.
     application.bot_data["profile"] = asyncio.create_task(
@@ -217,6 +224,7 @@ async def open_resources(application: Application) -> None:
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
+    housekeeping.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
@@ -269,9 +277,10 @@ async def close_resources(application: Application) -> None:
     profile: asyncio.Task[None] | None = application.bot_data.get("profile")
     if profile is not None and not profile.done():
         profile.cancel()
-    turn_clock: TurnClock | None = application.bot_data.get("turn_clock")
-    if turn_clock is not None:
-        await turn_clock.stop()
+    for chore in ("turn_clock", "housekeeping"):
+        running: TurnClock | Housekeeping | None = application.bot_data.get(chore)
+        if running is not None:
+            await running.stop()
     matches: AiMatchRunner | None = application.bot_data.get("matches")
     if matches is not None:
         await matches.stop_all()

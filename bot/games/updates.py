@@ -20,7 +20,7 @@ from bot.games.store import Store
 #: How long a handled update id is remembered. Telegram stops redelivering long before, and
 #: update ids may start again from a random number after a week without updates.
 KEPT_FOR = timedelta(days=1)
-#: How often an instance deletes the ids older than `KEPT_FOR`.
+#: How often an instance deletes the ids older than `KEPT_FOR` (`bot.housekeeping`).
 PRUNE_EVERY = timedelta(hours=1)
 
 
@@ -30,7 +30,6 @@ _PRUNE = delete(HandledUpdate).where(HandledUpdate.handled_at < bindparam("befor
 class HandledUpdates:
     def __init__(self, games: Store) -> None:
         self._store = games
-        self._pruned_at: datetime | None = None
 
     async def claim(
         self, update_id: int, user_id: int | None = None, now: datetime | None = None
@@ -42,7 +41,11 @@ class HandledUpdates:
         async with self._store.transaction() as transaction:
             claim = UpdateClaim(update_id, user_id)
             claimed = self._store.claim_later(transaction, claim, now=now)
-            if self._pruned_at is None or now - self._pruned_at >= PRUNE_EVERY:
-                self._pruned_at = now
-                transaction.later(Later(_PRUNE, {"before": now - KEPT_FOR}))
         return Claim(False) if claimed.row is None else Claim(True, claimed.row[0])
+
+    async def prune(self, now: datetime | None = None) -> None:
+        """Forget the update ids older than `KEPT_FOR`. Not part of a claim: taps and `/start`
+        with a game are claimed inside their move's statement, so pruning must not wait for
+        an update of another kind (`bot.housekeeping` runs this every `PRUNE_EVERY`)."""
+        async with self._store.transaction() as transaction:
+            transaction.later(Later(_PRUNE, {"before": (now or utcnow()) - KEPT_FOR}))

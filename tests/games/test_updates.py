@@ -8,8 +8,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from bot.games.db.models import HandledUpdate
-from bot.games.updates import KEPT_FOR, PRUNE_EVERY
+from bot.games.updates import KEPT_FOR
 from bot.games.use_cases import Games
+from bot.housekeeping import Housekeeping
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -31,16 +32,33 @@ async def test_of_many_simultaneous_claims_of_one_update_exactly_one_wins(games:
     assert [c.new for c in claims].count(True) == 1
 
 
-async def test_ids_older_than_a_day_are_pruned_at_most_once_an_hour(games: Games) -> None:
-    await games.updates.claim(1, now=NOW)  # prunes (nothing yet)
-    await games.updates.claim(2, now=NOW + KEPT_FOR - timedelta(minutes=30))  # prunes nothing
-    # 1 is over a day old now, but the last pruning was less than an hour ago.
+async def test_ids_older_than_a_day_are_pruned(games: Games) -> None:
+    await games.updates.claim(1, now=NOW)
+    await games.updates.claim(2, now=NOW + KEPT_FOR - timedelta(minutes=30))
     await games.updates.claim(3, now=NOW + KEPT_FOR + timedelta(minutes=15))
-    assert await stored_ids(games) == [1, 2, 3]
-    later = NOW + KEPT_FOR - timedelta(minutes=30) + PRUNE_EVERY
-    await games.updates.claim(4, now=later)
-    assert await stored_ids(games) == [2, 3, 4]
+    assert await stored_ids(games) == [1, 2, 3]  # a claim prunes nothing
+    later = NOW + KEPT_FOR + timedelta(minutes=15)
+    await games.updates.prune(later)
+    assert await stored_ids(games) == [2, 3]
     # A forgotten id is new again (Telegram may reuse ids after a week without updates).
     assert (await games.updates.claim(1, now=later)).new is True
     async with games.store.sessions() as session:
-        assert await session.scalar(select(func.count()).select_from(HandledUpdate)) == 4
+        assert await session.scalar(select(func.count()).select_from(HandledUpdate)) == 3
+
+
+async def test_housekeeping_prunes_whatever_updates_come(games: Games) -> None:
+    """Taps and `/start` with a game are claimed inside their move's statement: pruning runs
+    on its own, at start and every PRUNE_EVERY, not on a claim of another kind of update."""
+    old = datetime.now(UTC) - KEPT_FOR - timedelta(days=3)
+    for update_id in range(50):
+        await games.updates.claim(update_id, now=old)
+    await games.updates.claim(1000)
+    chores = Housekeeping(games.updates, every_seconds=3600)
+    chores.start()
+    try:
+        async with asyncio.timeout(30):
+            # What is watched is the database, which has no event to wait on.
+            while await stored_ids(games) != [1000]:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+    finally:
+        await chores.stop()
