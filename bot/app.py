@@ -137,6 +137,7 @@ def register_handlers(application: Application) -> None:
     buttons = {
         (data.CELL,): play.tap_cell,
         (data.RESIGN,): play.tap_resign,
+        (data.RESIGN_YES, data.RESIGN_NO): play.tap_resign_answer,
         (data.HINT, data.UNDO): assists.tap_assist,
         (data.BLOCK,): play.tap_block,
         (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,

@@ -1,7 +1,8 @@
 """Callback data: short text formats for every button, and a parser that trusts nothing.
 
 m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
-r:<game>:<ply>              resign
+r:<game>:<ply>              resign: asks first, the button becomes Yes / No for the tapper
+ry:<game>:<ply>:<user>      yes, <user> resigns;  rn:<game>:<ply>:<user>  no, play on
 h:<game>:<ply> u:<game>:<ply>  hint, undo (games against the AI)
 ub:<game>:<ply>[:<block>]   ultimate: show small board <block> (0-8), or all of them
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
@@ -50,6 +51,16 @@ class CellTap:
 class ResignTap:
     game_id: int
     ply: int
+
+
+@dataclass(frozen=True)
+class ResignAnswer:
+    """Yes (resign) or No on the question a Resign tap asked `user_id`."""
+
+    confirmed: bool
+    game_id: int
+    ply: int
+    user_id: int
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,7 @@ OwnedTap = NewGameTap | MenuTap | HelpTap | LanguageTap
 Tap = (
     CellTap
     | ResignTap
+    | ResignAnswer
     | AssistTap
     | BlockTap
     | GameTap
@@ -153,6 +165,7 @@ Tap = (
 
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
+RESIGN_YES, RESIGN_NO = "ry", "rn"
 HINT, UNDO = "h", "u"
 BLOCK = "ub"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
@@ -178,6 +191,10 @@ def cell_data(game_id: int, ply: int, cell: int) -> str:
 
 def resign_data(game_id: int, ply: int) -> str:
     return f"{RESIGN}:{game_id}:{ply}"
+
+
+def resign_answer_data(confirmed: bool, game_id: int, ply: int, user_id: int) -> str:
+    return f"{RESIGN_YES if confirmed else RESIGN_NO}:{game_id}:{ply}:{user_id}"
 
 
 def assist_data(action: str, game_id: int, ply: int) -> str:
@@ -320,8 +337,11 @@ def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
     numbers = [_id(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
-    if kind in (CELL, RESIGN, HINT, UNDO, BLOCK, *GAME_ACTIONS) and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
+    game_kinds = (CELL, RESIGN, RESIGN_YES, RESIGN_NO, HINT, UNDO, BLOCK, *GAME_ACTIONS)
+    if kind in game_kinds and numbers[0] > MAX_GAME_ID:  # type: ignore[operator]
         return None
+    if kind in (RESIGN_YES, RESIGN_NO) and len(numbers) == 3:
+        return ResignAnswer(kind == RESIGN_YES, *numbers)  # type: ignore[arg-type]
     if kind == CELL and len(numbers) == 3:
         return CellTap(*numbers)  # type: ignore[arg-type]
     if kind == RESIGN and len(numbers) == 2:

@@ -104,6 +104,18 @@ def render_nudge(game: GameView, tr: Texts) -> str:
     return html.escape(tr.NUDGE_MESSAGE, quote=False).format(name=name)
 
 
+def render_games_going_on(games: list[GameView], user_id: int, tr: Texts) -> str:
+    """What a new game does to the user's running games against people here: nothing. They
+    go on, and end by /stop (a resignation) or by the user's turn running out."""
+    names = [
+        player_name(game, mark, tr)
+        for game in games
+        for mark in game.in_play
+        if game.player_id_of(mark) != user_id
+    ]
+    return tr.GAMES_GO_ON.format(names=", ".join(dict.fromkeys(names)))
+
+
 def _is_private(game: GameView) -> bool:
     # Telegram gives private chats the user's (positive) id and groups negative ids.
     return game.chat_id is not None and game.chat_id > 0

@@ -15,6 +15,7 @@ from bot.games.model import (
     Claim,
     EndReason,
     GameStatus,
+    GameView,
     MoveResult,
     MoveStatus,
     PlayerInfo,
@@ -183,6 +184,32 @@ class Play:
             return MoveResult(MoveStatus.NO_GAME)
         refusal = lifecycle.block_refusal(game, user.id, ply, block)
         return MoveResult(refusal or MoveStatus.PLAYED, game)
+
+    async def may_resign(
+        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int
+    ) -> MoveResult:
+        """Resign's first tap, on a board drawn at move `ply`: PLAYED when the user may resign
+        now (the board then asks them to confirm). Nothing is written."""
+        game = await self._store.get_game(game_id)
+        if game is None or not ref.matches(game):
+            return MoveResult(MoveStatus.NO_GAME)
+        refusal = lifecycle.player_refusal(game, user.id)
+        if refusal is None and ply != game.ply:
+            refusal = MoveStatus.STALE
+        return MoveResult(refusal or MoveStatus.PLAYED, game)
+
+    async def unfinished_with_people(self, chat_id: int, user_id: int) -> list[GameView]:
+        """The user's running games against other people in this chat (newest first): a new
+        game leaves them running, and the user is told so before starting one."""
+        async with self._store.sessions() as session:
+            found = await store.live_games_in_chat(session, chat_id)
+        return [
+            game.view
+            for game in found
+            if game.view.is_active
+            and game.view.is_between_people
+            and lifecycle.player_refusal(game.view, user_id) is None
+        ]
 
     async def typed(
         self, chat_id: int, user: PlayerInfo, text: str, *, message_id: int | None = None

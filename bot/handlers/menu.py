@@ -8,7 +8,7 @@ from telegram import Chat, Update, User
 from bot.callback_data import NEW_GAME, HelpTap, MenuTap, NewGameTap
 from bot.context import BotContext
 from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
-from bot.games.model import USER
+from bot.games.model import USER, GameView
 from bot.handlers.common import (
     answer,
     edit_tapped,
@@ -22,7 +22,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.keyboards import help_keyboard, menu_keyboard
-from bot.render import render_bad_parameters
+from bot.render import render_bad_parameters, render_games_going_on
 from bot.texts import Texts
 
 
@@ -41,6 +41,9 @@ async def start(update: Update, context: BotContext) -> None:
     tr = texts_of(user, context)
     if menu:
         welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+        going_on = await _games_going_on(context, chat, user)
+        if going_on:  # before anything new starts, say what happens to them: nothing
+            welcome += "\n\n" + render_games_going_on(going_on, user.id, tr)
         menu_markup = menu_keyboard(tr, user.id, group=is_group(chat))
         await message.reply_text(welcome, reply_markup=menu_markup)
     else:
@@ -110,6 +113,21 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     await context.bot.send_message(chat.id, text, reply_markup=keyboard)
 
 
+async def _games_going_on(context: BotContext, chat: Chat, user: User) -> list[GameView]:
+    """The user's running games against people in this group (none in a private chat)."""
+    if not is_group(chat):
+        return []
+    return await context.games.play.unfinished_with_people(chat.id, user.id)
+
+
+async def _say_games_go_on(context: BotContext, chat: Chat, user: User, new: GameView) -> None:
+    """Under a new game in a group: the user's other running games against people go on."""
+    going_on = [g for g in await _games_going_on(context, chat, user) if g.id != new.id]
+    if going_on:
+        text = render_games_going_on(going_on, user.id, texts_of(user, context))
+        await context.bot.send_message(chat.id, text)
+
+
 async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
     """Start a game in the chat and post its board. In a group, `user user` is a challenge
     anyone can join; in a private chat a new game replaces the current one. An update that
@@ -126,6 +144,7 @@ async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec
             chat.id, player_from(user), board=board, seats=spec.seats
         )
         await post_game(context, chat.id, challenge)
+        await _say_games_go_on(context, chat, user, challenge)
         return
     started = await context.games.play.start_game(
         chat.id,
@@ -142,3 +161,4 @@ async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec
         context.ai_matches.cancel(closed.id)
         await show_game(context, closed)
     await post_game(context, chat.id, started.game)
+    await _say_games_go_on(context, chat, user, started.game)

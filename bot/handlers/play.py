@@ -5,19 +5,22 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.boards import show_board
-from bot.callback_data import BlockTap, CellTap, ResignTap
+from bot.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
+    answer,
     answer_and_show,
     board_tap,
+    edit_tapped,
     player_from,
     popup,
     show_game,
     texts_of,
 )
-from bot.handlers.delivery import claimed_by
-from bot.render import render_move_error
+from bot.handlers.delivery import claim_now, claimed_by
+from bot.render import render_game, render_move_error
+from bot.resign_keyboard import asking_to_resign
 
 
 async def tap_cell(update: Update, context: BotContext) -> None:
@@ -35,16 +38,46 @@ async def tap_cell(update: Update, context: BotContext) -> None:
 
 
 async def tap_resign(update: Update, context: BotContext) -> None:
-    """Resign: the opponent wins."""
+    """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
+    `bot.resign_keyboard`); nothing else changes until they answer."""
     tapped = await board_tap(update, context, ResignTap)
+    if tapped is None or not await claim_now(context):
+        return
+    query, tap, ref = tapped
+    user, tr = player_from(query.from_user), texts_of(query.from_user, context)
+    result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
+    if not result.played or result.game is None:
+        await answer(query, popup(tr, result.status))
+        return
+    game = result.game
+    shown = query.message.reply_markup if query.message is not None else None
+    markup = shown or render_game(game).keyboard
+    await answer(query, tr.POPUP_RESIGN_CONFIRM)
+    if markup is not None:
+        asking = asking_to_resign(markup, query.data or "", game.id, game.ply, user.id, tr)
+        await edit_tapped(query.edit_message_reply_markup(asking))
+
+
+async def tap_resign_answer(update: Update, context: BotContext) -> None:
+    """Yes (the opponent wins) or No (the board as it was) on Resign's question; only the
+    player it asked may answer."""
+    tapped = await board_tap(update, context, ResignAnswer)
     if tapped is None:
         return
     query, tap, ref = tapped
-    result = await context.games.play.resign(
-        tap.game_id, ref, player_from(query.from_user), claim=context.deferred_claim
-    )
-    if await claimed_by(context, result.claim):
-        await answer_and_show(query, context, result)
+    user, tr = player_from(query.from_user), texts_of(query.from_user, context)
+    if tap.user_id != user.id:
+        await answer(query, tr.POPUP_NOT_YOURS)
+        return
+    if tap.confirmed:
+        await answer_and_show(
+            query, context, await context.games.play.resign(tap.game_id, ref, user)
+        )
+        return
+    result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
+    await answer(query, None if result.played else popup(tr, result.status))
+    if result.game is not None and result.status in (MoveStatus.PLAYED, MoveStatus.STALE):
+        await show_game(context, result.game)  # the board again, with its Resign button
 
 
 async def tap_block(update: Update, context: BotContext) -> None:

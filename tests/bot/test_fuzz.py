@@ -751,6 +751,9 @@ async def test_garbage_commands_and_inline_queries_change_no_game(
         tr = texts_for(user.get("language_code"))
         command, *args = text.split()
         spec = parse_start_args(args) if command == "/start" else None
+        if spec is not None and chat_id == GROUP["id"] and user in (ALICE, BOB):
+            # Alice and Bob play each other there: a second message says that game goes on.
+            commands[chat_id] += 1
         where = "a private chat" if chat is None else "a group"
         event(f"{command} in {where}" + (": a game" if spec else ""))
         if command == "/challenge" and chat is None:

@@ -177,3 +177,57 @@ async def test_an_unanswered_rematch_lapses_and_unplayed_games_count_nowhere(
     await say(telegram, BOB, "/stats")
     assert "People: 0 / 1 / 0" in telegram.last_bot_message(GROUP["id"]).text.splitlines()
     assert_every_query_answered(telegram)
+
+
+async def test_resign_asks_first_and_only_the_player_answers(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """Bob's thumb slips onto 🏳 Resign: the board asks him first. Alice would gladly take
+    the win, but only Bob can answer; he plays on, and later resigns for real."""
+    board = await game_between(telegram, ALICE, BOB)
+    await play_cells(telegram, board, ALICE, BOB, [4, 0])
+    resign = en.BUTTON_RESIGN
+    assert (await press(telegram, CAROL, board, resign))["text"] == en.POPUP_NOT_A_PLAYER
+    text = board.text
+    asked = await press(telegram, BOB, board, resign)
+    assert asked["text"] == en.POPUP_RESIGN_CONFIRM
+    assert board.text == text  # asked on the keyboard only: nothing has happened yet
+    assert button_texts(telegram, board)[9:] == [en.BUTTON_RESIGN_YES, en.BUTTON_RESIGN_NO]
+    asking = state(board)
+    for user in (ALICE, CAROL):
+        for label in (en.BUTTON_RESIGN_YES, en.BUTTON_RESIGN_NO):
+            assert (await press(telegram, user, board, label))["text"] == en.POPUP_NOT_YOURS
+    assert state(board) == asking
+    assert not (await press(telegram, BOB, board, en.BUTTON_RESIGN_NO)).get("text")
+    assert button_texts(telegram, board)[9:] == [resign] and board.text == text
+
+    # Asked again, then Alice moves meanwhile: the question goes, the game goes on.
+    await press(telegram, BOB, board, resign)
+    await play_cells(telegram, board, ALICE, BOB, [8])
+    assert button_texts(telegram, board)[9:] == [resign]
+    await press(telegram, BOB, board, resign)
+    assert not (await press(telegram, BOB, board, en.BUTTON_RESIGN_YES)).get("text")
+    assert en.RESULT_NAME_RESIGNED.format(name="Bob") in board.text
+    assert await top(telegram) == ["1. Alice: 1 / 0 / 0", "2. Bob: 0 / 1 / 0"]
+    assert_every_query_answered(telegram)
+
+
+async def test_a_new_start_says_the_game_with_a_person_goes_on(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """Mid-game with Bob, Alice asks for the menu and starts a game against the AI: before
+    she starts it she reads that her game with Bob goes on, and how it can end."""
+    board = await game_between(telegram, ALICE, BOB)
+    await play_cells(telegram, board, ALICE, BOB, [4])
+    note = en.GAMES_GO_ON.format(names="Bob")
+    await say(telegram, ALICE, "/start")
+    menu = telegram.last_bot_message(GROUP["id"])
+    assert menu.text == en.WELCOME_GROUP + "\n\n" + note
+    await say(telegram, CAROL, "/start")  # Carol plays nothing here: the plain welcome
+    assert telegram.last_bot_message(GROUP["id"]).text == en.WELCOME_GROUP
+    await say(telegram, BOB, "/start hard")
+    assert telegram.last_bot_message(GROUP["id"]).text == en.GAMES_GO_ON.format(names="Alice")
+    # Nothing happened to the game: Bob plays on in it.
+    assert "Bob's turn ⭕" in board.text
+    await play_cells(telegram, board, ALICE, BOB, [0])
+    assert board_cells(telegram, board)[0] == "O"

@@ -499,9 +499,10 @@ async def test_every_player_reads_pop_ups_in_their_language(
     assert "⭕ Сложный" in button_texts(telegram, menu)
     await say(telegram, IVAN, "/start")
     group_menu = telegram.last_bot_message(GROUP["id"])
-    assert group_menu.text == ru.WELCOME_GROUP and ru.MENU_CHALLENGE in button_texts(
-        telegram, group_menu
-    )
+    # The menu, and (Ivan still plays Alice here) that their game goes on, all in Russian.
+    going_on = ru.GAMES_GO_ON.format(names="Alice")
+    assert group_menu.text == ru.WELCOME_GROUP + "\n\n" + going_on
+    assert ru.MENU_CHALLENGE in button_texts(telegram, group_menu)
 
 
 async def test_review_of_a_game_lost_to_the_hard_ai(telegram: FakeTelegram, bot: BotRunner) -> None:

@@ -260,7 +260,9 @@ async def test_a_challenger_playing_o_lets_the_joiner_start(
     assert (await tap_cell(telegram, ALICE, message, 4))["text"] == "It's not your turn."
     await play_cells(telegram, message, BOB, ALICE, [4, 0])
     assert board_cells(telegram, message) == "O___X____"
-    assert (await press(telegram, ALICE, message, RESIGN)).get("text") is None
+    assert (await press(telegram, ALICE, message, RESIGN))["text"] == en.POPUP_RESIGN_CONFIRM
+    assert "X wins" not in message.text.splitlines()  # asked, not resigned yet
+    assert (await press(telegram, ALICE, message, en.BUTTON_RESIGN_YES)).get("text") is None
     assert "X wins" in message.text.splitlines() and "Alice resigned. 🏳" in message.text
 
 

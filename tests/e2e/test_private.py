@@ -297,7 +297,16 @@ async def test_resign_button_and_stop_command(telegram: FakeTelegram, bot: BotRu
     board = telegram.messages[board.key]
     # Under the board: help against the AI, then resigning.
     assert [text for text, _ in telegram.keyboard(board)[3]] == ["💡 Hint", "↩️ Undo", "🏳 Resign"]
+    # Resign asks first: the button becomes Yes / No; No gives the board back as it was.
+    before = telegram.keyboard(board)
+    asked = await press(telegram, ALICE, board, "🏳 Resign")
+    assert asked["text"] == en.POPUP_RESIGN_CONFIRM
+    row = [text for text, _ in telegram.keyboard(board)[3]]
+    assert row == ["💡 Hint", "↩️ Undo", en.BUTTON_RESIGN_YES, en.BUTTON_RESIGN_NO]
+    assert not (await press(telegram, ALICE, board, en.BUTTON_RESIGN_NO)).get("text")
+    assert telegram.keyboard(board) == before and "Your move" in board.text
     await press(telegram, ALICE, board, "🏳 Resign")
+    await press(telegram, ALICE, board, en.BUTTON_RESIGN_YES)
     final = telegram.messages[board.key]
     assert "O wins" in final.text and "You resigned" in final.text
 
@@ -412,7 +421,9 @@ async def test_stats_after_several_games(telegram: FakeTelegram, bot: BotRunner)
     assert "No finished games" in telegram.last_bot_message(ALICE["id"]).text
     for _ in range(2):
         await play_to_the_end(telegram, await new_board(telegram, ALICE, "/start hard"))
-    await new_board(telegram, ALICE, "/start easy")
+    await new_board(telegram, ALICE, "/start medium")
+    await send(telegram, ALICE, "/stop")  # before any move: counts nowhere
+    await tap_cell(telegram, ALICE, await new_board(telegram, ALICE, "/start easy"), 4)
     await send(telegram, ALICE, "/stop")
     await send(telegram, ALICE, "/start user user")  # two players on one phone: not counted
     await send(telegram, ALICE, "/stop")
