@@ -207,6 +207,11 @@ def _reviewable(game: GameView) -> bool:
 
 
 def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButton]]:
+    """Under a finished game. Who may tap what (design §6): Rematch is the players' (an offer
+    the other one accepts); Play again, Swap sides and Another level carry their player as
+    owner, like a menu. Review and Picture are open on purpose: Review answers each tapper
+    about their own moves (a pop-up only they see), and Picture posts the card of a finished
+    game, which anyone in the chat can ask for with /card anyway; neither changes a game."""
     review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
     size = game.board.shape
     reviews = [review] if _reviewable(game) else []
