@@ -69,7 +69,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         if game.end_reason != EndReason.EXPIRED:
             lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
         else:
-            lapsed = game.rematch_of_id is not None and not game.is_many
+            lapsed = game.rematch_of_id is not None and game.is_invitation
             lines.append(tr.REMATCH_LAPSED if lapsed else tr.CHALLENGE_EXPIRED)
     elif game.status == GameStatus.DECLINED:
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
@@ -148,7 +148,7 @@ def _opener(game: GameView, tr: Texts) -> str:
 
 def _invitation(game: GameView, tr: Texts) -> str:
     name = _opener(game, tr)
-    if game.rematch_of_id is not None and not game.is_many:
+    if game.rematch_of_id is not None and game.is_invitation:
         return tr.REMATCH_OFFER.format(name=name, invited=_invited(game, tr))
     if game.is_many:
         left = sum(game.player_id_of(mark) is None for mark in game.marks)

@@ -214,7 +214,10 @@ def rematch_offer(game: GameView, tapper: PlayerInfo, now: datetime) -> GameView
     player invited to take their seat. Three or four: a new game of as many seats with the
     tapper as ❌, which the others join if they want to."""
     shape = Board.empty(game.board.size, game.board.k)
-    if game.is_many:
+    mine = game.mark_of(tapper.id)
+    other_mark = O if mine == X else X
+    other_id = game.player_id_of(other_mark)
+    if game.is_many or other_id is None:  # (the other player deleted their data: anyone)
         offer = lifecycle.new_game(
             chat_id=game.chat_id,
             board=shape,
@@ -227,10 +230,7 @@ def rematch_offer(game: GameView, tapper: PlayerInfo, now: datetime) -> GameView
             seats=game.seats,
         )
         return replace(offer, language=game.language, rematch_of_id=game.id)
-    mine = game.mark_of(tapper.id)
-    other_mark = O if mine == X else X
-    other_id = game.player_id_of(other_mark)
-    invited = None if other_id is None else PlayerInfo(other_id, game.name_of(other_mark) or "?")
+    invited = PlayerInfo(other_id, game.name_of(other_mark) or "?")
     # Sides swapped: the tapper takes the other side; the seat they leave waits for the
     # invited player's Accept.
     seat = {"o_player" if mine == X else "x_player": tapper}
