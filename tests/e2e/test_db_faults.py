@@ -36,7 +36,7 @@ from bot.locales import en
 from core.board import Board
 from core.notation import format_cells, parse_cells
 from core.rules import play
-from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import BotRunner, quiesce
 from tests.support.chat import board_cells, cell_data, current, game_id_on, successful_answers
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 from tests.support.processes import BotProcess, bot_env, bots_done
@@ -80,15 +80,24 @@ async def tap(fake: FakeTelegram, user: dict[str, Any], board: StoredMessage, ce
     """Tap a cell of the board as it is now; the answer, once the bot is idle again."""
     query_id = fake.tap(user, board, cell_data(fake, current(fake, board), cell))
     answer = await fake.answer_to(query_id, timeout=WAIT)
-    await bots_done(fake)
+    await all_done(fake)
     return answer
+
+
+async def all_done(fake: FakeTelegram) -> None:
+    """Until the bots running against `fake`, as processes or in this one, are done with
+    everything sent to them."""
+    if getattr(fake, "bot_processes", None):
+        await bots_done(fake)
+    else:
+        await quiesce(fake)
 
 
 async def new_board(fake: FakeTelegram, user: dict[str, Any], text: str) -> StoredMessage:
     mark = fake.mark()
     fake.send_text(user, text)
     await fake.wait_for("sendMessage", WAIT, since=mark)
-    await bots_done(fake)
+    await all_done(fake)
     return fake.last_bot_message(user["id"])
 
 
@@ -242,7 +251,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
         mark = fake.mark()
         fake.send_text(ALICE, "/stats")
         await fake.wait_for("sendMessage", WAIT, since=mark)
-        await bots_done(fake)
+        await all_done(fake)
         assert fake.last_bot_message(ALICE["id"]).text == en.STATS_EMPTY  # a query that worked
     finally:
         await admin.close()
@@ -272,7 +281,7 @@ async def test_lost_postgresql_connections_are_replaced_and_a_failed_move_change
             answer = await fake.answer_to(query_id, timeout=WAIT)
     finally:
         await admin.close()
-    await bots_done(fake)
+    await all_done(fake)
     assert answer.get("text") == en.POPUP_ERROR, answer
     after_row, after_moves = await stored(engine, game_id)
     assert (after_row.board, after_row.version, after_row.status) == (

@@ -416,7 +416,14 @@ async def test_two_rematch_taps_at_once_on_an_inline_message(games: Games) -> No
                 select(Game).where(Game.inline_message_id == inline_id)
             )
             [game] = on_message.unique().all()
-        assert game.rematch_of_id == joined.game.id and game.x_player_id == BOB.id
+        # One rematch on the message, sides swapped: Bob's offer (Bob ❌, Alice's seat open),
+        # Alice's offer (Alice ⭕, Bob's seat open), or Alice's accepted by Bob's tap.
+        assert game.rematch_of_id == joined.game.id
+        assert (game.x_player_id, game.o_player_id) in {
+            (BOB.id, None),
+            (None, ALICE.id),
+            (BOB.id, ALICE.id),
+        }
 
 
 # Turn timeouts
