@@ -203,3 +203,17 @@ def test_secrets_and_local_state_stay_out_of_the_build_context() -> None:
     ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
     for pattern in (".env", "*.sqlite3", ".git", ".venv"):
         assert pattern in ignored, pattern
+
+
+def test_readme_is_for_a_newcomer() -> None:
+    """What the bot does, the two commands, how to play and host, in a page one reads in two
+    minutes; the performance history and the design notes live behind links."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.encode()) < 20_000
+    assert "pip install . && .venv/bin/tictactoe-bot" in readme  # install and run
+    assert "pip install -e '.[test]' && .venv/bin/python -m pytest" in readme  # the tests
+    for heading in ("## Run it", "## Run the tests", "## In the chat", "## Host it on a server"):
+        assert heading in readme
+    for page in ("docs/how-it-works.md", "bench/README.md"):
+        assert f"]({page})" in readme and (ROOT / page).is_file()
+    assert "## Performance" not in readme and "| medians of 3 paired runs" not in readme
