@@ -269,8 +269,7 @@ def language_data(code: str, owner: int | None = None) -> str:
 
 
 def menu_data(board: BoardSize = CLASSIC, owner: int | None = None) -> str:
-    size = "" if board.is_classic else f":{board.size}:{board.k}"
-    return f"{MENU_DATA}{size}{_owner_suffix(owner)}"
+    return f"{MENU_DATA}{_size_suffix(board)}{_owner_suffix(owner)}"
 
 
 def help_data(owner: int | None = None) -> str:

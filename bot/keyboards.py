@@ -231,11 +231,10 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
         if game.is_ai_match
         else game.player_id_of(X if game.x_kind == USER else O)
     )
+    again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
     if game.is_ai_match:
-        again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
         other_level = _button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))
         return [[_button(tr.BUTTON_WATCH_AGAIN, again)], [other_level, picture]]
-    again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
     first = [_button(tr.BUTTON_PLAY_AGAIN, again)]
     if game.x_kind != game.o_kind:
         swapped = new_game_data(game.o_kind, game.x_kind, size, owner=owner)

@@ -149,18 +149,15 @@ class Challenges:
         on Rematch by that other player while the offer is open accepts it. A game of three
         or four opens anew with the tapper seated: the others take their seats with Join. On
         an inline message the offer takes the message over; in a chat it gets one of its own."""
-        try:
-            async with self._store.transaction() as session:
-                return await self._rematch(session, game_id, ref, user)
-        except IntegrityError:
-            pass  # the other player's offer came first: this tap answers it
-        except StaleDataError:
-            return await self._store.conflict(game_id)
-        try:
-            async with self._store.transaction() as session:
-                return await self._rematch(session, game_id, ref, user)
-        except (IntegrityError, StaleDataError):
-            return await self._store.conflict(game_id)
+        for _ in range(2):
+            try:
+                async with self._store.transaction() as session:
+                    return await self._rematch(session, game_id, ref, user)
+            except IntegrityError:
+                continue  # the other player's offer came first: the next try answers it
+            except StaleDataError:
+                break
+        return await self._store.conflict(game_id)
 
     async def _rematch(
         self, session: store.Db, game_id: int, ref: BoardRef, user: PlayerInfo
@@ -213,36 +210,26 @@ def rematch_offer(game: GameView, tapper: PlayerInfo, now: datetime) -> GameView
     Two people: sides swapped (who played second starts), the tapper seated and the other
     player invited to take their seat. Three or four: a new game of as many seats with the
     tapper as ❌, which the others join if they want to."""
-    shape = Board.empty(game.board.size, game.board.k)
     mine = game.mark_of(tapper.id)
     other_mark = O if mine == X else X
     other_id = game.player_id_of(other_mark)
-    if game.is_many or other_id is None:  # (the other player deleted their data: anyone)
-        offer = lifecycle.new_game(
-            chat_id=game.chat_id,
-            board=shape,
-            x_kind=USER,
-            o_kind=USER,
-            x_player=tapper,
-            creator=tapper,
-            now=now,
-            status=GameStatus.OPEN,
-            seats=game.seats,
-        )
-        return replace(offer, language=game.language, rematch_of_id=game.id)
-    invited = PlayerInfo(other_id, game.name_of(other_mark) or "?")
-    # Sides swapped: the tapper takes the other side; the seat they leave waits for the
-    # invited player's Accept.
-    seat = {"o_player" if mine == X else "x_player": tapper}
+    invited = None
+    seat = {"x_player": tapper}
+    if not game.is_many and other_id is not None:  # (else the other deleted their data: anyone)
+        invited = PlayerInfo(other_id, game.name_of(other_mark) or "?")
+        # Sides swapped: the tapper takes the other side; the seat they leave waits for the
+        # invited player's Accept.
+        seat = {"o_player" if mine == X else "x_player": tapper}
     offer = lifecycle.new_game(
         chat_id=game.chat_id,
-        board=shape,
+        board=Board.empty(game.board.size, game.board.k),
         x_kind=USER,
         o_kind=USER,
         creator=tapper,
         now=now,
         status=GameStatus.OPEN,
         invited=invited,
+        seats=game.seats,
         **seat,  # type: ignore[arg-type]
     )
     return replace(offer, language=game.language, rematch_of_id=game.id)

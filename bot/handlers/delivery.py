@@ -9,15 +9,16 @@ import re
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
-from bot.callback_data import CELL, RESIGN
+from bot.callback_data import CELL, RESIGN_YES
 from bot.context import BotContext
 from bot.games.model import Claim, UpdateClaim
 
 log = logging.getLogger(__name__)
 
 
-#: Callback data of the taps whose use-case claims the update in its own transaction.
-CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN}:")
+#: Callback data of the taps whose use-case claims the update in its own transaction: a move,
+#: and the "Yes, resign" that ends a game (Resign's first tap only asks, and is claimed here).
+CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN_YES}:")
 #: Likewise a `/start` that names a game (`menu.start`): the new game's statement claims it.
 START_COMMAND = re.compile(r"/start(@\w+)?\s+\S")
 

@@ -41,7 +41,7 @@ async def tap_resign(update: Update, context: BotContext) -> None:
     """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
     `bot.resign_keyboard`); nothing else changes until they answer."""
     tapped = await board_tap(update, context, ResignTap)
-    if tapped is None or not await claim_now(context):
+    if tapped is None:
         return
     query, tap, ref = tapped
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
@@ -67,12 +67,16 @@ async def tap_resign_answer(update: Update, context: BotContext) -> None:
     query, tap, ref = tapped
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
     if tap.user_id != user.id:
-        await answer(query, tr.POPUP_NOT_YOURS)
+        if await claim_now(context):
+            await answer(query, tr.POPUP_NOT_YOURS)
         return
     if tap.confirmed:
-        await answer_and_show(
-            query, context, await context.games.play.resign(tap.game_id, ref, user)
+        # The update is claimed in the resignation's own transaction, as a move's is.
+        result = await context.games.play.resign(
+            tap.game_id, ref, user, claim=context.deferred_claim
         )
+        if await claimed_by(context, result.claim):
+            await answer_and_show(query, context, result)
         return
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     await answer(query, None if result.played else popup(tr, result.status))

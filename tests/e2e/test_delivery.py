@@ -137,6 +137,32 @@ async def test_a_repeated_update_acts_once(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+async def test_resign_and_its_yes_delivered_again_act_once(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    """Resign's first tap (claimed before its handler) and its Yes (claimed in the
+    resignation's own transaction) each answer once, however often they arrive."""
+    await send(telegram, ALICE, "/start hard")
+    board = telegram.last_bot_message(ALICE["id"])
+    await tap_cell(telegram, ALICE, board, 4)
+    for label in (en.BUTTON_RESIGN, en.BUTTON_RESIGN_YES):
+        data = next(d for row in telegram.keyboard(board) for text, d in row if text == label)
+        query_id = telegram.tap(ALICE, board, str(data))
+        await telegram.answer_to(query_id)
+        await settle(telegram)
+        mark = telegram.mark()
+        await deliver(bot, telegram.updates[-1])
+        assert telegram.calls[mark:] == []
+        answers = [
+            c
+            for c in telegram.calls_of("answerCallbackQuery")
+            if c.params.get("callback_query_id") == query_id
+        ]
+        assert len(answers) == 1
+    [(_, _, status, _)] = await games_in(engine, ALICE["id"])
+    assert status == "finished"
+
+
 GROUP = FakeTelegram.group_chat(-5001, "Friends")
 
 
