@@ -7,12 +7,19 @@
                                       posted in the user's private chat as well
     GET  /app/api/games/{id}          a game's state (bot.webapp.state)
     POST /app/api/games/{id}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
+    POST /app/api/games/{id}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
+                                      sides or Rematch, as the chat board's buttons (actions)
     GET  /app/api/games/{id}/events   server-sent events: the state whenever it changes
+    GET  /app/api/texts               the page's words in the user's language (words)
 
 Every API call carries Telegram's initData in `Authorization: tma <initData>`. Without a
-genuine, fresh one: 401; a game the user does not play in: 403; nothing changes either way.
+genuine, fresh one: 401; a game the user may not see (bot.webapp.state.may_watch): 403;
+nothing changes either way. A group's game shows read-only to members who do not play in it.
 A move goes through the same use-case as a tap in chat (`Play.tap`: the move number, the
-turn, the game's version), and the chat's board is edited just as after a tap.
+turn, the game's version), and the chat's board is edited just as after a tap. A refusal
+answers 409 (403 for who is not a player) with its `status`, which the page puts in words.
+A body that is not a JSON object (malformed, or nested too deep to read) answers 400; an
+events stream beyond the caps (bot.webapp.live) answers 429.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +38,14 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.boards import send_board, show_board
-from bot.games.model import USER, BoardRef, GameView, MoveStatus, PlayerInfo
+from bot.games.model import USER, BoardRef, GameView, PlayerInfo
+from bot.webapp.actions import REFUSED, act
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
-from bot.webapp.live import GameNotifier, stream_game
-from bot.webapp.queries import game_and_moves, open_games_of
-from bot.webapp.state import game_state, game_summary
+from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
+from bot.webapp.queries import chosen_language, game_and_moves, open_games_of
+from bot.webapp.state import game_state, game_summary, may_watch
+from bot.webapp.words import page_texts
 from core.ai import LEVELS
 from core.board import SIZES, X, board_size
 
@@ -42,9 +53,6 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 MINI_APP = web.AppKey("mini_app", "MiniApp")
-
-#: What a refused move answers: the page shows the state it is sent back.
-REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
 
 
 def add_routes(web_app: web.Application, application: Application) -> None:
@@ -59,7 +67,9 @@ def add_routes(web_app: web.Application, application: Application) -> None:
     web_app.router.add_post(api, mini_app.start_game)
     web_app.router.add_get(api + "/{game_id:[0-9]{1,18}}", mini_app.get_game)
     web_app.router.add_post(api + "/{game_id:[0-9]{1,18}}/moves", mini_app.move)
+    web_app.router.add_post(api + "/{game_id:[0-9]{1,18}}/actions", mini_app.act)
     web_app.router.add_get(api + "/{game_id:[0-9]{1,18}}/events", mini_app.events)
+    web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
 
 
 async def page(_request: web.Request) -> web.FileResponse:
@@ -67,9 +77,16 @@ async def page(_request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-def _error(status: int, message: str) -> web.HTTPException:
-    body = json.dumps({"error": message})
-    kinds = {400: web.HTTPBadRequest, 401: web.HTTPUnauthorized, 403: web.HTTPForbidden}
+def error(status: int, message: str, refusal: str | None = None) -> web.HTTPException:
+    """An error answer: `message` for people reading logs, `refusal` (a MoveStatus) for the
+    page to put in the user's words."""
+    body = json.dumps({"error": message, "status": refusal})
+    kinds = {
+        400: web.HTTPBadRequest,
+        401: web.HTTPUnauthorized,
+        403: web.HTTPForbidden,
+        429: web.HTTPTooManyRequests,
+    }
     kind = kinds.get(status, web.HTTPNotFound)
     return kind(text=body, content_type="application/json")
 
@@ -80,6 +97,7 @@ class MiniApp:
     def __init__(self, application: Application) -> None:
         self.application = application
         self.closing = asyncio.Event()
+        self.streams = StreamGate()
 
     async def close(self, _web_app: web.Application) -> None:
         """The server stops: end the event streams, which would otherwise hold it up."""
@@ -94,28 +112,38 @@ class MiniApp:
         header = request.headers.get("Authorization", "")
         scheme, _, init_data = header.partition(" ")
         if scheme.lower() != "tma":
-            raise _error(401, "no initData")
+            raise error(401, "no initData")
         try:
             return verify_init_data(init_data, self.application.bot.token, now=time.time())
-        except InitDataError as error:
-            log.info("refused a Mini App request from %s: %s", request.remote, error)
-            raise _error(401, str(error)) from None
+        except InitDataError as refused:
+            log.info("refused a Mini App request from %s: %s", request.remote, refused)
+            raise error(401, str(refused)) from None
 
-    async def players_game(self, request: web.Request, user: WebAppUser) -> GameView:
-        """The game the URL names, if the user plays in it; 404 or 403 otherwise."""
+    async def viewable_game(self, request: web.Request, user: WebAppUser) -> GameView:
+        """The game the URL names, if the user may see it; 404 or 403 otherwise."""
         games = self.application.bot_data["games"]
         game = await games.store.get_game(int(request.match_info["game_id"]))
         if game is None:
-            raise _error(404, "no such game")
-        if user.id not in (game.x_player_id, game.o_player_id):
-            raise _error(403, "not your game")
+            raise error(404, "no such game", "no_game")
+        if not may_watch(game, user.id):
+            raise error(403, "not your game", "not_a_player")
         return game
 
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
         game, moves = await game_and_moves(self.application.bot_data["games"].store, game_id)
-        if game is None or viewer_id not in (game.x_player_id, game.o_player_id):
+        if game is None or not may_watch(game, viewer_id):
             return None
         return game_state(game, moves, viewer_id)
+
+    async def texts(self, request: web.Request) -> web.Response:
+        """The page's words: in the language the user chose in chat (/language), else their
+        Telegram app's; without initData, in the language the page asks for (`?lang=`)."""
+        language = request.query.get("lang")
+        if request.headers.get("Authorization", "").partition(" ")[2]:
+            user = self.user(request)
+            store = self.application.bot_data["games"].store
+            language = await chosen_language(store, user.id) or user.language_code
+        return web.json_response(page_texts(language))
 
     async def list_games(self, request: web.Request) -> web.Response:
         """The start page: who the user is, and their open games."""
@@ -127,27 +155,39 @@ class MiniApp:
 
     async def get_game(self, request: web.Request) -> web.Response:
         user = self.user(request)
-        game = await self.players_game(request, user)
+        game = await self.viewable_game(request, user)
         return web.json_response({"game": await self.state(game.id, user.id)})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
+        """The game's state whenever it changes (bot.webapp.live), within the caps."""
         user = self.user(request)
-        game = await self.players_game(request, user)
-        with self.notifier.listening(game.id) as changed:
-            return await stream_game(
-                request, changed, self.closing, lambda: self.state(game.id, user.id)
-            )
+        game = await self.viewable_game(request, user)
+        try:
+            with self.streams.admit(user.id), self.notifier.listening(game.id) as changed:
+                return await stream_game(
+                    request, changed, self.closing, lambda: self.state(game.id, user.id)
+                )
+        except TooManyStreams:
+            log.info("refused a live stream of user %s: too many open", user.id)
+            raise error(429, "too many live streams open", "too_many") from None
+
+    async def act(self, request: web.Request) -> web.Response:
+        """A button under the board (bot.webapp.actions)."""
+        user = self.user(request)
+        game = await self.viewable_game(request, user)
+        done = await act(self, game, player_of(user), await body_of(request))
+        return web.json_response(done.body, status=done.status)
 
     async def move(self, request: web.Request) -> web.Response:
         """A move, as a tap on the chat board would make it; the chat board is edited too."""
         user = self.user(request)
-        game = await self.players_game(request, user)
-        body = await _body(request)
+        game = await self.viewable_game(request, user)
+        body = await body_of(request)
         ply, cell = body.get("ply"), body.get("cell")
-        if not isinstance(ply, int) or not isinstance(cell, int):
-            raise _error(400, "a move is {ply, cell}")
+        if not _is_int(ply) or not _is_int(cell):
+            raise error(400, "a move is {ply, cell}", "invalid")
         games = self.application.bot_data["games"]
-        result = await games.play.tap(game.id, BoardRef(), _player(user), ply, cell)
+        result = await games.play.tap(game.id, BoardRef(), player_of(user), ply, cell)
         if result.played and result.game is not None:
             await self.show(result.game)
         status = 200 if result.played else REFUSED.get(result.status, 409)
@@ -157,35 +197,41 @@ class MiniApp:
     async def start_game(self, request: web.Request) -> web.Response:
         """A new game against the AI, in the user's private chat with the bot."""
         user = self.user(request)
-        body = await _body(request)
+        body = await body_of(request)
         level, mark, size = body.get("level"), body.get("mark", X), body.get("size", 3)
-        shape = board_size(size) if isinstance(size, int) and size in SIZES else None
+        shape = board_size(size) if _is_int(size) and size in SIZES else None
         if level not in LEVELS or mark not in ("X", "O") or shape is None:
-            raise _error(400, "a new game is {level, mark, size}")
+            raise error(400, "a new game is {level, mark, size}", "invalid")
         x_kind, o_kind = (USER, level) if mark == X else (level, USER)
         games = self.application.bot_data["games"]
         started = await games.play.start_game(
-            user.id, _player(user), x_kind, o_kind, board=shape.empty_board()
+            user.id, player_of(user), x_kind, o_kind, board=shape.empty_board()
         )
         assert started.game is not None  # only a repeated update starts none
-        for closed in started.closed:  # a private chat has one current game
-            self.application.bot_data["matches"].cancel(closed.id)
-            await self.show(closed)
-        await self.post(started.game)
+        await self.started(started.game, started.closed)
         state = await self.state(started.game.id, user.id)
         return web.json_response({"game": state}, status=201)
 
-    async def show(self, game: GameView) -> None:
-        """As after a tap in chat: the board shows the game, a board posted afresh is
-        recorded, and the AI plays its turns if it is to move."""
+    async def started(self, game: GameView, closed: Sequence[GameView] = ()) -> None:
+        """A new game: the games it closed (a private chat has one current game) shown
+        closed, its board posted."""
+        for old in closed:
+            self.application.bot_data["matches"].cancel(old.id)
+            await self.show(old)
+        await self.post(game)
+
+    async def show(self, game: GameView, hint: int | None = None) -> None:
+        """As after a tap in chat: the board shows the game (a `hint` cell lit), a board
+        posted afresh is recorded, and the AI plays its turns if it is to move."""
         bot_data = self.application.bot_data
         try:
-            posted = await show_board(self.application.bot, game)
-        except TelegramError as error:  # the move is stored; the next edit shows it
-            log.warning("could not show game %s in chat: %s", game.id, error)
+            posted = await show_board(self.application.bot, game, hint=hint)
+        except TelegramError as failed:  # the move is stored; the next edit shows it
+            log.warning("could not show game %s in chat: %s", game.id, failed)
             posted = None
         if posted is not None:
             await bot_data["games"].chats.attach_message(game.id, posted)
+            game = replace(game, message_id=posted)
         bot_data["matches"].follow(game)
 
     async def post(self, game: GameView) -> None:
@@ -195,22 +241,30 @@ class MiniApp:
         if game.chat_id is not None:
             try:
                 posted = await send_board(self.application.bot, game.chat_id, game)
-            except TelegramError as error:  # e.g. the user never started the bot
-                log.warning("could not post game %s in chat: %s", game.id, error)
+            except TelegramError as failed:  # e.g. the user never started the bot
+                log.warning("could not post game %s in chat: %s", game.id, failed)
         if posted is not None:
             await bot_data["games"].chats.attach_message(game.id, posted)
+            game = replace(game, message_id=posted)
         bot_data["matches"].follow(game)
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def body_of(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object; 400 for anything else (a body nested too deep for the
+    decoder, 100,000 `[` say, included: nothing a user sends may crash the server)."""
     try:
         body = await request.json()
-    except ValueError:
-        raise _error(400, "the body is not JSON") from None
+    except (ValueError, RecursionError):
+        raise error(400, "the body is not JSON", "invalid") from None
     if not isinstance(body, dict):
-        raise _error(400, "the body is not a JSON object")
+        raise error(400, "the body is not a JSON object", "invalid")
     return body
 
 
-def _player(user: WebAppUser) -> PlayerInfo:
+def player_of(user: WebAppUser) -> PlayerInfo:
     return PlayerInfo(user.id, user.name, user.language_code, user.username)
+
+
+def _is_int(value: Any) -> bool:
+    # JSON's true and false are Python's bools, which are ints too.
+    return isinstance(value, int) and not isinstance(value, bool)

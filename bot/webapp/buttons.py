@@ -22,9 +22,11 @@ def with_open_board(
     """The board's keyboard with an "Open board" row for the Mini App under it: a web_app
     button in a private chat (the only place Telegram allows one), a t.me link to the Mini App
     elsewhere (groups, inline messages; none without WEBAPP_SHORT_NAME). A board without a
-    keyboard, or a challenge nobody joined yet, gets none; nor does ultimate tic-tac-toe, or games
-    of three or four, which the Mini App does not draw (it shows two players' grids)."""
-    if keyboard is None or game.is_open or is_ultimate(game.board) or game.is_many:
+    keyboard, or a challenge nobody joined yet, gets none, nor do games of three or four, which the
+    Mini App does not draw. Ultimate's board gets one even while it has no keyboard of its own
+    (the other side's turn): the page shows the whole position, live."""
+    running_ultimate = is_ultimate(game.board) and game.is_active
+    if (keyboard is None and not running_ultimate) or game.is_open or game.is_many:
         return keyboard
     text = texts_for(game.language).BUTTON_OPEN_BOARD
     # Private chats have the user's (positive) id; groups' ids are negative.
@@ -36,7 +38,8 @@ def with_open_board(
         if link is None:
             return keyboard
         button = InlineKeyboardButton(text, url=link)
-    return InlineKeyboardMarkup([*keyboard.inline_keyboard, [button]])
+    rows = keyboard.inline_keyboard if keyboard is not None else ()
+    return InlineKeyboardMarkup([*rows, [button]])
 
 
 async def publish_menu_button(bot: Bot, links: WebAppLinks) -> None:

@@ -3,7 +3,11 @@
 
 An events stream re-reads the game when the notifier says it was shown, and every
 `POLL_SECONDS` besides: a move made by another instance of the bot (sharing the database)
-shows up too, only a little later. It sends the state only when its version changed."""
+shows up too, only a little later. It sends the state only when its version changed.
+
+Streams are capped (`StreamGate`): at most `STREAMS_PER_USER` open at once for one user and
+`STREAMS_IN_ALL` for everybody; one more is refused with 429 (the page tries again later), so
+one initData cannot hold the server's connections."""
 
 from __future__ import annotations
 
@@ -24,6 +28,39 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 #: A comment line this often keeps proxies from closing a quiet stream.
 KEEPALIVE_SECONDS = 15.0
+#: Live streams one user may hold open at once (a page each: phone, desktop, a few tabs).
+STREAMS_PER_USER = 5
+#: Live streams open at once for everybody.
+STREAMS_IN_ALL = 1000
+
+
+class TooManyStreams(Exception):
+    """One more stream than the caps allow."""
+
+
+class StreamGate:
+    """Counts the open streams, per user and in all, and refuses one beyond the caps."""
+
+    def __init__(self, per_user: int = STREAMS_PER_USER, in_all: int = STREAMS_IN_ALL) -> None:
+        self.per_user, self.in_all = per_user, in_all
+        self._open: dict[int, int] = {}
+        self._total = 0
+
+    @contextlib.contextmanager
+    def admit(self, user_id: int) -> Iterator[None]:
+        """Hold a place for one stream of `user_id` while the block runs; raises
+        TooManyStreams when there is none."""
+        if self._total >= self.in_all or self._open.get(user_id, 0) >= self.per_user:
+            raise TooManyStreams()
+        self._open[user_id] = self._open.get(user_id, 0) + 1
+        self._total += 1
+        try:
+            yield
+        finally:
+            self._total -= 1
+            self._open[user_id] -= 1
+            if not self._open[user_id]:
+                del self._open[user_id]
 
 
 class GameNotifier:

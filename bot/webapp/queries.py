@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 
 from bot.games import store
-from bot.games.db.models import Game, Move
+from bot.games.db.models import Game, Move, Player
 from bot.games.model import LIVE, GameView
 from bot.games.store import Store
 from bot.webapp.state import MoveRow
@@ -37,3 +37,10 @@ async def open_games_of(games: Store, user_id: int) -> list[GameView]:
             order_by=(Game.id.desc(),),
         )
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]
+
+
+async def chosen_language(games: Store, user_id: int) -> str | None:
+    """The language the user chose with /language, if any (the chat speaks it to them)."""
+    async with games.sessions() as session:
+        found = await session.execute(select(Player.chosen_language).where(Player.id == user_id))
+        return found.scalar_one_or_none()

@@ -1,7 +1,18 @@
-"""A game as the Mini App shows it, as JSON (pure).
+"""A game as the Mini App shows it, as JSON (pure), and who may see and do what on the page.
 
 Only what the page needs, and nothing about anybody but the game's two sides: their display
-names (or the AI's level), never a Telegram id, a chat or a message."""
+names (or the AI's level), never a Telegram id, a chat or a message.
+
+Ultimate tic-tac-toe keeps `core.ultimate`'s cell order (small board by small board: cell
+`block * 9 + i`), and the page draws it so: nine small boards of nine cells each. `legal` lists
+the cells the player to move may mark, so the page lights exactly those (and only the small
+boards in play); `lines` gives each winning line by its two ends, cells on a classic board,
+small boards on ultimate, for the page to draw a stroke through them.
+
+What the page offers (`actions`) follows the chat board's keyboard (bot.keyboards): Hint and
+Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
+finished game against the AI (for its player), Rematch under a finished game between people.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.games.model import USER, GameView
-from core.board import EMPTY, MARKS
-from core.rules import winning_cells
+from core import ultimate
+from core.board import EMPTY, MARKS, O, X
+from core.positions import is_ultimate, ultimate_board
+from core.rules import winning_lines
+
+HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH = "hint", "undo", "resign", "again", "swap", "rematch"
+ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH)
 
 
 @dataclass(frozen=True)
@@ -25,7 +41,18 @@ class MoveRow:
 
 def version(game: GameView) -> str:
     """Changes whenever what the page shows changes: a move, a join, the game's end."""
-    return f"{game.ply}:{game.status}:{game.o_player_id is not None}"
+    return f"{game.ply}:{game.status}:{game.o_player_id is not None}:{game.assisted}"
+
+
+def may_watch(game: GameView, viewer_id: int) -> bool:
+    """Whether the page shows this game to the user: its players and whoever started it
+    (an AI match), and anyone at all for a board posted in a group or an inline message,
+    which every member of that chat sees anyway. A private chat's game stays private."""
+    if game.is_many:
+        return False  # games of three or four: the chat board only
+    if viewer_id in (game.x_player_id, game.o_player_id, game.created_by_id):
+        return True
+    return game.inline_message_id is not None or (game.chat_id or 0) < 0
 
 
 def player(game: GameView, mark: str) -> dict[str, Any]:
@@ -36,13 +63,15 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
 
 
 def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict[str, Any]:
-    """The page's view of a game for the user `viewer_id` (one of its players)."""
+    """The page's view of a game for the user `viewer_id`, a player or a spectator."""
     board = game.board
     sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
+    your_turn = to_move is not None and to_move in sides and game.kind_to_move == USER
     return {
         "id": game.id,
         "version": version(game),
+        "variant": "ultimate" if is_ultimate(board) else "classic",
         "size": board.size,
         "k": board.k,
         "cells": "".join("_" if mark == EMPTY else mark for mark in board.cells),
@@ -50,14 +79,78 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         "status": str(game.status),
         "to_move": to_move,
         "you": sides,
-        "your_turn": to_move is not None and to_move in sides,
+        "spectator": not sides,
+        "your_turn": your_turn,
+        "legal": legal_cells(game) if your_turn else [],
         "players": {mark: player(game, mark) for mark in MARKS},
         "moves": [{"ply": m.ply, "cell": m.cell, "mark": m.mark} for m in moves],
-        "last_cell": moves[-1].cell if moves else None,
+        "last_cell": moves[-1].cell if moves else game.last_cell,
         "result": game.result,
         "end_reason": game.end_reason,
-        "winning_line": sorted(winning_cells(board)),
+        "assisted": game.assisted,
+        **_lines(game),
+        "blocks": _blocks(game),
+        "actions": actions(game, viewer_id),
     }
+
+
+def legal_cells(game: GameView) -> list[int]:
+    """The cells the player to move may mark now."""
+    if not game.is_active:
+        return []
+    if is_ultimate(game.board):
+        return ultimate.legal_moves(ultimate_board(game.board, game.last_cell))
+    return [cell for cell, mark in enumerate(game.board.cells) if mark == EMPTY]
+
+
+def _lines(game: GameView) -> dict[str, Any]:
+    """The winner's line(s): the cells to light (on ultimate the small boards,
+    `winning_blocks`), and `lines` as pairs of ends (cells, or small boards on ultimate)."""
+    board = game.board
+    none: dict[str, Any] = {"winning_cells": [], "lines": []}
+    if game.result not in (X, O):
+        return none
+    if is_ultimate(board):
+        won = ultimate.winning_blocks(ultimate_board(board, game.last_cell))
+        ends = [[line[0], line[2]] for line in ultimate.LINES if set(line) <= won]
+        return {"winning_cells": [], "winning_blocks": sorted(won), "lines": ends} if won else none
+    found = winning_lines(board, game.result)
+    cells = sorted({cell for line in found for cell in line})
+    return {"winning_cells": cells, "lines": [[line[0], line[-1]] for line in found]}
+
+
+def _blocks(game: GameView) -> dict[str, Any] | None:
+    """Ultimate's small boards: each one's result (None: open, X, O, "draw") and those in
+    play for the player to move."""
+    if not is_ultimate(game.board):
+        return None
+    position = ultimate_board(game.board, game.last_cell)
+    playable = ultimate.playable_blocks(position) if game.is_active else ()
+    return {"results": list(ultimate.block_results(position)), "playable": list(playable)}
+
+
+def actions(game: GameView, viewer_id: int) -> list[str]:
+    """The buttons the page shows this user under the board, as the chat board has them."""
+    mark = game.mark_of(viewer_id)
+    if mark is None or game.is_many:
+        return []
+    if game.is_active:
+        found = []
+        if game.is_against_ai and game.kind_to_move == USER:
+            found.append(HINT)
+            if game.board.count(mark):
+                found.append(UNDO)
+        return [*found, RESIGN]
+    if not game.is_finished:
+        return []
+    if game.is_between_people:
+        return [REMATCH]
+    if game.inline_message_id is not None or game.chat_id is None:
+        return []  # no chat to post a new game in
+    person = X if game.x_kind == USER else O
+    if game.player_id_of(person) != viewer_id:
+        return []
+    return [AGAIN, SWAP] if game.x_kind != game.o_kind else [AGAIN]
 
 
 def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
@@ -66,6 +159,7 @@ def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
     opponent = next((m for m in MARKS if m not in sides), None)
     return {
         "id": game.id,
+        "variant": "ultimate" if is_ultimate(game.board) else "classic",
         "size": game.board.size,
         "k": game.board.k,
         "status": str(game.status),

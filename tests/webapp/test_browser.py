@@ -159,9 +159,13 @@ async def test_playing_on_the_page_in_chromium(
         final = await page_cells(page)
         assert board_cells(telegram, board) == final
         status = await page.text_content("#status")
-        assert status in ("Draw", "O wins — you lose")
+        assert status in ("Nobody loses 🤝", "Hard AI wins: you lose this one.")
         wins = await page.locator("#board .cell.win").count()
-        assert wins == (0 if status == "Draw" else 3)
+        assert wins == (0 if status.startswith("Nobody") else 3)
+        assert await page.locator("#board svg.lines line").count() == (wins > 0)
+        # The end buzzes once, and a loss does not buzz "success".
+        ends = [c for c in await page.evaluate("window.hapticCalls") if c.startswith("notif")]
+        assert ends == ["notification:warning" if wins == 0 else "notification:error"]
         assert await page.locator("#board .cell:not([disabled])").count() == 0
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         await page.screenshot(path=str(SCREENSHOTS / "miniapp-light.png"))

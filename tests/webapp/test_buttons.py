@@ -1,4 +1,4 @@
-"""The Mini App's "Open board" button: on boards it can draw, not on ultimate's."""
+"""The Mini App's "Open board" button: on every board of two players, ultimate's too."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ def _game(shape: BoardSize) -> GameView:
     return replace(draft, id=5)
 
 
-def test_classic_boards_get_the_button_and_ultimate_ones_do_not() -> None:
-    for shape, expected in ((CLASSIC, True), (ULTIMATE, False)):
+def test_classic_and_ultimate_boards_get_the_button() -> None:
+    for shape, expected in ((CLASSIC, True), (ULTIMATE, True)):
         game = _game(shape)
         keyboard = render_game(game).keyboard
         shown = with_open_board(keyboard, game, LINKS)

@@ -1,0 +1,235 @@
+// A game's page: the players, whose turn or the result, the board, the buttons the chat
+// board has (Hint, Undo, Resign; Play again, Swap sides, Rematch), the moves, kept live.
+// Every refusal is said in words; a move the server did not get is sent again.
+"use strict";
+
+import { drawBoard, drawLines, markIcon, rowCol } from "./board.js";
+import { api, backoff, follow, haptic, sleep } from "./net.js";
+import { levelName, refusal, t } from "./words.js";
+
+const $ = (id) => document.getElementById(id);
+// How often a move is sent again while the server cannot be reached (0.5 + 1 + 2 + 4 s).
+const MOVE_RETRIES = 4;
+const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
+  again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH" };
+
+let current = null;   // the game shown: its last state
+let stream = null;    // the AbortController of its live stream
+let busy = false;     // a move or an action is on its way
+let hint = null;      // the cell a hint lit, until the position changes
+let asking = false;   // Resign asks "are you sure?"
+
+export function notice(text) {
+  $("notice").textContent = text || "";
+  $("notice").hidden = !text;
+}
+
+export function connection(kind) {
+  const text = kind === "too_many" ? t("PAGE.too_many") : kind ? t("PAGE.offline") : "";
+  $("connection").textContent = text;
+  $("connection").hidden = !text;
+}
+
+function name(player) {
+  if (player.ai) return levelName(player.ai);
+  return player.name || t("PAGE.nobody_yet");
+}
+
+function result(game) {
+  if (game.status === "open") return t("POPUP_WAITING");
+  if (game.status !== "finished") return t("GAME_CLOSED");
+  if (game.result === "draw") return t("RESULT_DRAW");
+  const loser = game.result === "X" ? "O" : "X";
+  const only = game.you.length === 1 ? game.you[0] : null;
+  if (only === game.result) return t("RESULT_YOU_WON");
+  if (only === loser && game.end_reason === "resigned") return t("RESULT_YOU_RESIGNED");
+  if (only === loser) return t("PAGE.you_lost", { name: name(game.players[game.result]) });
+  if (game.end_reason === "resigned") return t("RESULT_NAME_RESIGNED", { name: name(game.players[loser]) });
+  if (game.end_reason === "timeout") return t("RESULT_NAME_TIMED_OUT", { name: name(game.players[loser]) });
+  return t("RESULT_NAME_WON", { name: name(game.players[game.result]) });
+}
+
+function statusText(game) {
+  if (game.status !== "active") return result(game);
+  if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
+  const mover = game.players[game.to_move];
+  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: game.to_move });
+}
+
+function whereText(game) {
+  if (game.spectator) return t("PAGE.watching");
+  if (game.variant !== "ultimate" || !game.your_turn) return "";
+  const playable = game.blocks.playable;
+  return playable.length === 1 ? t("ULTIMATE_PLAY_IN", { board: playable[0] + 1 }) : t("PAGE.ultimate_any");
+}
+
+function playerChip(game, mark) {
+  const chip = document.createElement("span");
+  chip.className = "player" + (game.to_move === mark ? " turn" : "");
+  chip.dataset.mark = mark;
+  const label = document.createElement("span");
+  label.className = "name";
+  label.textContent = name(game.players[mark]);
+  chip.append(markIcon(mark), label);
+  if (game.you.includes(mark) && game.you.length === 1) {
+    // "(you)" stays whole: a long name is shortened before it, with an ellipsis.
+    const [before, after] = t("PAGE.you", { name: "\u0000" }).split("\u0000");
+    label.textContent = before + label.textContent;
+    const you = document.createElement("span");
+    you.className = "you";
+    you.textContent = after.trim() ? "\u00a0" + after.trim() : "";
+    chip.append(you);
+  }
+  return chip;
+}
+
+function actionButtons(game) {
+  if (asking && game.actions.includes("resign")) {
+    const ask = document.createElement("p");
+    ask.className = "ask";
+    ask.textContent = t("POPUP_RESIGN_CONFIRM");
+    const yes = button("resign-yes", t("BUTTON_RESIGN_YES"), () => { asking = false; act("resign"); });
+    const no = button("resign-no", t("BUTTON_RESIGN_NO"), () => { asking = false; renderGame(current); });
+    return [ask, yes, no];
+  }
+  asking = false;
+  return game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
+    if (action === "resign") { asking = true; renderGame(current); } else act(action);
+  }));
+}
+
+function button(action, text, onClick) {
+  const element = document.createElement("button");
+  element.dataset.action = action;
+  element.textContent = text;
+  element.disabled = busy;
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+// Buzz once when a game the page was showing ends: success for a win, error for a loss.
+function buzzAtTheEnd(before, game) {
+  if (!before || before.id !== game.id || before.status === "finished" || game.status !== "finished") return;
+  if (game.you.length !== 1) return;
+  if (game.result === game.you[0]) haptic("notification", "success");
+  else if (game.result === "draw") haptic("notification", "warning");
+  else haptic("notification", "error");
+}
+
+export function renderGame(game) {
+  const before = current && current.id === game.id ? current : null;
+  if (!before || before.ply !== game.ply) hint = null;
+  current = game;
+  buzzAtTheEnd(before, game);
+  const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
+  $("rules").textContent = rules;
+  $("players").replaceChildren(playerChip(game, "X"), playerChip(game, "O"));
+  $("status").textContent = statusText(game);
+  $("where").textContent = whereText(game);
+  drawBoard($("board"), game, { before: before && before.cells, hint, busy, onCell: play });
+  $("actions").replaceChildren(...actionButtons(game));
+  $("moves").replaceChildren(...game.moves.map((move) => {
+    const li = document.createElement("li");
+    li.className = move.mark;
+    const mark = document.createElement("span");
+    mark.textContent = move.mark;
+    li.append(mark, " " + rowCol(game, move.cell).join("·"));
+    return li;
+  }));
+}
+
+function setBusy(value) {
+  busy = value;
+  if (current) renderGame(current);
+}
+
+// A move the server got although its answer was lost: the retry finds the board moved on.
+function alreadyPlayed(game, sent, mark) {
+  return game && game.ply > sent.ply && game.cells[sent.cell] === mark;
+}
+
+async function play(cell) {
+  const game = current;
+  if (!game || busy || !game.legal.includes(cell)) return;
+  haptic("impact", "light");
+  notice("");
+  setBusy(true);
+  const sent = { ply: game.ply, cell };
+  // A move carries its move number: sent twice, the second is refused as stale and
+  // changes nothing, so sending it again while the server is away is safe.
+  for (let attempt = 0; ; attempt++) {
+    const { ok, status, data, offline } = await api("games/" + game.id + "/moves", sent);
+    if (current.id !== game.id) return;
+    if (!offline) {
+      connection(null);
+      busy = false;
+      if (!ok && !alreadyPlayed(data.game, sent, game.to_move)) {
+        notice(status === 400 ? refusal("error") : refusal(data.status));
+        haptic("notification", "error");
+      }
+      renderGame(data.game || current);
+      return;
+    }
+    connection("offline");
+    if (attempt >= MOVE_RETRIES) break;
+    await sleep(backoff(attempt));
+  }
+  connection(null);
+  notice(t("PAGE.not_sent"));
+  setBusy(false);
+}
+
+async function act(action) {
+  const game = current;
+  if (!game || busy) return;
+  haptic("impact", "medium");
+  notice("");
+  setBusy(true);
+  const { ok, data, offline } = await api("games/" + game.id + "/actions", { action, ply: game.ply });
+  busy = false;
+  if (offline) {
+    // Not sent again by itself: Play again twice would start two games.
+    notice(t("PAGE.failed"));
+  } else if (!ok) {
+    notice(refusal(data.status));
+    haptic("notification", "error");
+  } else if (data.opened) {
+    openGame(data.opened);
+    return;
+  } else if (action === "hint") {
+    hint = data.hint;
+    notice(t("PAGE.hint_cell"));
+  } else if (action === "undo") {
+    notice(t("UNDONE"));
+  }
+  renderGame(data.game || current);
+}
+
+export async function openGame(gameId) {
+  const { ok, status, data, offline } = await api("games/" + gameId);
+  if (!ok) {
+    $("message").hidden = false;
+    $("message").textContent = offline ? t("PAGE.failed") : status === 401 ? t("PAGE.from_telegram") : refusal(data.status);
+    return false;
+  }
+  $("message").hidden = true;
+  $("home").hidden = true;
+  $("game").hidden = false;
+  notice("");
+  history.replaceState(null, "", "?game=" + gameId);
+  current = null;
+  asking = false;
+  renderGame(data.game);
+  if (stream) stream.abort();
+  stream = follow(gameId, (game) => { if (current && current.id === game.id) renderGame(game); }, connection);
+  return true;
+}
+
+export function closeGame() {
+  if (stream) stream.abort();
+  stream = null;
+  current = null;
+  connection(null);
+}
+
+window.addEventListener("resize", () => { if (current) drawLines($("board"), current); });

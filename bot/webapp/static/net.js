@@ -1,0 +1,99 @@
+// Talking to the server: Telegram's initData on every call, requests that report a lost
+// connection instead of throwing, and the game's live stream, which reconnects with backoff.
+"use strict";
+
+export const tg = (window.Telegram && window.Telegram.WebApp) || null;
+export const initData = tg ? tg.initData : "";
+
+// What a reverse proxy answers while the bot restarts: the server is away, not refusing.
+const AWAY = new Set([502, 503, 504]);
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Waits before the n-th retry: 0.5 s doubling to 10 s, with a little jitter so that many
+// pages do not come back at the same instant.
+export function backoff(attempt) {
+  return Math.min(10000, 500 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
+}
+
+// {ok, status, data, offline}: offline when the server could not be reached at all.
+export async function api(path, body) {
+  const options = { headers: { Authorization: "tma " + initData } };
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch("api/" + path, options);
+  } catch (e) {
+    return { ok: false, status: 0, data: {}, offline: true };
+  }
+  const data = await response.json().catch(() => ({}));
+  return { ok: response.ok, status: response.status, data, offline: AWAY.has(response.status) };
+}
+
+// Server-sent events read through fetch (EventSource cannot send the initData header).
+// onState(game) for every state; onTrouble(kind) with "offline", "too_many" or null (back).
+// Reconnects after any error or end, waiting longer after each failure; stops for good on
+// 401/403/404 or an `event: gone`. Returns the AbortController that ends it.
+export function follow(gameId, onState, onTrouble) {
+  const controller = new AbortController();
+  (async () => {
+    let failures = 0;
+    while (!controller.signal.aborted) {
+      let trouble = "offline";
+      try {
+        const response = await fetch("api/games/" + gameId + "/events", {
+          headers: { Authorization: "tma " + initData }, signal: controller.signal });
+        if ([401, 403, 404].includes(response.status)) return;
+        if (response.status === 429) trouble = "too_many";
+        if (response.ok) {
+          const ended = await readEvents(response, (game) => {
+            failures = 0;
+            onTrouble(null);
+            onState(game);
+          });
+          if (ended === "gone") return;
+          trouble = null; // the server closed the stream (a restart): come straight back
+        }
+      } catch (e) {
+        if (controller.signal.aborted) return;
+      }
+      if (trouble) {
+        failures += 1;
+        onTrouble(trouble);
+      }
+      await sleep(backoff(Math.max(failures - 1, 0)));
+    }
+  })();
+  return controller;
+}
+
+async function readEvents(response, onState) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return "end";
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const chunk = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (chunk.startsWith("event: gone")) return "gone";
+      const data = chunk.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+      if (chunk.startsWith("event: state") && data) onState(JSON.parse(data));
+    }
+  }
+}
+
+export function haptic(kind, style) {
+  // Older clients have no HapticFeedback (and throw on unsupported calls).
+  try {
+    if (!tg || !tg.HapticFeedback) return;
+    if (kind === "impact") tg.HapticFeedback.impactOccurred(style);
+    else tg.HapticFeedback.notificationOccurred(style);
+  } catch (e) { /* no haptics here */ }
+}
