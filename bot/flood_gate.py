@@ -29,6 +29,11 @@ A 429 that comes all the same (Telegram is stricter than we know, or another pro
 the same bot) closes the chat's bucket for `retry_after` seconds, so nothing else is sent
 there meanwhile, and the request queues again at its pace. The Bot API request class is told
 not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): nothing waits twice.
+
+A handler whose message must wait for its chat's pace is doing no work meanwhile, so it gives
+back the shared slot its update holds (`running_slot`, set by the update processor,
+`bot.update_lanes`) while it waits, and takes one again before it goes on: a chat that is paced
+keeps no other chat's update waiting for a slot.
 """
 
 from __future__ import annotations
@@ -41,10 +46,11 @@ import logging
 import time
 import warnings
 from collections.abc import Callable, Coroutine
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -58,6 +64,22 @@ SPARE_TOKENS = 1
 MAX_IDLE_BUCKETS = 1000
 
 JSONResult = bool | dict[str, Any] | list[dict[str, Any]]
+
+
+class Slot(Protocol):
+    """The share of the bot's running updates that the update being handled holds."""
+
+    def step_out(self) -> bool:
+        """Give the slot back while the handler only waits; False when this task holds none."""
+        ...
+
+    async def step_in(self) -> None:
+        """Take a slot again, after `step_out` gave it back."""
+        ...
+
+
+#: The slot of the update this task handles (None: no update, e.g. an AI match's task).
+running_slot: ContextVar[Slot | None] = ContextVar("running_slot", default=None)
 
 
 class Pace(Enum):
@@ -167,8 +189,7 @@ class TokenBucket:
     async def take(self, pace: Pace) -> None:
         """Wait for a token (FRAME: take one now or raise `FrameSkipped`)."""
         rank = min(pace.value, Pace.BACKGROUND.value)
-        head = self._head()
-        if (head is None or head[0] > rank) and self._delay(rank, _now()) <= 0:
+        if self.has_token(pace):
             self._level -= 1
             return
         if pace is Pace.FRAME:
@@ -182,6 +203,12 @@ class TokenBucket:
             if future.done() and not future.cancelled():
                 self.give_back()  # granted, then cancelled: the token was never used
             raise
+
+    def has_token(self, pace: Pace) -> bool:
+        """Whether a call of this pace would take a token now, without waiting."""
+        rank = min(pace.value, Pace.BACKGROUND.value)
+        head = self._head()
+        return (head is None or head[0] > rank) and self._delay(rank, _now()) <= 0
 
     def give_back(self) -> None:
         """Return a token that was taken but not used."""
@@ -280,7 +307,7 @@ class FloodGate(BaseRateLimiter[Pace]):
         buckets = self._buckets(endpoint, data) if is_message(endpoint) else []
         attempt = 1
         while True:
-            await _take_all(buckets, pace)
+            await _wait_for_tokens(buckets, pace)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as error:
@@ -328,6 +355,17 @@ class FloodGate(BaseRateLimiter[Pace]):
             bucket = TokenBucket(rate, self.limits.reserve if group else 0)
             self._chats[key] = bucket
         return bucket
+
+
+async def _wait_for_tokens(buckets: list[TokenBucket], pace: Pace) -> None:
+    """A token from each bucket; out of the update's shared slot while that means waiting."""
+    slot = running_slot.get()
+    must_wait = pace is not Pace.FRAME and not all(b.has_token(pace) for b in buckets)
+    if slot is None or not must_wait or not slot.step_out():
+        await _take_all(buckets, pace)
+        return
+    await _take_all(buckets, pace)
+    await slot.step_in()
 
 
 async def _take_all(buckets: list[TokenBucket], pace: Pace) -> None:

@@ -18,6 +18,7 @@ from bot.flood_gate import (
     Pace,
     Rate,
     is_message,
+    running_slot,
 )
 
 # PTB's own RetryAfter warns about its future type when it is made.
@@ -208,3 +209,27 @@ async def test_a_long_or_repeated_429_goes_to_the_caller() -> None:
 def test_a_reserve_must_leave_background_a_token() -> None:
     with pytest.raises(ValueError, match="reserve"):
         group_only(Rate(20, 60.0, burst=3), reserve=2)
+
+
+class StandInSlot:
+    """The update processor's shared slot, as the gate sees it: steps recorded."""
+
+    def __init__(self, calls: Calls) -> None:
+        self.calls = calls
+
+    def step_out(self) -> bool:
+        self.calls.ran.append("slot given back")
+        return True
+
+    async def step_in(self) -> None:
+        self.calls.ran.append("slot taken again")
+
+
+async def test_a_call_waits_for_its_pace_out_of_its_updates_slot() -> None:
+    calls = Calls(group_only(Rate(20, 1.0, burst=2)))  # one token, then one every 0.05 s
+    running_slot.set(StandInSlot(calls))  # this test's own context: no other test sees it
+    await calls.send("first")
+    await calls.send("second")
+    with pytest.raises(FrameSkipped):
+        await calls.send("frame", pace=Pace.FRAME)
+    assert calls.ran == ["first", "slot given back", "slot taken again", "second"]

@@ -1,0 +1,264 @@
+"""Fair queues: one lane per chat, so that no chat's burst keeps another chat's updates waiting.
+
+PTB hands every update to the update processor in a task of its own. `UpdateLanes` puts it
+in its chat's lane (for an update in no chat, an inline query or a tap on an inline message,
+the sender's): a lane runs at most `per_lane` updates at once, and the rest wait in the lane's
+own queues, taps first (Telegram takes a tap's answer for 15 s only; a message can wait), each
+queue in order of arrival. Across lanes at most `running` updates work at once: the shared
+slots, taken in order of arrival by the lanes' running updates only. A handler whose reply
+waits for its chat's pace gives its shared slot back meanwhile (`bot.flood_gate.running_slot`),
+so a paced chat holds at most `per_lane` updates, and no shared slot, while it waits.
+
+What cannot be served in time is shed, and its coroutine closed unstarted:
+* a tap that waited `tap_patience` seconds in its lane, or found `queued_taps` taps queued
+  there, is answered with no text (the spinner stops, the board stays as it was: the tap did
+  nothing, and the player may tap again), then dropped;
+* a message (or any other update) that finds `queued_others` waiting is dropped.
+A lane logs one line for each burst it shed from, when it has drained. A shed update never
+ran, so it acted on nothing: every update still acts at most once.
+
+Memory is bounded per chat: a lane holds `per_lane + queued_taps + queued_others` updates at
+most; PTB's task for a shed update ends as soon as it is shed (see `bench/flood.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import deque
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Update
+from telegram.error import TelegramError
+from telegram.ext import BaseUpdateProcessor
+
+from bot.flood_gate import running_slot
+
+log = logging.getLogger(__name__)
+
+#: Updates of one chat handled at once.
+PER_LANE = 2
+#: Taps and other updates that may wait in one chat's lane.
+QUEUED_TAPS = 16
+QUEUED_OTHERS = 8
+#: Seconds a tap may wait in its lane: what is left of Telegram's 15 s is for its handler.
+TAP_PATIENCE = 8.0
+#: PTB's own bound on updates held at once, set out of the way: it would make every chat's
+#: updates wait in one line again. The lanes bound what is held, per chat.
+HELD_UPDATES = 1 << 30
+
+
+class SharedSlot:
+    """One running update's shared slot; only the task handling the update steps it out."""
+
+    def __init__(self, bound: asyncio.Semaphore) -> None:
+        self._bound = bound
+        self._task = asyncio.current_task()
+        self._held = False
+
+    async def take(self) -> None:
+        await self._bound.acquire()
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._bound.release()
+
+    def step_out(self) -> bool:
+        if not self._held or asyncio.current_task() is not self._task:
+            return False  # a task the handler started (an AI match) holds no slot of its own
+        self.release()
+        return True
+
+    async def step_in(self) -> None:
+        if not self._held:
+            await self.take()
+
+
+@dataclass
+class Lane:
+    """One chat's updates: how many run, and the turns of those waiting."""
+
+    running: int = 0
+    taps: deque[asyncio.Future[None]] = field(default_factory=deque)
+    others: deque[asyncio.Future[None]] = field(default_factory=deque)
+    shed_taps: int = 0
+    shed_others: int = 0
+
+    @property
+    def idle(self) -> bool:
+        return not self.running and not self.taps and not self.others
+
+
+def lane_key(update: object) -> int | None:
+    """The lane of an update: its chat, else its sender (None: no lane, e.g. a poll)."""
+    if not isinstance(update, Update):
+        return None
+    if update.effective_chat is not None:
+        return update.effective_chat.id
+    if update.effective_user is not None:
+        return update.effective_user.id
+    return None
+
+
+def is_tap(update: object) -> bool:
+    return isinstance(update, Update) and update.callback_query is not None
+
+
+class UpdateLanes(BaseUpdateProcessor):
+    """PTB's update processor with one lane per chat (see the module's docstring)."""
+
+    def __init__(
+        self,
+        running: int,
+        *,
+        per_lane: int = PER_LANE,
+        queued_taps: int = QUEUED_TAPS,
+        queued_others: int = QUEUED_OTHERS,
+        tap_patience: float = TAP_PATIENCE,
+    ) -> None:
+        super().__init__(HELD_UPDATES)
+        self.running = running
+        self.per_lane = per_lane
+        self.queued_taps = queued_taps
+        self.queued_others = queued_others
+        self.tap_patience = tap_patience
+        self._shared = asyncio.Semaphore(running)
+        self._lanes: dict[int, Lane] = {}
+        self._closed = False
+
+    def queued(self, key: int) -> int:
+        """Updates waiting in a lane now (not running)."""
+        lane = self._lanes.get(key)
+        return len(lane.taps) + len(lane.others) if lane is not None else 0
+
+    async def initialize(self) -> None:
+        """Nothing to open: lanes are made as chats send updates."""
+        self._closed = False
+
+    async def shutdown(self) -> None:
+        """Wake every queued update to be shed (PTB has stopped taking updates by now)."""
+        self._closed = True
+        for lane in self._lanes.values():
+            for turn in (*lane.taps, *lane.others):
+                if not turn.done():
+                    turn.cancel()
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        """Run the update in its lane's turn, or shed it."""
+        key = lane_key(update)
+        if key is None:
+            await self._run(coroutine)
+            return
+        lane = self._lanes.setdefault(key, Lane())
+        if lane.running < self.per_lane and not lane.taps and not lane.others:
+            lane.running += 1
+        elif not await self._wait_turn(lane, update, coroutine):
+            self._forget_if_idle(key, lane)
+            return
+        try:
+            await self._run(coroutine)
+        finally:
+            self._hand_on(key, lane)
+
+    async def _wait_turn(self, lane: Lane, update: object, coroutine: Awaitable[Any]) -> bool:
+        """Queue for the lane's turn: True when it came (the lane counts this update as
+        running), False when the update was shed."""
+        tap = is_tap(update)
+        queue, bound = (lane.taps, self.queued_taps) if tap else (lane.others, self.queued_others)
+        if self._closed or len(queue) >= bound:
+            await self._shed(lane, update, coroutine)
+            return False
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(turn)
+        try:
+            await asyncio.wait({turn}, timeout=self.tap_patience if tap else None)
+        except asyncio.CancelledError:
+            self._leave(lane, queue, turn)
+            _close(coroutine)
+            raise
+        if turn.done() and not turn.cancelled():
+            return True
+        self._leave(lane, queue, turn)
+        await self._shed(lane, update, coroutine)
+        return False
+
+    def _leave(
+        self, lane: Lane, queue: deque[asyncio.Future[None]], turn: asyncio.Future[None]
+    ) -> None:
+        """Take a turn out of its queue; if it had just come, hand it to the next one."""
+        if turn.done() and not turn.cancelled():
+            lane.running -= 1  # granted, never used
+            self._grant_next(lane)
+        else:
+            turn.cancel()
+            if turn in queue:
+                queue.remove(turn)
+
+    async def _run(self, coroutine: Awaitable[Any]) -> None:
+        """Await the update's coroutine in a shared slot, which the flood gate may step out of."""
+        slot = SharedSlot(self._shared)
+        try:
+            await slot.take()
+        except BaseException:
+            _close(coroutine)
+            raise
+        token = running_slot.set(slot)
+        try:
+            await coroutine
+        finally:
+            running_slot.reset(token)
+            slot.release()
+
+    def _hand_on(self, key: int, lane: Lane) -> None:
+        """A running update is done: its lane's next turn goes to the first tap, else the
+        first other update."""
+        lane.running -= 1
+        self._grant_next(lane)
+        self._forget_if_idle(key, lane)
+
+    def _grant_next(self, lane: Lane) -> None:
+        while lane.running < self.per_lane and (lane.taps or lane.others):
+            turn = (lane.taps or lane.others).popleft()
+            if not turn.done():
+                turn.set_result(None)
+                lane.running += 1
+
+    def _forget_if_idle(self, key: int, lane: Lane) -> None:
+        if not lane.idle or self._lanes.get(key) is not lane:
+            return
+        del self._lanes[key]
+        if lane.shed_taps or lane.shed_others:
+            log.warning(
+                "chat %s sent more than it could be served: %d taps answered unplayed, "
+                "%d other updates dropped",
+                key,
+                lane.shed_taps,
+                lane.shed_others,
+            )
+
+    async def _shed(self, lane: Lane, update: object, coroutine: Awaitable[Any]) -> None:
+        """Drop an update unstarted; a tap is answered first, with no text (not once shut
+        down: the bot's connection is closed by then)."""
+        _close(coroutine)
+        if not is_tap(update):
+            lane.shed_others += 1
+            return
+        lane.shed_taps += 1
+        assert isinstance(update, Update) and update.callback_query is not None
+        if self._closed:
+            return
+        try:
+            await update.callback_query.answer()
+        except TelegramError as error:
+            log.info("shed callback query %s was not answered: %s", update.callback_query.id, error)
+
+
+def _close(coroutine: Awaitable[Any]) -> None:
+    """Close an update's coroutine that will never run (no 'never awaited' warning)."""
+    if inspect.iscoroutine(coroutine):
+        coroutine.close()
