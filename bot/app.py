@@ -57,6 +57,7 @@ from bot.turn_clock import TurnClock
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
+from bot.update_lanes import UpdateLanes
 
 #: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
 CONCURRENT_UPDATES = 64
@@ -102,7 +103,7 @@ def build_application(settings: Settings) -> Application:
         .application_class(LoggedApplication)
         .token(settings.token)
         .context_types(ContextTypes(context=BotContext))
-        .concurrent_updates(CONCURRENT_UPDATES)
+        .concurrent_updates(UpdateLanes(CONCURRENT_UPDATES))
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
         # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
         .rate_limiter(FloodGate(settings.flood_limits))
