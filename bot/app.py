@@ -54,10 +54,10 @@ from bot.matches import AiMatchRunner
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
 from bot.turn_clock import TurnClock
+from bot.update_lanes import UpdateLanes
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
-from bot.update_lanes import UpdateLanes
 
 #: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
 CONCURRENT_UPDATES = 64
