@@ -67,10 +67,28 @@ async def bot_with_mini_app(
         **settings,
     )
     application = await runner.start()
-    server = WebServer(build_web_app(application, mini_app=True), "127.0.0.1", port)
+    servers = [WebServer(build_web_app(application, mini_app=True), "127.0.0.1", port)]
+    _SERVERS[id(runner)] = (application, port, servers)
     try:
-        await server.start()
+        await servers[0].start()
         yield runner, f"{base}/app/"
     finally:
-        await server.stop()
+        await servers[-1].stop()
+        _SERVERS.pop(id(runner), None)
         await runner.stop()
+
+
+# The web servers of the running bots (by id(runner)), for a test that takes one away.
+_SERVERS: dict[int, tuple[Any, int, list[WebServer]]] = {}
+
+
+async def stop_web_server(runner: BotRunner) -> None:
+    """The web server goes away (the bot keeps running), as in a restart behind a proxy."""
+    await _SERVERS[id(runner)][2][-1].stop()
+
+
+async def start_web_server(runner: BotRunner) -> None:
+    """A new web server for the same bot on the same port, as after a restart."""
+    application, port, servers = _SERVERS[id(runner)]
+    servers.append(WebServer(build_web_app(application, mini_app=True), "127.0.0.1", port))
+    await servers[-1].start()

@@ -1,0 +1,136 @@
+"""What the browser tests share: a real headless Chromium (Debian's `chromium`, driven by
+Playwright) at phone size, a stub of `window.Telegram.WebApp` with valid initData for any
+user, Telegram's light and dark themes, and reading the page's board."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.webapp.support import telegram_init_data
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Not the committed pictures (docs/): a test run must not change tracked files.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "bench" / "screenshots" / "latest"
+PHONE = {"width": 390, "height": 844}
+# themeParams as Telegram's clients send them, light and dark.
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "link_color": "#2481cc",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+}
+DARK = {
+    "bg_color": "#17212b",
+    "text_color": "#f5f5f5",
+    "hint_color": "#708499",
+    "link_color": "#6ab3f3",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#232e3c",
+}
+THEMES = {"light": LIGHT, "dark": DARK}
+
+
+def playwright_api() -> Any:
+    """Playwright's async API; a skip without it, except in CI, where it must be there."""
+    if os.environ.get("CI"):
+        import playwright.async_api as api
+
+        return api
+    return pytest.importorskip("playwright.async_api")
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("CI must run the browser tests: install Debian's chromium package")
+        pytest.skip("no chromium here (apt-get install chromium)")
+    async with playwright_api().async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
+    """A script standing in for telegram-web-app.js: what the page uses of Telegram.WebApp.
+    Haptic calls are recorded in window.hapticCalls."""
+    unsafe = {"user": {k: user[k] for k in ("id", "first_name", "language_code") if k in user}}
+    return f"""
+      window.hapticCalls = [];
+      window.Telegram = {{ WebApp: {{
+        initData: {json.dumps(init_data)},
+        initDataUnsafe: {json.dumps(unsafe)},
+        themeParams: {json.dumps(THEMES[scheme])},
+        colorScheme: {json.dumps(scheme)},
+        version: "7.0", platform: "android",
+        ready() {{}}, expand() {{}}, onEvent() {{}}, offEvent() {{}},
+        isVersionAtLeast() {{ return true; }},
+        HapticFeedback: {{
+          impactOccurred(style) {{ window.hapticCalls.push("impact:" + style); }},
+          notificationOccurred(kind) {{ window.hapticCalls.push("notification:" + kind); }},
+          selectionChanged() {{}},
+        }},
+      }} }};
+    """
+
+
+async def open_page(
+    browser: Any, url: str, token: str, user: dict[str, Any], scheme: str = "light"
+) -> tuple[Any, list[str]]:
+    """The page at `url` on a phone-sized screen, as Telegram would open it for `user`.
+    Nothing leaves 127.0.0.1: the request for telegram.org's script is refused (and listed)."""
+    context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
+    outside: list[str] = []
+
+    async def only_local(route: Any) -> None:
+        if route.request.url.startswith("http://127.0.0.1:"):
+            await route.continue_()
+        else:
+            outside.append(route.request.url)
+            await route.abort()
+
+    await context.route("**/*", only_local)
+    page = await context.new_page()
+    await page.add_init_script(telegram_stub(telegram_init_data(token, user), user, scheme))
+    await page.goto(url)
+    return page, outside
+
+
+async def page_cells(page: Any) -> str:
+    """The page's cells in the server's order (data-cell), as X, O and _."""
+    return await page.eval_on_selector_all(
+        "#board .cell",
+        "cells => cells.sort((a, b) => a.dataset.cell - b.dataset.cell).map(c =>"
+        " c.classList.contains('X') ? 'X' : c.classList.contains('O') ? 'O' : '_').join('')",
+    )
+
+
+async def wait_ply(page: Any, ply: int) -> None:
+    await page.wait_for_selector(f"#board[data-ply='{ply}']")
+
+
+async def play_on(page: Any, pick: str = "#board .cell:not([disabled])") -> None:
+    """The player moves on the page (the first cell `pick` finds) until the game is over."""
+    while await page.get_attribute("#board", "data-status") == "active":
+        ply = int(await page.get_attribute("#board", "data-ply"))
+        if await page.locator(pick).count():
+            await page.click(pick)
+        await page.wait_for_selector(f"#board:not([data-ply='{ply}'])")
+
+
+async def screenshot(page: Any, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SCREENSHOTS / name))

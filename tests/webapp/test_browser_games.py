@@ -1,0 +1,117 @@
+"""The Mini App in Chromium at phone size: ultimate tic-tac-toe as nine small boards in the
+chat's cell order, and a group game played on two pages while a member watches on a third."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.chat import game_id_on, press, send
+from tests.support.fake_telegram import FakeTelegram
+from tests.webapp.browser import open_page, page_cells, play_on, screenshot, wait_ply
+from tests.webapp.support import bot_with_mini_app
+
+ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
+BOB = FakeTelegram.user(1002, "Bartholomew Montgomery-Smythe", language_code="en")
+CAROL = FakeTelegram.user(1003, "Carol", language_code="en")
+GROUP = FakeTelegram.group_chat(-100500, "Friends")
+
+
+async def test_ultimate_on_the_page_as_nine_small_boards(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
+        await send(telegram, ALICE, "/start ultimate easy")
+        board = telegram.last_bot_message(ALICE["id"])
+        # Ultimate's chat board opens the page like any other board.
+        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
+        page, _ = await open_page(browser, url, telegram.token, ALICE)
+        await wait_ply(page, 0)
+        assert await page.locator("#board .block").count() == 9
+        assert await page.locator("#board .block.lit").count() == 9
+        # Row 1, column 4 is small board 2's first cell (core's cell 9), top row, 4th column.
+        cell = "#board .cell[data-cell='9']"
+        assert await page.get_attribute(cell, "aria-label") == "row 1, column 4"
+        box, left = (
+            await page.locator(cell).bounding_box(),
+            await page.locator("#board .cell[data-cell='2']").bounding_box(),
+        )
+        assert box["y"] == left["y"] and box["x"] > left["x"]
+        await page.click(cell)
+        await wait_ply(page, 2)
+        position = [line for line in telegram.last_bot_message(ALICE["id"]).text.splitlines()]
+        rows = [line.split(" ") for line in position if len(line.split(" ")) == 3]
+        assert rows[0][1][0] == "❌"  # the chat shows it at row 1, column 4 too
+        # Only the free cells of the small boards in play are clickable.
+        state = await page.evaluate(
+            "fetch('api/games/' + new URLSearchParams(location.search)"
+            ".get('game'), {headers: {Authorization: 'tma ' +"
+            " Telegram.WebApp.initData}}).then(r => r.json())"
+        )
+        legal = state["game"]["legal"]
+        enabled = await page.eval_on_selector_all(
+            "#board .cell:not([disabled])", "c => c.map(e => +e.dataset.cell)"
+        )
+        assert sorted(enabled) == sorted(legal) and len(enabled) < 81 - 2
+        lit = await page.eval_on_selector_all(
+            "#board .block.lit", "b => b.map(e => +e.dataset.block)"
+        )
+        assert all(cell // 9 in lit for cell in enabled)
+        for _ in range(6):
+            ply = int(await page.get_attribute("#board", "data-ply"))
+            await page.click("#board .cell:not([disabled])")
+            await page.wait_for_selector(f"#board:not([data-ply='{ply}'])")
+        await screenshot(page, "miniapp-ultimate.png")
+        await play_on(page)
+        assert await page.get_attribute("#board", "data-status") == "finished"
+        cells = await page_cells(page)
+        assert len(cells) == 81
+        if "wins" in await page.text_content("#status"):
+            assert await page.locator("#board .block.win").count() >= 3
+            assert await page.locator("#board svg.lines line").count() >= 1
+
+
+async def test_a_group_game_on_two_pages_and_a_spectator(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
+        group = telegram.add_chat(GROUP)
+        await send(telegram, ALICE, "/challenge", chat=group)
+        board = telegram.last_bot_message(group["id"])
+        await press(telegram, BOB, board, "✋ Join")
+        url = f"{page_url}?game={game_id_on(telegram, board)}"
+        pages = {}
+        for user in (ALICE, BOB, CAROL):
+            pages[user["id"]], _ = await open_page(browser, url, telegram.token, user)
+        for page in pages.values():
+            await wait_ply(page, 0)
+        alice, bob, carol = pages[ALICE["id"]], pages[BOB["id"]], pages[CAROL["id"]]
+        # Carol watches: the whole game, live, nothing clickable, no buttons, said in words.
+        assert await carol.text_content("#where") == "You are watching: only the players can move."
+        assert await carol.locator("#actions button").count() == 0
+        assert await bob.locator("#board .cell:not([disabled])").count() == 0
+        # Bob's long name is shortened with an ellipsis; "(you)" stays whole.
+        chip = "#players .player[data-mark='O']"
+        assert await bob.text_content(chip + " .you") == "\u00a0(you)"
+        assert await bob.eval_on_selector(chip + " .name", "e => e.scrollWidth > e.clientWidth")
+        right = await bob.eval_on_selector(chip, "e => e.getBoundingClientRect().right")
+        assert right <= 390
+        ply = 0
+        while await carol.get_attribute("#board", "data-status") == "active":
+            mover = alice if ply % 2 == 0 else bob
+            await mover.click("#board .cell:not([disabled])")
+            ply += 1
+            for page in pages.values():
+                await wait_ply(page, ply)
+            assert await carol.locator("#board .cell:not([disabled])").count() == 0
+        assert await page_cells(carol) == await page_cells(alice) == await page_cells(bob)
+        status = await carol.text_content("#status")
+        assert status in ("Alice wins! 🎉", "Nobody loses 🤝")
+        assert await alice.text_content("#status") in (
+            "You won! 🎉 Nicely played.",
+            "Nobody loses 🤝",
+        )
+        assert await carol.locator("#actions button").count() == 0
+        assert await bob.locator("#actions [data-action='rematch']").count() == 1
+        await bob.click("#actions [data-action='rematch']")
+        await bob.wait_for_selector("#board[data-status='open']")
+        assert await bob.text_content("#status") == "Waiting for an opponent to join."
