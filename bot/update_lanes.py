@@ -136,6 +136,11 @@ class UpdateLanes(BaseUpdateProcessor):
         lane = self._lanes.get(key)
         return len(lane.taps) + len(lane.others) if lane is not None else 0
 
+    def held(self, key: int) -> int:
+        """Updates a lane holds now, running or waiting."""
+        lane = self._lanes.get(key)
+        return lane.running + self.queued(key) if lane is not None else 0
+
     async def initialize(self) -> None:
         """Nothing to open: lanes are made as chats send updates."""
         self._closed = False
