@@ -111,6 +111,8 @@ async def stream_game(
     sent_version, last_write = None, loop.time()
     try:
         while not closing.is_set():
+            if request.transport is None or request.transport.is_closing():
+                break  # the page went away: its place under the caps is free again
             changed.clear()
             state = await read()
             if state is None:
