@@ -8,6 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Coroutine
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -33,6 +34,7 @@ from bot.context import BotContext
 from bot.flood_gate import FloodGate
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
+from bot.games.model import GameView
 from bot.games.use_cases import open_games
 from bot.handlers import (
     assists,
@@ -51,6 +53,7 @@ from bot.handlers import (
 )
 from bot.housekeeping import Housekeeping
 from bot.matches import AiMatchRunner
+from bot.outbox import BoardCatchUp
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
 from bot.turn_clock import TurnClock
@@ -209,6 +212,10 @@ async def open_resources(application: Application) -> None:
         games.timeouts, games.chats, application.bot, settings.turn_timeout_seconds
     )
     housekeeping = Housekeeping(games.updates)
+    catch_up = BoardCatchUp(
+        games.outbox, games.chats, application.bot, every=settings.board_catch_up_seconds
+    )
+    hooks = BoardHooks(shown=catch_up.drawing, delivered=catch_up.delivered)
     application.bot_data.update(
         engine=engine,
         games=games,
@@ -216,17 +223,20 @@ async def open_resources(application: Application) -> None:
         turn_clock=turn_clock,
         ai_pool=ai_pool,
         housekeeping=housekeeping,
+        board_catch_up=catch_up,
     )
     # The profile is not needed to play: set once the bot takes updates, not before.
     application.bot_data["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
     )
     if settings.webapp_url is not None:
-        open_mini_app(application, settings)
+        hooks = open_mini_app(application, settings, hooks)
+    use_hooks(application.bot, hooks)
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     turn_clock.start()
     housekeeping.start()
+    catch_up.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
@@ -253,9 +263,10 @@ async def once_running(application: Application, work: Coroutine[Any, Any, None]
     await work
 
 
-def open_mini_app(application: Application, settings: Settings) -> None:
+def open_mini_app(application: Application, settings: Settings, hooks: BoardHooks) -> BoardHooks:
     """The Mini App (WEBAPP_URL): every board gets its "Open board" button and tells the
-    pages showing it; private chats' menu button opens it (set meanwhile, like the profile)."""
+    pages showing it; private chats' menu button opens it (set meanwhile, like the profile).
+    Returns `hooks` with the Mini App's."""
     # Imported here: a bot without WEBAPP_URL starts without them.
     from bot.webapp.buttons import publish_menu_button, with_open_board
     from bot.webapp.links import WebAppLinks
@@ -265,9 +276,15 @@ def open_mini_app(application: Application, settings: Settings) -> None:
     assert settings.webapp_url is not None
     links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
     notifier = GameNotifier()
-    use_hooks(bot, BoardHooks(partial(with_open_board, links=links), notifier.notify))
     application.bot_data.update(game_notifier=notifier, webapp_links=links)
     application.bot_data["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
+    drawing = hooks.shown
+
+    def shown(game: GameView) -> None:
+        notifier.notify(game)
+        drawing(game)
+
+    return replace(hooks, keyboard=partial(with_open_board, links=links), shown=shown)
 
 
 async def close_resources(application: Application) -> None:
@@ -279,8 +296,8 @@ async def close_resources(application: Application) -> None:
     profile: asyncio.Task[None] | None = application.bot_data.get("profile")
     if profile is not None and not profile.done():
         profile.cancel()
-    for chore in ("turn_clock", "housekeeping"):
-        running: TurnClock | Housekeeping | None = application.bot_data.get(chore)
+    for chore in ("turn_clock", "housekeeping", "board_catch_up"):
+        running: TurnClock | Housekeeping | BoardCatchUp | None = application.bot_data.get(chore)
         if running is not None:
             await running.stop()
     matches: AiMatchRunner | None = application.bot_data.get("matches")

@@ -10,7 +10,8 @@ matches, the turn clock) pass a slower `Pace`, so people's boards go first (`bot
 
 A running bot may add `BoardHooks` (`use_hooks`, at start-up): the Mini App adds its
 "Open board" button to every board's keyboard, and hears of every board shown, so that its
-pages show each move the moment the chat does, whoever made it.
+pages show each move the moment the chat does, whoever made it; the board outbox
+(`bot.outbox`) hears of every board Telegram has, to mark it shown.
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ def _nobody(_game: GameView) -> None:
 @dataclass(frozen=True)
 class BoardHooks:
     """What a running bot adds to its boards: `keyboard` turns a board's keyboard into the
-    one shown, `shown` hears of every game whose board is about to be posted or edited."""
+    one shown, `shown` hears of every game whose board is about to be posted or edited, and
+    `delivered` of every board Telegram has (posted, edited, or showing it already)."""
 
     keyboard: KeyboardHook = _same_keyboard
     shown: Callable[[GameView], None] = _nobody
+    delivered: Callable[[GameView], None] = _nobody
 
 
 # By id(bot): PTB's Bot takes no attributes of ours, and the callers (handlers, AI matches,
@@ -62,6 +65,12 @@ def use_hooks(bot: Bot, hooks: BoardHooks | None) -> None:
         _HOOKS.pop(id(bot), None)
     else:
         _HOOKS[id(bot)] = hooks
+
+
+def _delivered(bot: Bot, game: GameView) -> None:
+    hooks = _HOOKS.get(id(bot))
+    if hooks is not None:
+        hooks.delivered(game)
 
 
 def _render(
@@ -99,7 +108,9 @@ async def send_board(
         log.info(
             "board of game %s: posted with no answer; the next tap on it will show it", game.id
         )
+        _delivered(bot, game)  # it may well be there: never posted twice
         return None
+    _delivered(bot, game)
     return message.message_id
 
 
@@ -134,9 +145,12 @@ async def show_board(
     except BadRequest as error:
         text = str(error).lower()
         if "not modified" in text:
-            return None  # Already showing this state (e.g. a retried update): nothing to do.
+            # Already showing this state (e.g. a retried update): nothing to do.
+            _delivered(bot, game)
+            return None
         if "not found" in text and game.chat_id is not None and (game.is_active or game.is_open):
             log.info("board message of game %s is gone; posting a fresh one", game.id)
             return await send_board(bot, game.chat_id, game, pace=pace)
         raise
+    _delivered(bot, game)
     return None

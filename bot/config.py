@@ -42,6 +42,8 @@ class Settings:
     turn_timeout_seconds: float = 600.0
     # How long hard may think about one move on a board bigger than 3×3.
     ai_time_budget_seconds: float = 0.5
+    # How often every instance looks for boards left behind their games (`bot.outbox`).
+    board_catch_up_seconds: float = 5.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_url: str | None = None
     webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
@@ -130,6 +132,7 @@ def load_settings(
     pause = _number(values, "AI_PAUSE_SECONDS", 1.0, 0.0, 60.0)
     turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
     ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
+    catch_up = _number(values, "BOARD_CATCH_UP_SECONDS", 5.0, 0.1, 300.0)
     webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
     webapp_url, webapp_short_name, web_port = _webapp_settings(values)
     return Settings(
@@ -140,6 +143,7 @@ def load_settings(
         ai_pause_seconds=pause,
         turn_timeout_seconds=turn_timeout,
         ai_time_budget_seconds=ai_budget,
+        board_catch_up_seconds=catch_up,
         webhook_url=webhook_url,
         webhook_listen=webhook_listen,
         webhook_port=webhook_port,

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from bot.games.model import UpdateClaim
     from bot.games.use_cases import Games
     from bot.matches import AiMatchRunner
+    from bot.outbox import BoardCatchUp
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
@@ -31,6 +32,10 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
     @property
     def ai_matches(self) -> AiMatchRunner:
         return self.bot_data["matches"]
+
+    @property
+    def board_catch_up(self) -> BoardCatchUp | None:
+        return self.bot_data.get("board_catch_up")
 
     @property
     def settings(self) -> Settings:

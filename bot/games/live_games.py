@@ -19,6 +19,11 @@ class Loaded:
     version: int
 
 
+def stored(view: GameView, version: int) -> Loaded:
+    """A view as stored at `version` (the view carries it too, for the board outbox)."""
+    return Loaded(replace(view, version=version), version)
+
+
 class LiveGames:
     """The live games this process stored or read last, with their versions, so that a tap
     is decided without reading its game again.

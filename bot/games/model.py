@@ -105,6 +105,10 @@ class GameView:
     turn_mark: str | None = None
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
+    # The stored version this view is of, and the one its board message shows (the board
+    # outbox, `bot.outbox`): bookkeeping, not game state.
+    version: int = field(default=0, compare=False, repr=False)
+    shown_version: int = field(default=0, compare=False, repr=False)
 
     @cached_property
     def ply(self) -> int:

@@ -23,7 +23,7 @@ from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
-from bot.games.live_games import LiveGames, Loaded
+from bot.games.live_games import LiveGames, Loaded, stored
 from bot.games.model import (
     LIVE,
     BoardRef,
@@ -139,7 +139,7 @@ class Store:
             game_id, chosen_language = insert.row[0], upsert.row[0]
         if game_id is None:
             return None
-        loaded = Loaded(replace(draft, id=game_id, language=chosen_language or draft.language), 1)
+        loaded = stored(replace(draft, id=game_id, language=chosen_language or draft.language), 1)
         self.live.put(loaded)
         return loaded, chosen_language
 
@@ -260,6 +260,8 @@ def view_of(row: Any) -> Loaded:
         t_name=row.t_name,
         s_name=row.s_name,
         invited_name=row.invited_name,
+        version=row.version,
+        shown_version=row.shown_version,
         **values,
     )
     return Loaded(view, row.version)
@@ -297,9 +299,9 @@ async def insert(
     game_id = await session.scalar(statements.INSERT_GAME, _game_row(draft, utcnow()))
     assert game_id is not None
     _add_moves(session, game_id, moves)
-    stored = Loaded(replace(draft, id=game_id), 1)
-    _written(session)[game_id] = stored
-    return stored
+    inserted = stored(replace(draft, id=game_id), 1)
+    _written(session)[game_id] = inserted
+    return inserted
 
 
 def _game_row(draft: GameView, now: datetime) -> dict[str, Any]:
@@ -342,7 +344,9 @@ async def save(
                 one_change=True,
             )
         )
-        _written(session)[before.id] = Loaded(after, loaded.version + 1)
+        saved = stored(after, loaded.version + 1)
+        _written(session)[before.id] = saved
+        after = saved.view
     _add_moves(session, before.id, moves)
     return after
 

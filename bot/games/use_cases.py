@@ -11,6 +11,7 @@ from bot.games.ai_turns import AiTurns, Thinker
 from bot.games.assists import Assists
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
+from bot.games.outbox import BoardOutbox
 from bot.games.play import Play
 from bot.games.players import Players
 from bot.games.privacy import Privacy
@@ -37,6 +38,7 @@ class Games:
     chats: Chats
     updates: HandledUpdates
     players: Players
+    outbox: BoardOutbox
 
 
 def open_games(
@@ -58,4 +60,5 @@ def open_games(
         chats=Chats(games),
         updates=HandledUpdates(games),
         players=Players(games),
+        outbox=BoardOutbox(games),
     )

@@ -177,6 +177,18 @@ async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
     context.ai_matches.follow(replace(game, message_id=message_id))
 
 
+#: Refusals of a tap on a board that may be behind its game: the board is redrawn too.
+REDRAWN = (MoveStatus.STALE, MoveStatus.GAME_OVER)
+
+
+async def redraw_if_behind(context: BotContext, game: GameView) -> None:
+    """Draw the game's board afresh if it shows an older position (a crash lost its edit)
+    and no drawing is on its way: the tap that found it out brings it up to date."""
+    catch_up = context.board_catch_up
+    if catch_up is not None and catch_up.needs_redraw(game):
+        await show_game(context, game)
+
+
 async def answer_and_show(
     query: CallbackQuery,
     context: BotContext,
@@ -190,6 +202,8 @@ async def answer_and_show(
     tr = texts_of(query.from_user, context)
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status))
+        if result.status in REDRAWN and result.game is not None:
+            await redraw_if_behind(context, result.game)
         return
     game = result.game
     if game.message_id is None and game.chat_id is not None and query.message is not None:

@@ -174,6 +174,7 @@ async def test_0007_keeps_two_player_games_both_ways_and_drops_bigger_ones_going
         "INSERT INTO moves (game_id, ply, cell, mark, player_id, created_at) VALUES "
         f"(3, 1, 0, 'X', {ALICE.id}, '{NOW}')",
     )
+    await _migrate(database_url, "head")  # the service reads today's schema
     games, engine = await _service(database_url)
     try:
         three = await games.store.get_game(3)
@@ -186,3 +187,30 @@ async def test_0007_keeps_two_player_games_both_ways_and_drops_bigger_ones_going
     rows = await _execute(database_url, "SELECT id, board, status FROM games ORDER BY id")
     assert rows == [(1, "XX_OOO_X_", "finished"), (2, "X___O____", "active")]
     assert await _execute(database_url, "SELECT COUNT(*) FROM moves WHERE game_id = 3") == [(0,)]
+
+
+async def test_0008_takes_stored_boards_as_showing_their_games(database_url: str) -> None:
+    await _migrate(database_url, "0007")
+    await _seed_0001(database_url)
+    await _migrate(database_url, "0008")
+    # Nothing to redraw at the upgrade: no board is behind its game.
+    assert await _execute(
+        database_url, "SELECT id, version, shown_version FROM games ORDER BY id"
+    ) == [(1, 7, 7), (2, 3, 3)]
+    games, engine = await _service(database_url)
+    try:
+        assert await games.outbox.behind() == {}
+        result = await games.play.tap(2, BoardRef(ALICE.id), ALICE, 2, 8)
+        assert result.status is MoveStatus.PLAYED
+        # The move is committed, its board not drawn yet: behind until marked shown.
+        behind = await games.outbox.behind()
+        assert list(behind) == [2] and behind[2] > 3
+        await games.outbox.mark_shown([(2, behind[2])])
+        assert await games.outbox.behind() == {}
+    finally:
+        await engine.dispose()  # type: ignore[attr-defined]
+    await _migrate(database_url, "0007", down=True)
+    assert await _execute(database_url, "SELECT id, version FROM games ORDER BY id") == [
+        (1, 7),
+        (2, behind[2]),
+    ]

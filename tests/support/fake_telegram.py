@@ -442,6 +442,10 @@ class FakeTelegram:
         self._forbidden: dict[int, str] = {}
         #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
         self._answers_to_lose: dict[str, deque[float | None]] = {}
+        self._holds: dict[str, int] = {}
+        self._released = asyncio.Event()
+        #: Calls held back right now (see :meth:`hold_next`).
+        self.held = 0
         #: Calls carried out whose answers were lost on purpose, in order.
         self.lost_answers: list[Call] = []
         self._poll_generation = 0
@@ -579,6 +583,8 @@ class FakeTelegram:
         token, method = match.groups() if match else ("", request.path)
         canonical, handler = self._methods.get(method.lower(), (method, None))
         polling = canonical == "getUpdates"
+        if self._holds.get(canonical.lower()) and not await self._hold(request):
+            return await self._drop(request, canonical, started, counted=False)
         if self._drops.get(canonical.lower()):
             return await self._drop(request, canonical, started)
         if not polling:
@@ -1317,8 +1323,39 @@ class FakeTelegram:
         key = method.lower()
         self._drops[key] = self._drops.get(key, 0) + count
 
-    async def _drop(self, request: web.Request, method: str, started: float) -> web.StreamResponse:
-        self._drops[method.lower()] -= 1
+    def hold_next(self, method: str, count: int = 1) -> None:
+        """Hold the next ``count`` calls of ``method`` before Telegram has them, until
+        :meth:`release_held`: a request on its way, e.g. an edit waiting for its chat's pace.
+        A held call whose client has gone meanwhile (a bot killed) never reaches Telegram: it
+        is recorded as dropped and not carried out."""
+        key = method.lower()
+        self._holds[key] = self._holds.get(key, 0) + count
+        self._released.clear()
+
+    def release_held(self) -> None:
+        """Let the held calls through (those whose client is still there)."""
+        self._holds.clear()
+        self._released.set()
+
+    async def _hold(self, request: web.Request) -> bool:
+        """Hold a call until released; whether its client is still there then."""
+        key = request.path.rsplit("/", 1)[-1].lower()
+        self._holds[key] = self._holds.get(key, 0) - 1
+        await request.read()  # kept by aiohttp: the held call is recorded with its parameters
+        self.held += 1
+        self._notify()
+        try:
+            await self._released.wait()
+        finally:
+            self.held -= 1
+        transport = request.transport
+        return transport is not None and not transport.is_closing()
+
+    async def _drop(
+        self, request: web.Request, method: str, started: float, *, counted: bool = True
+    ) -> web.StreamResponse:
+        if counted:
+            self._drops[method.lower()] -= 1
         try:
             params = await self._read_params(request)
         except (FakeApiError, ValueError, UnicodeDecodeError):

@@ -14,6 +14,7 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -58,6 +59,13 @@ class Game(Base):
         # database, not in two games.
         UniqueConstraint("inline_message_id", name="uq_games_inline_message_id"),
         UniqueConstraint("rematch_of_id", name="uq_games_rematch_of_id"),
+        # The board outbox: games whose board shows an older version than the game's.
+        Index(
+            "ix_games_behind",
+            "id",
+            sqlite_where=text("shown_version < version"),
+            postgresql_where=text("shown_version < version"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -107,6 +115,8 @@ class Game(Base):
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     version: Mapped[int] = mapped_column(Integer, nullable=False)
+    # The version its board message shows (`bot.outbox`): behind `version` until drawn.
+    shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow

@@ -1,0 +1,175 @@
+"""Boards catch up with their games, whatever crashes: the running side of the board outbox
+(`bot.games.outbox` has the database side).
+
+Every board the bot draws is heard of twice (`bot.boards.BoardHooks`): when it is about to be
+drawn (`drawing`) and once Telegram has it (`delivered`). Shown boards are marked in the database
+in batches (a mark lost in a crash costs one needless redraw, never a frozen board). A
+background round (`every` seconds, on every instance) reads the games whose board is behind,
+and draws those that stayed behind at the same version for `grace` seconds and that this
+process is not drawing already: the edit a crash lost, or the board of a game whose first
+posting never went out (`post_grace`: a `/start` waiting for a busy group's pace must not get
+a second board). A tap on a board that is behind redraws it too (`needs_redraw`).
+
+Drawing here is background work (`Pace.BACKGROUND`): people's boards go first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import OrderedDict
+
+from telegram import Bot
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+from bot.boards import show_board
+from bot.flood_gate import Pace
+from bot.games.chats import Chats
+from bot.games.model import GameView
+from bot.games.outbox import BoardOutbox, is_behind
+
+log = logging.getLogger(__name__)
+
+#: Seconds between rounds (BOARD_CATCH_UP_SECONDS); a board is drawn once it stayed behind
+#: for GRACE rounds, a board never posted for POST_GRACE rounds (its `/start` may still be
+#: waiting for a busy group's pace).
+EVERY_SECONDS = 5.0
+GRACE = 1.6
+POST_GRACE = 6.0
+#: How long shown boards gather before their marks are written (one statement for all).
+MARK_DELAY_SECONDS = 0.05
+#: Games whose drawn version this process remembers (enough for every board in flight).
+REMEMBERED = 4096
+
+
+class BoardCatchUp:
+    """Marks drawn boards, and draws the boards left behind."""
+
+    def __init__(
+        self,
+        outbox: BoardOutbox,
+        chats: Chats,
+        bot: Bot,
+        *,
+        every: float = EVERY_SECONDS,
+    ) -> None:
+        self._outbox, self._chats, self._bot = outbox, chats, bot
+        self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
+        # game id → the newest version this process drew or is drawing.
+        self._drawn: OrderedDict[int, int] = OrderedDict()
+        self._marks: dict[int, int] = {}
+        self._marking: asyncio.Task[None] | None = None
+        # game id → (version, when a round first saw it behind at that version).
+        self._behind_since: dict[int, tuple[int, float]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    # --- the boards' hooks -------------------------------------------------------------------
+
+    def drawing(self, game: GameView) -> None:
+        """A board is about to be drawn with this version of its game."""
+        if game.version > self._drawn.get(game.id, -1):
+            self._drawn[game.id] = game.version
+            self._drawn.move_to_end(game.id)
+            while len(self._drawn) > REMEMBERED:
+                self._drawn.popitem(last=False)
+
+    def delivered(self, game: GameView) -> None:
+        """Telegram has the board at this version: mark it, with the others of the moment."""
+        if game.version <= game.shown_version:
+            return  # read as shown already (a redraw of a board that was up to date)
+        self._marks[game.id] = max(game.version, self._marks.get(game.id, 0))
+        if self._marking is None or self._marking.done():
+            self._marking = asyncio.create_task(self._write_marks(), name="board marks")
+
+    def needs_redraw(self, game: GameView) -> bool:
+        """Whether a tap on the game's board should redraw it: the database says it is behind,
+        and no drawing of this process is on its way (a crash lost it, or another instance's
+        did not come)."""
+        return is_behind(game) and self._drawn.get(game.id, -1) < game.version
+
+    # --- marks -------------------------------------------------------------------------------
+
+    async def _write_marks(self) -> None:
+        await asyncio.sleep(MARK_DELAY_SECONDS)
+        marks, self._marks = self._marks, {}
+        try:
+            await self._outbox.mark_shown(marks.items())
+        except Exception:
+            # The database is away: a round redraws those boards later ("not modified").
+            log.warning("could not mark %d boards as shown", len(marks), exc_info=True)
+
+    async def flush(self) -> None:
+        """Write the marks gathered so far (at shutdown, and in tests)."""
+        if self._marking is not None:
+            await self._marking
+        if self._marks:
+            marks, self._marks = self._marks, {}
+            await self._outbox.mark_shown(marks.items())
+
+    # --- rounds ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="board catch-up")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        with contextlib.suppress(Exception):
+            await self.flush()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.catch_up()
+            except Exception:
+                log.warning("could not catch up with the boards behind", exc_info=True)
+            await asyncio.sleep(self._every)
+
+    async def catch_up(self, now: float | None = None) -> int:
+        """One round: draw the boards that stayed behind long enough. Returns how many."""
+        now = time.monotonic() if now is None else now
+        behind = await self._outbox.behind()
+        since = {
+            game_id: seen
+            if (seen := self._behind_since.get(game_id)) and seen[0] == v
+            else (v, now)
+            for game_id, v in behind.items()
+        }
+        self._behind_since = since
+        drawn = 0
+        for game_id, (version, first_seen) in since.items():
+            if self._drawn.get(game_id, -1) >= version or now - first_seen < self._grace:
+                continue
+            game = await self._outbox.game(game_id)
+            if game is None or game.version != version:
+                continue  # deleted, or moved on: a later round sees it again
+            if game.message_id is None and now - first_seen < self._post_grace:
+                continue
+            drawn += await self._draw(game)
+        return drawn
+
+    async def _draw(self, game: GameView) -> int:
+        """Draw one board left behind; a board Telegram refuses for good is given up."""
+        log.info(
+            "board of game %s shows an older version: drawing version %s", game.id, game.version
+        )
+        try:
+            posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
+        except (BadRequest, Forbidden) as error:
+            log.warning("board of game %s cannot be drawn (%s); given up", game.id, error)
+        except TelegramError as error:
+            log.info("board of game %s not drawn now (%s); next round", game.id, error)
+            return 0
+        else:
+            if posted is not None:
+                await self._chats.attach_message(game.id, posted)
+        # Shown, refused for good, or nothing to draw (a closed game whose board never
+        # posted): in every case the board is no longer waiting.
+        await self._outbox.mark_shown([(game.id, game.version)])
+        return 1
