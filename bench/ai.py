@@ -447,6 +447,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=f"hard's time budget per ultimate move in seconds (default {ULTIMATE_BUDGET})",
     )
     parser.add_argument(
+        "--strength",
+        action="store_true",
+        help="run the strength section only: hard against the attacker and hard at 10x time",
+    )
+    parser.add_argument(
+        "--openings",
+        type=int,
+        default=2,
+        help="seeded two-move openings per board in the strength section (default 2)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=WORKERS,
@@ -457,7 +468,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
     except ValueError:
         parser.error("--sizes wants numbers such as 4,5,6")
-    if any(not 4 <= size <= 8 for size in args.sizes):
+    if any(not (3 if args.strength else 4) <= size <= 8 for size in args.sizes):
         parser.error("--sizes are from 4 to 8 (3×3 has its own section)")
     if args.games < 1 or args.budget < 0:
         parser.error("--games must be positive and --budget not negative")
@@ -471,6 +482,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     print(f"Python {sys.version.split()[0]}")
+    if args.strength:
+        from strength import bench_strength
+
+        bench_strength(args.sizes, args.openings, args.budget, args.workers)
+        return
     if args.ultimate:
         bench_ultimate(args.ultimate_games, args.ultimate_budget, args.workers)
         return

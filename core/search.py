@@ -40,13 +40,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.board import EMPTY, Board, GameOverError, X
+from core.board import Board, GameOverError, X
 from core.rules import is_over, turn
-from core.search_geometry import geometry
+from core.search_board import SearchBoard
+from core.threats import VcfSearch, vcf
 
 Clock = Callable[[], float]
 
 DEFAULT_BUDGET = 0.5  # seconds per move
+MARGIN = 0.1  # of the budget, kept for the work after the last clock reading
+ATTACK_LIMIT = 1500  # VCF nodes for hard's own forced win (a few milliseconds at most)
+SAFETY_LIMIT = 3000  # VCF nodes for checking every root move against the opponent's
+QUIESCENCE = 6  # plies of threats (fours, threes and their defences) past the horizon
 BEAM = 12  # moves searched at an inner node, the best by the ordering score
 WIN = 1_000_000_000  # a win now; a win n plies later scores WIN - n
 MATE = WIN - 10_000  # scores beyond ±MATE are proven wins or losses
@@ -59,157 +64,8 @@ class _Timeout(Exception):
     """The time budget ran out in the middle of a depth."""
 
 
-class _Engine:
-    """A mutable copy of one position, with incremental line counts, and the search on it.
-
-    Players are 1 (X) and 2 (O); a cell holds 0 when empty.
-    """
-
-    def __init__(self, board: Board, clock: Clock) -> None:
-        geo = geometry(board.size, board.k)
-        self.geo = geo
-        self.k = board.k
-        self.lines = geo.lines
-        self.cell_lines = geo.cell_lines
-        self.neighbours = geo.neighbours
-        self.clock = clock
-        self.deadline: float | None = None
-        n = board.size * board.size
-        self.all_cells = range(n)
-        self.cells = [0] * n
-        self.near = [0] * n
-        self.free = n
-        self.count = [[], [0] * len(geo.lines), [0] * len(geo.lines)]
-        # Lines open for a player (no opposing mark) holding k−1 / k−2 of its marks.
-        self.hot: list[set[int]] = [set(), set(), set()]
-        self.warm: list[set[int]] = [set(), set(), set()]
-        self.score = 0  # the static score from X's point of view
-        self.key = 0
-        self.powers = [3**i for i in range(n)]
-        self.trail: list[int] = []  # static score changes, for undo
-        self.table: dict[int, tuple[int, int, int, int]] = {}
-        self.nodes = 0
-        self.depth = 0  # the deepest completed depth
-        for cell, mark in enumerate(board.cells):
-            if mark != EMPTY:
-                self.make(cell, 1 if mark == X else 2)
-
-    # --- making and unmaking moves -----------------------------------------------------------
-
-    def make(self, cell: int, p: int) -> None:
-        q = 3 - p
-        k = self.k
-        mine, theirs = self.count[p], self.count[q]
-        hot_p, warm_p = self.hot[p], self.warm[p]
-        gain, weight = self.geo.gain, self.geo.weight
-        delta = 0
-        for li in self.cell_lines[cell]:
-            a = mine[li]
-            b = theirs[li]
-            mine[li] = a + 1
-            if b == 0:
-                delta += gain[a]
-                if a == k - 3:
-                    warm_p.add(li)
-                elif a == k - 2:
-                    warm_p.discard(li)
-                    hot_p.add(li)
-                elif a == k - 1:
-                    hot_p.discard(li)
-            elif a == 0:
-                delta += weight[b]  # the opponent's line is dead now
-                if b == k - 1:
-                    self.hot[q].discard(li)
-                elif b == k - 2:
-                    self.warm[q].discard(li)
-        self.score += delta if p == 1 else -delta
-        self.trail.append(delta)
-        self.cells[cell] = p
-        self.free -= 1
-        self.key += p * self.powers[cell]
-        near = self.near
-        for other in self.neighbours[cell]:
-            near[other] += 1
-
-    def unmake(self, cell: int, p: int) -> None:
-        q = 3 - p
-        k = self.k
-        mine, theirs = self.count[p], self.count[q]
-        hot_p, warm_p = self.hot[p], self.warm[p]
-        for li in self.cell_lines[cell]:
-            a = mine[li] - 1
-            mine[li] = a
-            b = theirs[li]
-            if b == 0:
-                if a == k - 3:
-                    warm_p.discard(li)
-                elif a == k - 2:
-                    hot_p.discard(li)
-                    warm_p.add(li)
-                elif a == k - 1:
-                    hot_p.add(li)
-            elif a == 0:
-                if b == k - 1:
-                    self.hot[q].add(li)
-                elif b == k - 2:
-                    self.warm[q].add(li)
-        delta = self.trail.pop()
-        self.score -= delta if p == 1 else -delta
-        self.cells[cell] = 0
-        self.free += 1
-        self.key -= p * self.powers[cell]
-        near = self.near
-        for other in self.neighbours[cell]:
-            near[other] -= 1
-
-    # --- threats --------------------------------------------------------------------------------
-
-    def win_cells(self, p: int) -> set[int]:
-        """The free cells where `p` completes a line at once."""
-        cells, all_lines = self.cells, self.lines
-        found = set()
-        for li in self.hot[p]:
-            for cell in all_lines[li]:
-                if not cells[cell]:
-                    found.add(cell)
-                    break
-        return found
-
-    def double_threat_cells(self, p: int, stop_at_first: bool = False) -> set[int]:
-        """Cells where `p` would make two distinct winning cells at once."""
-        cells, all_lines = self.cells, self.lines
-        partner: dict[int, int] = {}
-        found: set[int] = set()
-        for li in self.warm[p]:
-            a, b = (cell for cell in all_lines[li] if not cells[cell])
-            for here, there in ((a, b), (b, a)):
-                seen = partner.get(here)
-                if seen is None:
-                    partner[here] = there
-                elif seen != there:
-                    found.add(here)
-                    if stop_at_first:
-                        return found
-        return found
-
-    # --- move generation ----------------------------------------------------------------------
-
-    def candidates(self) -> list[int]:
-        cells, near = self.cells, self.near
-        found = [c for c in self.all_cells if not cells[c] and near[c]]
-        return found or [c for c in self.all_cells if not cells[c]]
-
-    def ordered(self, p: int, moves: list[int]) -> list[int]:
-        """`moves` best first by the ordering score (ties by cell, so deterministic)."""
-        attack, defend = self.geo.attack, self.geo.defend
-        value = [
-            attack[a] if not b else (defend[b] if not a else 0)
-            for a, b in zip(self.count[p], self.count[3 - p], strict=True)
-        ]
-        get = value.__getitem__
-        cell_lines = self.cell_lines
-        scored = sorted(((sum(map(get, cell_lines[c])), -c) for c in moves), reverse=True)
-        return [-c for _, c in scored]
+class _Engine(SearchBoard):
+    """The search on a SearchBoard."""
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -233,8 +89,35 @@ class _Engine:
             return score
         if self.double_threat_cells(p, stop_at_first=True):
             return WIN - ply - 3
-        if depth <= 0:
-            return self.score if p == 1 else -self.score
+        stand = -INF
+        moves: list[int] | None = None  # None: every candidate, cut to the beam
+        if self.warm[q] and self.double_threat_cells(q, stop_at_first=True):
+            moves = self.defences(p)  # only the moves that stop the threat, all of them
+            if not moves:
+                return -(WIN - ply - 4)  # the double threat comes next, whatever p does
+            if depth <= -QUIESCENCE:
+                return self.score if p == 1 else -self.score
+        elif depth <= 0:
+            # Past the horizon only threats are searched; p may also stand on the static score.
+            stand = self.score if p == 1 else -self.score
+            if depth <= -QUIESCENCE or stand >= beta:
+                return stand
+            moves = self.threat_moves(p)
+            if not moves:
+                return stand
+        return self.expand(p, depth, alpha, beta, ply, moves, stand)
+
+    def expand(
+        self,
+        p: int,
+        depth: int,
+        alpha: int,
+        beta: int,
+        ply: int,
+        moves: list[int] | None,
+        stand: int,
+    ) -> int:
+        """The moves' best score, with the transposition table (`moves` None: the beam)."""
         key = self.key
         entry = self.table.get(key)
         best_move = -1
@@ -247,13 +130,20 @@ class _Engine:
                     return e_score
                 if flag == _UPPER and e_score <= alpha:
                     return e_score
-        moves = self.ordered(p, self.candidates())[:BEAM]
-        if best_move >= 0:
+        if moves is None:
+            moves = self.ordered(p, self.candidates())[:BEAM]
+            allowed = True
+        else:
+            allowed = best_move in moves
+            moves = self.ordered(p, moves)
+        if best_move >= 0 and allowed:
             if best_move in moves:
                 moves.remove(best_move)
             moves.insert(0, best_move)
         start_alpha = alpha
-        best = -INF
+        best = stand
+        alpha = max(alpha, stand)
+        q = 3 - p
         for cell in moves:
             self.make(cell, p)
             score = -self.negamax(q, depth - 1, -beta, -alpha, ply + 1)
@@ -286,7 +176,7 @@ class _Engine:
         moves = self.ordered(p, moves)
         if len(moves) == 1:
             return moves
-        deadline = start + budget
+        deadline = start + budget * (1 - MARGIN)
         best_moves = moves
         depth = 1
         while True:
@@ -339,8 +229,33 @@ def search(
         return SearchInfo(rng.choice(sorted(blocks)), 0, 0)
     if engine.free == len(engine.cells):
         return SearchInfo(rng.choice(engine.geo.centre), 0, 0)
-    moves = engine.best_moves(me, engine.candidates(), time_budget, start)
+    forks = engine.double_threat_cells(me)
+    if forks:
+        return SearchInfo(rng.choice(sorted(forks)), 0, 0)
+    attack = vcf(engine, me, ATTACK_LIMIT)
+    if attack is not None:
+        return SearchInfo(attack, 0, 0)
+    moves = safe_moves(engine, me)
+    moves = engine.best_moves(me, moves, time_budget, start)
     return SearchInfo(rng.choice(sorted(moves)), engine.depth, engine.nodes)
+
+
+def safe_moves(engine: _Engine, p: int, limit: int = SAFETY_LIMIT) -> list[int]:
+    """The candidate moves after which the opponent has no VCF (all of them if none is).
+    The checks share `limit` VCF nodes; moves left unchecked when it is spent count as safe."""
+    moves = engine.ordered(p, engine.candidates())
+    safe = []
+    for index, cell in enumerate(moves):
+        if limit <= 0:
+            safe.extend(moves[index:])
+            break
+        engine.make(cell, p)
+        check = VcfSearch(engine, 3 - p, limit)
+        if check.attack() is None:
+            safe.append(cell)
+        limit = check.nodes
+        engine.unmake(cell, p)
+    return safe or moves
 
 
 def search_move(

@@ -331,7 +331,7 @@ def test_the_search_stops_at_the_first_clock_reading_past_the_budget(size: int, 
             # Readings: one at the start, one per node after depth 1, one per depth. The last
             # reading is the first one past the deadline (or the search finished before).
             assert clock.now <= budget + 3 * STEP + 1e-9
-            assert info.depth >= 1
+            assert info.depth >= 1 or info.nodes == 0  # 0: a threat search answered
 
 
 def test_more_time_searches_deeper() -> None:
