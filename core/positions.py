@@ -16,7 +16,8 @@ from core.board import EMPTY, Board, BoardSize, CellNumberError, MoveError, NotN
 from core.notation import parse_cells, parse_typed_move, plain_digits
 from core.rules import play as classic_play
 from core.rules import winner as classic_winner
-from core.search import DEFAULT_BUDGET
+from core.search import DEFAULT_BUDGET as CLASSIC_BUDGET
+from core.ultimate_ai import DEFAULT_BUDGET
 
 #: Ultimate tic-tac-toe's shape: nine 3×3 boards, three in a row (no classic game is 9×9).
 ULTIMATE = BoardSize(ultimate.SIZE, 3)
@@ -94,9 +95,12 @@ def choose_move(
     *,
     time_budget: float = DEFAULT_BUDGET,
 ) -> int:
-    """The AI's move at `level` on either kind of board."""
+    """The AI's move at `level` on either kind of board. `time_budget` is the ultimate search's;
+    on the classic boards it is only a ceiling: hard needs no more than CLASSIC_BUDGET of CPU
+    there (bench/ai.py --strength), and more would only keep the player waiting."""
     if not is_ultimate(board):
-        return classic_move(level, board, rng, time_budget=time_budget)
+        budget = min(time_budget, CLASSIC_BUDGET)
+        return classic_move(level, board, rng, time_budget=budget)
     return ultimate_ai.choose_move(
         level, ultimate_board(board, last_cell), rng, time_budget=time_budget
     )

@@ -5,11 +5,13 @@
 1. a move that wins at once (never missed);
 2. else a block of the opponent's win in one (never missed);
 3. on the empty board, the centre (a random one of the four central cells on even sizes);
-4. else an iterative-deepening negamax with alpha-beta and a transposition table, within the
-   time budget; the answer is a random choice among the equally best moves of the last
-   completed depth. Depth 1 always completes (it is cheap): it already sees every move after
-   which the opponent could make two winning cells at once, so an open k−2 run, such as
-   `_OO__` for k=4 or `_OOO__` for k=5, is answered before it becomes an open k−1 line.
+4. else a move that makes two winning cells at once, else the first move of a victory by
+   continuous fours (core.threats): a forced win is played as soon as it is seen;
+5. else an iterative-deepening negamax with alpha-beta and a transposition table, within the
+   time budget, over the root moves after which the opponent has no VCF (all of them when
+   every move allows one); the answer is a random choice among the equally best moves of the
+   last completed depth. Depth 1 always completes: it already sees every move after which
+   the opponent could make two winning cells at once.
 
 The search, per node, for the player to move:
 
@@ -19,18 +21,22 @@ The search, per node, for the player to move:
   (forced replies are free, so sequences of k−1 threats are read to their end);
 - it can make two distinct winning cells with one move (an open k−1 line or a fork of two
   lines) → a win in three plies (exact: the opponent has no threat of its own to answer with);
-- at the depth limit → a static score: over every line still open for one side, a weight
-  growing eightfold with each mark in it, own lines minus the opponent's. A run with free
-  room on both sides lies in more open lines, so open-ended runs count more;
+- the opponent could (a *three*) → only the moves that take every such cell away, and its own
+  fours, are searched, all of them; none → a loss (exact). This is where a shallow search
+  used to lose: a beam cut by a static ordering can drop the one defence;
+- at the depth limit → a quiescence of threats: the player may stand on the static score or
+  play a four or a three (then the opponent only defends), for up to QUIESCENCE plies, so a
+  victory by threats just past the horizon is seen. The static score sums, over every line
+  still open for one side, a weight growing eightfold with each mark in it, own lines minus
+  the opponent's;
 - else moves are cells within distance 2 of a mark, ordered by the transposition table's
   best move first, then by threat: lines they extend (a k−1 line first) and opponent lines
   they block, weighted by their marks; the best `BEAM` of them are searched.
 
 Scores are from the point of view of the player to move; a win scores more the sooner it comes.
-The board is held as mutable arrays with per-line counts of each player's marks, updated
-incrementally together with the static score and the position key (the key is the base-3
-number of the cells, so it never collides). The module is pure: no I/O, no global random
-state; the clock is a parameter (time.perf_counter by default) so tests can drive it.
+The board is core.search_board's. The budget is CPU time: the default clock is
+time.thread_time, so a loaded host makes the answer later, never weaker. The module is pure:
+no I/O, no global random state; the clock is a parameter so tests can drive it.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from core.threats import VcfSearch, vcf
 
 Clock = Callable[[], float]
 
-DEFAULT_BUDGET = 0.5  # seconds per move
+DEFAULT_BUDGET = 0.05  # CPU seconds per move, the 10 % margin below included
 MARGIN = 0.1  # of the budget, kept for the work after the last clock reading
 ATTACK_LIMIT = 1500  # VCF nodes for hard's own forced win (a few milliseconds at most)
 SAFETY_LIMIT = 3000  # VCF nodes for checking every root move against the opponent's
@@ -213,7 +219,7 @@ def search(
     rng: random.Random,
     *,
     time_budget: float = DEFAULT_BUDGET,
-    clock: Clock = time.perf_counter,
+    clock: Clock = time.thread_time,
 ) -> SearchInfo:
     """The hard move on any board, with the depth searched and the nodes visited."""
     if is_over(board):
@@ -263,7 +269,7 @@ def search_move(
     rng: random.Random,
     *,
     time_budget: float = DEFAULT_BUDGET,
-    clock: Clock = time.perf_counter,
+    clock: Clock = time.thread_time,
 ) -> int:
     """The hard move on any board (see the module docstring)."""
     return search(board, rng, time_budget=time_budget, clock=clock).move

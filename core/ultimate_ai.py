@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from core.ai import LEVELS, move_at_level
 from core.board import GameOverError
-from core.search import DEFAULT_BUDGET, Clock
+from core.search import Clock
 from core.ultimate import (
     COMPLETING,
     FULL,
@@ -63,6 +63,7 @@ UltimateStrategy = Callable[[UltimateBoard, random.Random], int]
 # The UCT constant, for rewards in [0, 1]. Measured at 0.1 s a move, 40 games each: 0.6 tied
 # with 1.0 (15-15), the textbook √2 lost to it 10-21.
 EXPLORATION = 1.0
+DEFAULT_BUDGET = 0.5  # seconds per move: a tree search grows stronger with every iteration
 SLACK = 0.003  # seconds kept back from the budget for the last iteration and the answer
 STOP_CHECK = 64  # iterations between checks whether the most visited move is settled
 
