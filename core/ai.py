@@ -68,12 +68,13 @@ def hard_move(
     rng: random.Random,
     *,
     time_budget: float = DEFAULT_BUDGET,
-    clock: Clock = time.perf_counter,
+    clock: Clock = time.thread_time,
 ) -> int:
     """The strongest level: a random choice among the best moves.
 
     On 3×3 (k=3) the best moves are the solved table's (perfect play, instant). On any other
-    board they come from a search that takes up to `time_budget` seconds by `clock`.
+    board they come from a search that takes up to `time_budget` seconds by `clock` (CPU time
+    of this thread by default, so a busy host delays the answer but never weakens it).
     """
     if not board.is_classic:
         return search_move(board, rng, time_budget=time_budget, clock=clock)
