@@ -52,6 +52,7 @@ from bot.handlers import (
     records,
 )
 from bot.housekeeping import Housekeeping
+from bot.inbox import WebhookInbox
 from bot.matches import AiMatchRunner
 from bot.outbox import BoardCatchUp
 from bot.profile import publish_profile
@@ -229,6 +230,9 @@ async def open_resources(application: Application) -> None:
     application.bot_data["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
     )
+    if settings.webhook_url is not None:
+        every = settings.board_catch_up_seconds
+        application.bot_data["inbox"] = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:
         hooks = open_mini_app(application, settings, hooks)
     use_hooks(application.bot, hooks)
@@ -290,6 +294,9 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
 async def close_resources(application: Application) -> None:
     """Stop background tasks and close the database."""
     use_hooks(application.bot, None)
+    inbox: WebhookInbox | None = application.bot_data.get("inbox")
+    if inbox is not None:
+        await inbox.stop()
     menu_button: asyncio.Task[None] | None = application.bot_data.get("menu_button")
     if menu_button is not None and not menu_button.done():
         menu_button.cancel()

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
+from datetime import datetime, timedelta
 
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -27,6 +28,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.boards import show_board
 from bot.flood_gate import Pace
 from bot.games.chats import Chats
+from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.outbox import BoardOutbox, is_behind
 
@@ -38,6 +40,9 @@ log = logging.getLogger(__name__)
 EVERY_SECONDS = 5.0
 GRACE = 1.6
 POST_GRACE = 6.0
+#: A tap redraws a board behind its game only once the game has been still this long (at
+#: most): before, another instance's edit may be waiting for a busy group's pace.
+TAP_REDRAW_AFTER_SECONDS = 10.0
 #: How long shown boards gather before their marks are written (one statement for all).
 MARK_DELAY_SECONDS = 0.05
 #: Games whose drawn version this process remembers (enough for every board in flight).
@@ -83,11 +88,15 @@ class BoardCatchUp:
         if self._marking is None or self._marking.done():
             self._marking = asyncio.create_task(self._write_marks(), name="board marks")
 
-    def needs_redraw(self, game: GameView) -> bool:
+    def needs_redraw(self, game: GameView, now: datetime | None = None) -> bool:
         """Whether a tap on the game's board should redraw it: the database says it is behind,
-        and no drawing of this process is on its way (a crash lost it, or another instance's
-        did not come)."""
-        return is_behind(game) and self._drawn.get(game.id, -1) < game.version
+        no drawing of this process is on its way, and the game has been still long enough
+        for another instance's to have come (a crash lost it)."""
+        if not is_behind(game) or self._drawn.get(game.id, -1) >= game.version:
+            return False
+        still = min(self._grace, TAP_REDRAW_AFTER_SECONDS)
+        changed = game.updated_at
+        return changed is None or (now or utcnow()) - changed >= timedelta(seconds=still)
 
     # --- marks -------------------------------------------------------------------------------
 

@@ -191,8 +191,9 @@ class BotLife:
             secret_token=settings.webhook_secret,
             allowed_updates=ALLOWED_UPDATES,
         )
-        # Updates that arrive before this wait in the queue; /healthz says 503 until then.
+        # Updates that arrive before this wait in the inbox; /healthz says 503 until then.
         await self.application.start()
+        self.application.bot_data["inbox"].start()
 
     async def serve(self, web_app: web.Application, port_setting: str) -> None:
         """Serve `web_app` on WEBHOOK_LISTEN and the port `port_setting` names; a port that

@@ -3,8 +3,9 @@ the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only
 
     POST <path of WEBHOOK_URL>   an update from Telegram. Without the right
                                  X-Telegram-Bot-Api-Secret-Token header: 403, nothing read.
-                                 Otherwise it is queued for the Application and answered 200
-                                 at once (Telegram waits for the answer before the next update).
+                                 Otherwise it is stored (`bot.inbox`) and answered 200, then
+                                 handled: a crash after the answer loses nothing. 503 when
+                                 it cannot be stored (Telegram sends it again later).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
                                  database answers SELECT 1; 503 with what is wrong otherwise.
     /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
 from typing import Any
 
@@ -27,6 +29,7 @@ from sqlalchemy import text
 from telegram import Update
 from telegram.ext import Application
 
+from bot.inbox import WebhookInbox
 from bot.webapp.api import add_routes as add_mini_app
 
 log = logging.getLogger(__name__)
@@ -80,7 +83,15 @@ async def receive_update(request: web.Request) -> web.Response:
         # and the JSON decoder fail in these ways; one line, not a traceback.
         log.warning("refused a webhook request that is not an update: %s", type(error).__name__)
         return web.Response(status=400, text="Bad Request")
-    await application.update_queue.put(update)
+    inbox: WebhookInbox | None = application.bot_data.get("inbox")
+    if inbox is None:
+        await application.update_queue.put(update)
+        return web.Response(text="OK")
+    try:
+        await inbox.receive(update, json.dumps(data, separators=(",", ":")))
+    except Exception as error:  # any driver's error: Telegram sends the update again later
+        log.warning("could not store update %s: %s", update.update_id, type(error).__name__)
+        return web.Response(status=503, text="Service Unavailable")
     return web.Response(text="OK")
 
 

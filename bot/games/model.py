@@ -109,6 +109,8 @@ class GameView:
     # outbox, `bot.outbox`): bookkeeping, not game state.
     version: int = field(default=0, compare=False, repr=False)
     shown_version: int = field(default=0, compare=False, repr=False)
+    # When it was stored last (as read): a board just behind may still be on its way.
+    updated_at: datetime | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def ply(self) -> int:

@@ -260,8 +260,8 @@ def view_of(row: Any) -> Loaded:
         t_name=row.t_name,
         s_name=row.s_name,
         invited_name=row.invited_name,
-        version=row.version,
-        shown_version=row.shown_version,
+        **{"version": row.version, "shown_version": row.shown_version},
+        updated_at=_aware(row.updated_at),
         **values,
     )
     return Loaded(view, row.version)

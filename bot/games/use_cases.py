@@ -11,6 +11,7 @@ from bot.games.ai_turns import AiTurns, Thinker
 from bot.games.assists import Assists
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
+from bot.games.inbox import Inbox
 from bot.games.outbox import BoardOutbox
 from bot.games.play import Play
 from bot.games.players import Players
@@ -39,6 +40,7 @@ class Games:
     updates: HandledUpdates
     players: Players
     outbox: BoardOutbox
+    inbox: Inbox
 
 
 def open_games(
@@ -61,4 +63,5 @@ def open_games(
         updates=HandledUpdates(games),
         players=Players(games),
         outbox=BoardOutbox(games),
+        inbox=Inbox(games),
     )

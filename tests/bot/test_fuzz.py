@@ -412,13 +412,16 @@ class Scene:
         printer.text(repr(self))
 
     async def snapshot(self) -> Any:
-        """The two games' rows (version included) and moves, and their boards' messages."""
+        """The two games' rows (version included) and moves, and their boards' messages.
+        Not the version each board shows (`shown_version`): the bot marks that in batches, a
+        moment after it drew the board, and the messages are compared anyway."""
         engine = self.bot.application.bot_data["engine"]  # type: ignore[union-attr]
         ids = sorted(self.games)
         games, moves = Game.__table__, Move.__table__
+        columns = [column for column in games.c if column.name != "shown_version"]
         async with engine.connect() as connection:
             game_rows = await connection.execute(
-                select(games).where(games.c.id.in_(ids)).order_by(games.c.id)
+                select(*columns).where(games.c.id.in_(ids)).order_by(games.c.id)
             )
             move_rows = await connection.execute(
                 select(moves).where(moves.c.game_id.in_(ids)).order_by(moves.c.id)

@@ -129,6 +129,9 @@ async def test_a_tap_on_a_board_left_behind_redraws_it(
             game_id = game_id_on(fake, board)
             await kill_with_edit_on_its_way(fake, first, board, 0)
         game = await stored(engine, game_id)
+        # Another instance's edit may still be on its way for a while: a tap redraws a
+        # board only once its game has been still for 10 s (this setting's round is longer).
+        await asyncio.sleep(10.0)
         async with bot_process(tmp_path, env, name="second") as second:
             await started(fake, second)
             behind = current(fake, board)

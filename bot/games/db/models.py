@@ -12,6 +12,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Text,
     UniqueConstraint,
     false,
     text,
@@ -155,3 +156,16 @@ class HandledUpdate(Base):
 
     update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     handled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class InboxUpdate(Base):
+    """An update Telegram POSTed to the webhook, stored before the answer and deleted once
+    handled: one a crash left here is handled by any instance (`bot.inbox`)."""
+
+    __tablename__ = "inbox_updates"
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    body: Mapped[str] = mapped_column(Text)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    # Times an instance took it up again after a crash; given up after a few.
+    attempts: Mapped[int] = mapped_column(Integer, server_default="0")

@@ -1,0 +1,157 @@
+"""Durable webhook receipt: an update is stored before Telegram is answered 200, and handled
+by some instance whatever crashes (`bot.games.inbox` holds the rows).
+
+Telegram sends an update again only while it gets no 200; once answered, an update lost in
+a crash was lost for good. So `receive` stores the update first (updates arriving together
+share one INSERT: one commit for a burst), then the web server answers, then the update goes
+through the bot's update processor (its chat's lane, `bot.update_lanes`) and its row is
+deleted once handled (deletes are gathered too). A round every `every` seconds, on every
+instance, takes up the rows older than `STALE_ROUNDS` rounds that nobody is handling: a
+crash left them. The update claim (`bot.handlers.delivery`) makes a second handling of the
+same update do nothing, so taking one up twice is harmless. An update taken up
+`MAX_ATTEMPTS` times without being handled (it crashes the bot?) is given up, with a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from datetime import timedelta
+
+from telegram import Update
+from telegram.ext import Application
+
+from bot.games.db.models import utcnow
+from bot.games.inbox import Inbox
+
+log = logging.getLogger(__name__)
+
+STALE_ROUNDS = 3
+MAX_ATTEMPTS = 3
+#: How long deletes of handled updates gather before they are written (one statement).
+DONE_DELAY_SECONDS = 0.05
+#: How long a stopping bot waits for the updates it is handling before leaving them to the
+#: next start (their rows stay).
+STOP_WAIT_SECONDS = 5.0
+
+
+class WebhookInbox:
+    def __init__(self, inbox: Inbox, application: Application, *, every: float = 5.0) -> None:
+        self._inbox, self._application, self._every = inbox, application, every
+        self._started = asyncio.Event()
+        self._arrived: list[tuple[int, str, asyncio.Future[None]]] = []
+        self._storing: asyncio.Task[None] | None = None
+        self._done: set[int] = set()
+        self._forgetting: asyncio.Task[None] | None = None
+        self._handling: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._rounds: asyncio.Task[None] | None = None
+
+    async def receive(self, update: Update, body: str) -> None:
+        """Store the update (raises if the database cannot: then Telegram must not get 200),
+        then have it handled."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._arrived.append((update.update_id, body, future))
+        if self._storing is None or self._storing.done():
+            self._storing = asyncio.create_task(self._store(), name="inbox store")
+        await future
+        self._handle_later(update)
+
+    async def _store(self) -> None:
+        await asyncio.sleep(0)  # the updates arriving in this turn of the loop go together
+        while self._arrived:
+            batch, self._arrived = self._arrived, []
+            try:
+                await self._inbox.receive((uid, body) for uid, body, _ in batch)
+            except Exception as error:
+                for *_, future in batch:
+                    future.set_exception(error)
+            else:
+                for *_, future in batch:
+                    future.set_result(None)
+
+    def _handle_later(self, update: Update) -> None:
+        if update.update_id in self._handling:
+            return  # delivered again while this instance handles it
+        self._handling.add(update.update_id)
+        task = asyncio.create_task(self._handle(update), name=f"update {update.update_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _handle(self, update: Update) -> None:
+        try:
+            await self._started.wait()
+            application = self._application
+            await application.update_processor.process_update(
+                update, application.process_update(update)
+            )
+        except Exception:
+            log.exception("update %s could not be handled", update.update_id)
+        finally:
+            self._handling.discard(update.update_id)
+        # Not reached when cancelled (the bot stops): the row stays for the next start.
+        self._forget(update.update_id)
+
+    def _forget(self, update_id: int) -> None:
+        self._done.add(update_id)
+        if self._forgetting is None or self._forgetting.done():
+            self._forgetting = asyncio.create_task(self._write_done(), name="inbox done")
+
+    async def _write_done(self) -> None:
+        await asyncio.sleep(DONE_DELAY_SECONDS)
+        while self._done:
+            done, self._done = self._done, set()
+            try:
+                await self._inbox.done(done)
+            except Exception:
+                # A round takes them up again later; the update claim skips them then.
+                log.warning("could not forget %d handled updates", len(done), exc_info=True)
+
+    def start(self) -> None:
+        """The bot handles updates now: the ones received meanwhile go, and rounds begin."""
+        self._started.set()
+        if self._rounds is None:
+            self._rounds = asyncio.create_task(self._run(), name="inbox rounds")
+
+    async def stop(self) -> None:
+        if self._rounds is not None:
+            self._rounds.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._rounds
+            self._rounds = None
+        if self._tasks:
+            _, late = await asyncio.wait(set(self._tasks), timeout=STOP_WAIT_SECONDS)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
+        for task in (self._storing, self._forgetting):
+            if task is not None:
+                with contextlib.suppress(Exception):
+                    await task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.take_up_left()
+            except Exception:
+                log.warning("could not look for updates a crash left", exc_info=True)
+            await asyncio.sleep(self._every)
+
+    async def take_up_left(self) -> int:
+        """One round: handle the stored updates a crash left. Returns how many."""
+        before = utcnow() - timedelta(seconds=STALE_ROUNDS * self._every)
+        left = [row for row in await self._inbox.left(before) if row[0] not in self._handling]
+        given_up = [uid for uid, _, attempts in left if attempts >= MAX_ATTEMPTS]
+        if given_up:
+            log.warning(
+                "updates %s were taken up %d times in vain; given up", given_up, MAX_ATTEMPTS
+            )
+            await self._inbox.done(given_up)
+        again = [(uid, body) for uid, body, attempts in left if attempts < MAX_ATTEMPTS]
+        await self._inbox.take_up(uid for uid, _ in again)
+        for update_id, body in again:
+            log.info("update %s was received but not handled (a crash?): handling it", update_id)
+            self._handle_later(Update.de_json(json.loads(body), self._application.bot))
+        return len(again)
