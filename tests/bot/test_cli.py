@@ -200,3 +200,20 @@ def test_console_plays_a_game_from_stdin(tmp_path: Path) -> None:
     assert done.stdout.count('Making move level "hard"') == 9
     assert done.stdout.endswith("Draw\n\nInput command: ")
     assert list(tmp_path.iterdir()) == [], "the console game stores nothing"
+
+
+def test_run_refuses_a_database_it_may_read_but_not_write_in_one_line(tmp_path: Path) -> None:
+    database = tmp_path / "games.sqlite3"
+    url = f"sqlite+aiosqlite:///{database}"
+    assert run("migrate", cwd=tmp_path, DATABASE_URL=url).returncode == 0
+    # Opened read-only (chmod would not stop a root user: a read-only open stands for a
+    # read-only file, mount or standby server).
+    read_only = f"sqlite+aiosqlite:///file:{database}?mode=ro&uri=true"
+    api = f"http://127.0.0.1:{free_port()}/bot"
+    done = run(
+        cwd=tmp_path, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=read_only
+    )
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith("cannot use the database"), line
+    assert "readonly" in line, line

@@ -1,5 +1,6 @@
 """Can the bot use DATABASE_URL? One line for the host when it cannot, before anything else
-starts: a URL that is none, a database the bot does not speak, a server out of reach.
+starts: a URL that is none, a database the bot does not speak, a server out of reach, a
+database it may read but not write.
 
 The bot speaks SQLite through aiosqlite and PostgreSQL through asyncpg; any other driver
 (`mysql://`, `postgresql://` meaning psycopg2) would fail deep inside SQLAlchemy with a
@@ -12,9 +13,10 @@ import asyncio
 import os
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 #: The drivers the bot is built on, and how a host writes each.
 SUPPORTED_DRIVERS = {
@@ -24,6 +26,8 @@ SUPPORTED_DRIVERS = {
 EXAMPLES = " or ".join(SUPPORTED_DRIVERS.values())
 #: A guard against a server that takes the connection and never answers.
 CONNECT_TIMEOUT = 15.0
+#: A write that changes nothing, rolled back anyway.
+REWRITE = "UPDATE alembic_version SET version_num = version_num"
 
 
 class DatabaseProblem(Exception):
@@ -58,7 +62,9 @@ def shown(database_url: str) -> str:
 
 
 async def check_database(database_url: str) -> None:
-    """Connect once and ask for nothing; DatabaseProblem (one line) when that fails."""
+    """Connect once, and write nothing in a transaction rolled back; DatabaseProblem (one
+    line) when that fails: a database the bot can read but not write (a read-only file or
+    mount, a standby server) would otherwise start, then fail every move."""
     from bot.games.db.engine import create_engine
 
     url = parse_database_url(database_url)
@@ -69,12 +75,22 @@ async def check_database(database_url: str) -> None:
         async with asyncio.timeout(CONNECT_TIMEOUT):
             async with engine.connect() as connection:
                 await connection.execute(text("SELECT 1"))
+                await _try_a_write(connection)
     except (SQLAlchemyError, OSError, TimeoutError) as error:
         raise DatabaseProblem(
             f"cannot use the database {shown(database_url)}: {first_line(error)}", settings=False
         ) from None
     finally:
         await engine.dispose()
+
+
+async def _try_a_write(connection: AsyncConnection) -> None:
+    """Rewrite the schema's revision as it is, and roll back (nothing to write before the
+    first migration: that one will say)."""
+    tables = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
+    if "alembic_version" in tables:
+        await connection.execute(text(REWRITE))
+        await connection.rollback()
 
 
 def _is_new_file(url: URL) -> bool:
