@@ -452,6 +452,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="run the strength section only: hard against the attacker and hard at 10x time",
     )
     parser.add_argument(
+        "--ultimate-10x",
+        action="store_true",
+        help="ultimate hard at --ultimate-budget against itself at 10x (--ultimate-games a side)",
+    )
+    parser.add_argument(
         "--openings",
         type=int,
         default=2,
@@ -486,6 +491,11 @@ def main(argv: list[str] | None = None) -> None:
         from strength import bench_strength
 
         bench_strength(args.sizes, args.openings, args.budget, args.workers)
+        return
+    if args.ultimate_10x:
+        from strength import bench_ultimate_10x
+
+        bench_ultimate_10x(args.ultimate_games, args.ultimate_budget, args.workers)
         return
     if args.ultimate:
         bench_ultimate(args.ultimate_games, args.ultimate_budget, args.workers)

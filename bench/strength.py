@@ -14,6 +14,7 @@ shortens the long boards' dead endings without changing any result. Hard's time 
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -116,8 +117,16 @@ def bench_strength(sizes: list[int], openings: int, budget: float, workers: int)
         f"{10 * budget:g} s, from the empty board and {openings} two-move openings; W/D/L from "
         "hard's view; value: the board's known value (X wins or draw)"
     )
+    played = []
     with Pool(workers) as pool:
-        played = list(pool.imap(play_strength, tasks))
+        for g in pool.imap_unordered(play_strength, tasks):
+            played.append(g)
+            cpu = max(g.cpu or [0.0])
+            print(
+                f"  {len(played)}/{len(tasks)}: {g.size}x{g.size} k{g.k} hard {g.hard_mark} vs "
+                f"{g.opponent} start {g.start}: {g.result} (max {cpu * 1e3:.1f} ms)",
+                file=sys.stderr,
+            )
     print(
         f"{'board':>8} {'value':>6} {'attacker X':>11} {'attacker O':>11} {'10x X':>8} "
         f"{'10x O':>8} {'p50':>9} {'p99':>9} {'max':>9}"
@@ -152,3 +161,37 @@ def _print_failures(played: list[Game]) -> None:
                 f"  {g.result}: {g.size}x{g.size} k{g.k} hard {g.hard_mark} vs {g.opponent} "
                 f"start {g.start}: {' '.join(map(str, g.moves))}"
             )
+
+
+# --- ultimate: hard at a budget against the same search at 10× it ------------------------------
+
+
+def play_ultimate_10x(task: tuple[int, str, float]) -> str:
+    """One seeded ultimate game, hard (budget) against hard (10× budget): hard's result."""
+    from core import ultimate, ultimate_ai
+
+    seed, hard_mark, budget = task
+    rng = random.Random(seed)
+    board = ultimate.UltimateBoard.empty()
+    while not ultimate.is_over(board):
+        mine = ultimate.turn(board) == hard_mark
+        think = budget if mine else 10 * budget
+        move = ultimate_ai.hard_move(board, rng, time_budget=think, clock=time.process_time)
+        board = ultimate.play(board, move)
+    mark = ultimate.winner(board)
+    return "draw" if mark is None else "win" if mark == hard_mark else "loss"
+
+
+def bench_ultimate_10x(games: int, budget: float, workers: int) -> None:
+    """Ultimate hard at `budget` (CPU) against itself at 10×: the score, both sides."""
+    tasks = [
+        (9_000_001 + g * 2 + (mark == O), mark, budget) for g in range(games) for mark in (X, O)
+    ]
+    with Pool(workers) as pool:
+        results = list(pool.imap(play_ultimate_10x, tasks))
+    count = Counter(results)
+    score = (count["win"] + count["draw"] / 2) / len(results)
+    print(
+        f"ultimate: hard at {budget:g} s CPU against hard at {10 * budget:g} s, {games} games "
+        f"a side: W/D/L {count['win']}/{count['draw']}/{count['loss']}, score {score:.0%}"
+    )

@@ -73,6 +73,8 @@ class _Timeout(Exception):
 class _Engine(SearchBoard):
     """The search on a SearchBoard."""
 
+    quiescence = QUIESCENCE  # plies of threats searched past the horizon in this pass
+
     # --- the search ---------------------------------------------------------------------------
 
     def negamax(self, p: int, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -101,14 +103,14 @@ class _Engine(SearchBoard):
             moves = self.defences(p)  # only the moves that stop the threat, all of them
             if not moves:
                 return -(WIN - ply - 4)  # the double threat comes next, whatever p does
-            if depth <= -QUIESCENCE:
+            if depth <= -self.quiescence:
                 return self.score if p == 1 else -self.score
         elif depth <= 0:
             # Past the horizon only threats are searched; p may also stand on the static score.
             stand = self.score if p == 1 else -self.score
-            if depth <= -QUIESCENCE or stand >= beta:
+            if depth <= -self.quiescence or stand >= beta:
                 return stand
-            moves = self.threat_moves(p)
+            moves = self.threat_moves(p)[:BEAM]
             if not moves:
                 return stand
         return self.expand(p, depth, alpha, beta, ply, moves, stand)
@@ -184,23 +186,23 @@ class _Engine(SearchBoard):
             return moves
         deadline = start + budget * (1 - MARGIN)
         best_moves = moves
-        depth = 1
-        while True:
-            # Depth 1 always completes: it is cheap, and it carries the tactical guarantees.
-            self.deadline = None if depth == 1 else deadline
+        # The first pass, depth 1 without quiescence, is cheap and always completes: it carries
+        # the tactical guarantees. Then depth 1, 2, ... with quiescence, while time lasts.
+        for depth in range(self.free + 1):
+            self.deadline = None if depth == 0 else deadline
+            self.quiescence = 0 if depth == 0 else QUIESCENCE
             try:
-                scored = self.root(p, moves, depth)
+                scored = self.root(p, moves, max(depth, 1))
             except _Timeout:
                 break
             best = max(score for score, _ in scored)
             best_moves = [cell for score, cell in scored if score == best]
-            self.depth = depth
+            self.depth = max(depth, 1)
             moves = [cell for _, cell in sorted(scored, key=lambda sc: -sc[0])]
             if abs(best) >= MATE or depth >= self.free:
                 break
             if self.clock() - start >= budget / 2:
                 break  # the next depth would not finish in time
-            depth += 1
         self.deadline = None
         return best_moves
 
