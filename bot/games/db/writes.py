@@ -172,7 +172,8 @@ def _compiled(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> tuple[
     if found is None:
         compiled = statement.compile(dialect=dialect, column_keys=list(keys))
         # Defaults computed in Python at execution would be missed here: none are allowed.
-        assert not compiled.insert_prefetch and not compiled.update_prefetch, statement
+        if compiled.insert_prefetch or compiled.update_prefetch:  # not an assert: -O keeps it
+            raise TypeError(f"a Python-side column default would be missed: {statement}")
         found = (compiled.string, compiled.positiontup, compiled._bind_processors, compiled)
         _COMPILED[key] = found
     return found
