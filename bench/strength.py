@@ -3,9 +3,11 @@ hard given 10× its time, on every board the bot offers, both sides, from the em
 from seeded openings of two random moves.
 
 An opening is one random move for X within the central square of side size − 2 and one random
-move for O next to it. On 3×3 the solved table keeps only drawn openings; on the bigger boards
-the value of an opening is not proven: X's central move keeps a won board won, and O's reply
-next to it is the usual defence (a game hard loses from an opening is printed, for a check).
+move for O next to it, in that square too. On 3×3 the solved table keeps only drawn openings;
+on the other drawn boards an opening is dropped when a 1 s search proves it won for X (its
+mate scores are exact), so an opening kept is not known to be lost, though not proved drawn.
+On the won boards X's central first move is assumed to keep the win (every game hard lost or
+failed to win is printed with its moves, for a check).
 Games stop as a draw once no line can be completed by either side (`game_is_dead`), which
 shortens the long boards' dead endings without changing any result. Hard's time is CPU time
 (time.process_time) of its own moves only.
@@ -25,6 +27,7 @@ from attacker import attacker_move, game_is_dead
 from core.ai import hard_move
 from core.board import Board, O, X
 from core.rules import play, turn, winner
+from core.search import MATE, search
 from core.solver import position_score
 
 OPPONENTS = ("attacker", "hard10x")
@@ -40,7 +43,7 @@ def boards(sizes: list[int]) -> list[tuple[int, int]]:
 
 def opening(size: int, k: int, seed: int) -> list[int]:
     """Two seeded random moves (an empty list for seed 0): X anywhere in the central square,
-    O on a cell next to it. On 3×3 only openings that keep the draw (by the solved table)."""
+    O on a cell of it next to X's; on a drawn board only an opening not proven lost for O."""
     if seed == 0:
         return []
     rng = random.Random(seed)
@@ -53,14 +56,23 @@ def opening(size: int, k: int, seed: int) -> list[int]:
         row, col = divmod(first, size)
         near = [
             r * size + c
-            for r in range(max(0, row - 1), min(size, row + 2))
-            for c in range(max(0, col - 1), min(size, col + 2))
-            if (r, c) != (row, col)
+            for r in range(row - 1, row + 2)
+            for c in range(col - 1, col + 2)
+            if (r, c) != (row, col) and r * size + c in centre
         ]
         moves = [first, rng.choice(near)]
         board = play(play(Board.empty(size, k), moves[0]), moves[1])
-        if size > 3 or position_score(board) == 0:
+        if size == 3:
+            if position_score(board) == 0:
+                return moves
+        elif (size, k) in FIRST_PLAYER_WINS or not _proven_x_win(board):
             return moves
+
+
+def _proven_x_win(board: Board) -> bool:
+    """Does a 1 s search prove a win for X (to move)? Its mate scores are exact."""
+    info = search(board, random.Random(0), time_budget=1.0, clock=time.process_time)
+    return info.score is not None and info.score >= MATE
 
 
 @dataclass

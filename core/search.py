@@ -74,6 +74,7 @@ class _Engine(SearchBoard):
     """The search on a SearchBoard."""
 
     quiescence = QUIESCENCE  # plies of threats searched past the horizon in this pass
+    best: int | None = None  # the best root score of the deepest completed pass
 
     # --- the search ---------------------------------------------------------------------------
 
@@ -197,7 +198,7 @@ class _Engine(SearchBoard):
                 break
             best = max(score for score, _ in scored)
             best_moves = [cell for score, cell in scored if score == best]
-            self.depth = max(depth, 1)
+            self.depth, self.best = max(depth, 1), best
             moves = [cell for _, cell in sorted(scored, key=lambda sc: -sc[0])]
             if abs(best) >= MATE or depth >= self.free:
                 break
@@ -214,6 +215,7 @@ class SearchInfo:
     move: int
     depth: int  # the depth reached (0 when no search was needed)
     nodes: int
+    score: int | None = None  # the move's score at that depth (beyond ±MATE: proven)
 
 
 def search(
@@ -245,7 +247,7 @@ def search(
         return SearchInfo(attack, 0, 0)
     moves = safe_moves(engine, me)
     moves = engine.best_moves(me, moves, time_budget, start)
-    return SearchInfo(rng.choice(sorted(moves)), engine.depth, engine.nodes)
+    return SearchInfo(rng.choice(sorted(moves)), engine.depth, engine.nodes, engine.best)
 
 
 def safe_moves(engine: _Engine, p: int, limit: int = SAFETY_LIMIT) -> list[int]:
