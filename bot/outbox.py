@@ -43,9 +43,9 @@ POST_GRACE = 6.0
 #: A tap redraws a board behind its game only once the game has been still this long (at
 #: most): before, another instance's edit may be waiting for a busy group's pace.
 TAP_REDRAW_AFTER_SECONDS = 10.0
-#: How long shown boards gather before their marks are written (one statement for all): a
-#: write per tap would cost a busy bot a sixth of its CPU; a mark lost in a crash costs one
-#: redraw that changes nothing.
+#: How long shown boards gather before their marks are written (one statement for all): at
+#: 0.05 s a busy bot wrote one for every tap or two; a mark lost in a crash costs one redraw
+#: that changes nothing.
 MARK_DELAY_SECONDS = 0.5
 #: Games whose drawn version this process remembers (enough for every board in flight).
 REMEMBERED = 4096
