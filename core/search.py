@@ -58,6 +58,8 @@ MARGIN = 0.1  # of the budget, kept for the work after the last clock reading
 ATTACK_LIMIT = 1500  # VCF nodes for hard's own forced win (a few milliseconds at most)
 SAFETY_LIMIT = 3000  # VCF nodes for checking every root move against the opponent's
 QUIESCENCE = 6  # plies of threats (fours, threes and their defences) past the horizon
+DEFENCE = 2  # the weight of the opponent's lines against one's own in the static score
+THREAT_BEAM = 12  # threat moves searched at a node past the horizon
 BEAM = 12  # moves searched at an inner node, the best by the ordering score
 WIN = 1_000_000_000  # a win now; a win n plies later scores WIN - n
 MATE = WIN - 10_000  # scores beyond ±MATE are proven wins or losses
@@ -75,8 +77,16 @@ class _Engine(SearchBoard):
 
     quiescence = QUIESCENCE  # plies of threats searched past the horizon in this pass
     best: int | None = None  # the best root score of the deepest completed pass
+    root_player = 1
 
     # --- the search ---------------------------------------------------------------------------
+
+    def static(self, p: int) -> int:
+        """The static score for `p`: the root player's open lines minus DEFENCE times the
+        opponent's, negated for the opponent (so the game stays zero-sum)."""
+        r = self.root_player
+        value = self.sums[r] - DEFENCE * self.sums[3 - r]
+        return value if p == r else -value
 
     def negamax(self, p: int, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
@@ -105,13 +115,13 @@ class _Engine(SearchBoard):
             if not moves:
                 return -(WIN - ply - 4)  # the double threat comes next, whatever p does
             if depth <= -self.quiescence:
-                return self.score if p == 1 else -self.score
+                return self.static(p)
         elif depth <= 0:
             # Past the horizon only threats are searched; p may also stand on the static score.
-            stand = self.score if p == 1 else -self.score
+            stand = self.static(p)
             if depth <= -self.quiescence or stand >= beta:
                 return stand
-            moves = self.threat_moves(p)[:BEAM]
+            moves = self.threat_moves(p)[:THREAT_BEAM]
             if not moves:
                 return stand
         return self.expand(p, depth, alpha, beta, ply, moves, stand)
@@ -187,6 +197,7 @@ class _Engine(SearchBoard):
             return moves
         deadline = start + budget * (1 - MARGIN)
         best_moves = moves
+        self.root_player = p
         # The first pass, depth 1 without quiescence, is cheap and always completes: it carries
         # the tactical guarantees. Then depth 1, 2, ... with quiescence, while time lasts.
         for depth in range(self.free + 1):

@@ -40,10 +40,10 @@ class SearchBoard:
         # Lines open for a player (no opposing mark) holding k−1 / k−2 of its marks.
         self.hot: list[set[int]] = [set(), set(), set()]
         self.warm: list[set[int]] = [set(), set(), set()]
-        self.score = 0  # the static score from X's point of view
+        self.sums = [0, 0, 0]  # per player, the static weights of its open lines
         self.key = 0
         self.powers = [3**i for i in range(n)]
-        self.trail: list[int] = []  # static score changes, for undo
+        self.trail: list[int] = []  # static weight changes (own, killed) of each move, for undo
         self.table: dict[int, tuple[int, int, int, int]] = {}
         self.nodes = 0
         self.depth = 0  # the deepest completed depth
@@ -59,7 +59,7 @@ class SearchBoard:
         mine, theirs = self.count[p], self.count[q]
         hot_p, warm_p = self.hot[p], self.warm[p]
         gain, weight = self.geo.gain, self.geo.weight
-        delta = 0
+        delta = killed = 0
         for li in self.cell_lines[cell]:
             a = mine[li]
             b = theirs[li]
@@ -74,13 +74,16 @@ class SearchBoard:
                 elif a == k - 1:
                     hot_p.discard(li)
             elif a == 0:
-                delta += weight[b]  # the opponent's line is dead now
+                killed += weight[b]  # the opponent's line is dead now
                 if b == k - 1:
                     self.hot[q].discard(li)
                 elif b == k - 2:
                     self.warm[q].discard(li)
-        self.score += delta if p == 1 else -delta
+        sums = self.sums
+        sums[p] += delta
+        sums[q] -= killed
         self.trail.append(delta)
+        self.trail.append(killed)
         self.cells[cell] = p
         self.free -= 1
         self.key += p * self.powers[cell]
@@ -110,8 +113,10 @@ class SearchBoard:
                     self.hot[q].add(li)
                 elif b == k - 2:
                     self.warm[q].add(li)
+        killed = self.trail.pop()
         delta = self.trail.pop()
-        self.score -= delta if p == 1 else -delta
+        self.sums[p] -= delta
+        self.sums[q] += killed
         self.cells[cell] = 0
         self.free += 1
         self.key -= p * self.powers[cell]

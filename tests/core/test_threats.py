@@ -95,11 +95,15 @@ def test_vcf_finds_the_models_short_wins(size: int, k: int) -> None:
 def test_vcf_leaves_the_board_as_it_was() -> None:
     board = positions_without_immediate_wins(8, 5)[5]
     e, p = engine(board)
-    before = (list(e.cells), e.key, e.score, [set(h) for h in e.hot], [set(w) for w in e.warm])
+    before = (list(e.cells), e.key, list(e.sums), [set(h) for h in e.hot], [set(w) for w in e.warm])
     vcf(e, p)
-    assert (list(e.cells), e.key, e.score, [set(h) for h in e.hot], [set(w) for w in e.warm]) == (
-        before
-    )
+    assert (
+        list(e.cells),
+        e.key,
+        list(e.sums),
+        [set(h) for h in e.hot],
+        [set(w) for w in e.warm],
+    ) == (before)
 
 
 @pytest.mark.parametrize(("size", "k"), CONFIGS)
