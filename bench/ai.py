@@ -1,12 +1,24 @@
 """Benchmark: `hard` on 3×3 (the solved table against the naive minimax of seed 003), on the
-bigger boards (the time-budgeted search against medium and easy) and, with --ultimate, on
-ultimate tic-tac-toe (the Monte Carlo tree search against medium).
+bigger boards (the time-budgeted search against medium and easy), its strength (--strength:
+against the attacker of bench/attacker.py and against itself at 10× the time) and, with
+--ultimate, on ultimate tic-tac-toe (the Monte Carlo tree search against medium).
 
 Run from the repository root:
 
     .venv/bin/python bench/ai.py [--sizes 4,5,6,7,8] [--games 5] [--budget 0.05]
+    .venv/bin/python bench/ai.py --strength [--sizes 3,4,5,6,7,8] [--openings 2]
+                                 [--budget 0.05] [--workers 2]
     .venv/bin/python bench/ai.py --ultimate [--ultimate-games 100] [--ultimate-budget 0.5]
                                  [--workers 2]
+    .venv/bin/python bench/ai.py --ultimate-10x [--ultimate-games 5] [--ultimate-budget 0.5]
+
+Strength (--strength, instead of the other sections; see bench/strength.py): for every size in
+--sizes and every k from 3 to the size, hard at --budget CPU seconds a move plays the attacker
+and hard at 10× --budget, as X and as O, from the empty board and from --openings seeded
+two-move openings. It prints W/D/L from hard's view and hard's CPU time per move (p50, p99,
+max), then the moves of every game hard lost on a drawn board or failed to win as X on a won
+one. At the defaults (2 openings, 0.05 s) it takes about 20 minutes on 2 cores.
+--ultimate-10x plays ultimate hard at --ultimate-budget against itself at 10× that (CPU).
 
 3×3: it prints the time to solve the table from scratch, the time of one `hard` move over every
 reachable position in play, and the time of the naive minimax (no memo, every free cell scored
