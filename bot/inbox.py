@@ -25,6 +25,7 @@ from telegram.ext import Application
 
 from bot.games.db.models import utcnow
 from bot.games.inbox import Inbox
+from bot.rounds import Rounds
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class WebhookInbox:
         self._forgetting: asyncio.Task[None] | None = None
         self._handling: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._rounds: asyncio.Task[None] | None = None
+        self._rounds = Rounds("webhook inbox", self.take_up_left, every)
 
     async def receive(self, update: Update, body: str) -> None:
         """Store the update (raises if the database cannot: then Telegram must not get 200),
@@ -112,15 +113,10 @@ class WebhookInbox:
     def start(self) -> None:
         """The bot handles updates now: the ones received meanwhile go, and rounds begin."""
         self._started.set()
-        if self._rounds is None:
-            self._rounds = asyncio.create_task(self._run(), name="inbox rounds")
+        self._rounds.start()
 
     async def stop(self) -> None:
-        if self._rounds is not None:
-            self._rounds.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._rounds
-            self._rounds = None
+        await self._rounds.stop()
         if self._tasks:
             _, late = await asyncio.wait(set(self._tasks), timeout=STOP_WAIT_SECONDS)
             for task in late:
@@ -130,14 +126,6 @@ class WebhookInbox:
             if task is not None:
                 with contextlib.suppress(Exception):
                     await task
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.take_up_left()
-            except Exception:
-                log.warning("could not look for updates a crash left", exc_info=True)
-            await asyncio.sleep(self._every)
 
     async def take_up_left(self) -> int:
         """One round: handle the stored updates a crash left. Returns how many."""

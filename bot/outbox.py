@@ -31,6 +31,7 @@ from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.outbox import BoardOutbox, is_behind
+from bot.rounds import Rounds
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class BoardCatchUp:
         self._marking: asyncio.Task[None] | None = None
         # game id → (version, when a round first saw it behind at that version).
         self._behind_since: dict[int, tuple[int, float]] = {}
-        self._task: asyncio.Task[None] | None = None
+        self._rounds = Rounds("board catch-up", self.catch_up, every)
 
     # --- the boards' hooks -------------------------------------------------------------------
 
@@ -122,25 +123,12 @@ class BoardCatchUp:
     # --- rounds ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="board catch-up")
+        self._rounds.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._rounds.stop()
         with contextlib.suppress(Exception):
             await self.flush()
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.catch_up()
-            except Exception:
-                log.warning("could not catch up with the boards behind", exc_info=True)
-            await asyncio.sleep(self._every)
 
     async def catch_up(self, now: float | None = None) -> int:
         """One round: draw the boards that stayed behind long enough. Returns how many."""

@@ -79,17 +79,22 @@ def is_board_for_alice(call: Any) -> bool:
     )
 
 
-async def kill_with_edit_on_its_way(
-    fake: FakeTelegram, process: BotProcess, board: StoredMessage, cell: int
-) -> None:
-    """Alice taps `cell`; the move (and the AI's answer) is committed, its edit is held on
-    its way to Telegram, and the bot is killed."""
-    fake.hold_next("editMessageText")
-    query = fake.tap(ALICE, board, cell_data(fake, board, cell, prefix=""))
-    await fake.answer_to(query, timeout=WAIT)
-    await fake.wait_until(lambda: fake.held == 1, WAIT)
-    await process.kill()
-    fake.release_held()
+async def left_behind(
+    fake: FakeTelegram, tmp_path: Path, env: dict[str, str], engine: AsyncEngine, cell: int
+) -> tuple[StoredMessage, Game]:
+    """A bot process starts, Alice starts a game and taps `cell`; the move (and the AI's
+    answer) is committed, its edit is held on its way to Telegram, and the bot is killed.
+    Her board message, and the game as stored."""
+    async with bot_process(tmp_path, env, name="first") as first:
+        await started(fake, first)
+        board = await new_game(fake)
+        fake.hold_next("editMessageText")
+        query = fake.tap(ALICE, board, cell_data(fake, board, cell, prefix=""))
+        await fake.answer_to(query, timeout=WAIT)
+        await fake.wait_until(lambda: fake.held == 1, WAIT)
+        await first.kill()
+        fake.release_held()
+    return board, await stored(engine, game_id_on(fake, board))
 
 
 async def test_a_board_whose_edit_a_crash_lost_is_drawn_after_the_restart(
@@ -97,12 +102,7 @@ async def test_a_board_whose_edit_a_crash_lost_is_drawn_after_the_restart(
 ) -> None:
     async with FakeTelegram() as fake:
         env = env_for(fake, database_url, catch_up="0.2")
-        async with bot_process(tmp_path, env, name="first") as first:
-            await started(fake, first)
-            board = await new_game(fake)
-            game_id = game_id_on(fake, board)
-            await kill_with_edit_on_its_way(fake, first, board, 4)
-        game = await stored(engine, game_id)
+        board, game = await left_behind(fake, tmp_path, env, engine, 4)
         # Stored: Alice's move and the AI's answer; shown: the empty board.
         assert game.board.count("X") == 1 and game.board.count("O") == 1
         assert board_cells(fake, current(fake, board)) == "_" * 9
@@ -113,7 +113,7 @@ async def test_a_board_whose_edit_a_crash_lost_is_drawn_after_the_restart(
             # Nobody taps: the restarted bot draws the board by itself.
             await fake.wait_until(lambda: shows(fake, board, game), WAIT)
             await idle(fake)
-            assert (await until_marked(engine, game_id)).version == game.version
+            assert (await until_marked(engine, game.id)).version == game.version
             assert "shows an older version" in second.output
 
 
@@ -123,12 +123,7 @@ async def test_a_tap_on_a_board_left_behind_redraws_it(
     async with FakeTelegram() as fake:
         # Rounds far apart: the tap, not a round, must bring the board up to date.
         env = env_for(fake, database_url, catch_up="300")
-        async with bot_process(tmp_path, env, name="first") as first:
-            await started(fake, first)
-            board = await new_game(fake)
-            game_id = game_id_on(fake, board)
-            await kill_with_edit_on_its_way(fake, first, board, 0)
-        game = await stored(engine, game_id)
+        board, game = await left_behind(fake, tmp_path, env, engine, 0)
         # Another instance's edit may still be on its way for a while: a tap redraws a
         # board only once its game has been still for 10 s (this setting's round is longer).
         await asyncio.sleep(10.0)
@@ -141,7 +136,7 @@ async def test_a_tap_on_a_board_left_behind_redraws_it(
             await idle(fake)
             # Said why nothing was played, and shown the game as it is: tap again.
             assert answer.get("text") == en.POPUP_STALE
-            assert (await stored(engine, game_id)).board == game.board
+            assert (await stored(engine, game.id)).board == game.board
             again = current(fake, board)
             query = fake.tap(
                 ALICE, again, cell_data(fake, again, again_free(fake, again), prefix="")

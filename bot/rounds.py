@@ -1,0 +1,37 @@
+"""A chore every instance runs in the background, a round every few seconds, the first at
+once: a round that fails (the database away) is logged, and the next one comes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+log = logging.getLogger(__name__)
+
+
+class Rounds:
+    def __init__(self, name: str, round_: Callable[[], Awaitable[object]], every: float) -> None:
+        self._name, self._round, self._every = name, round_, every
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=self._name)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._round()
+            except Exception:
+                # Nothing waits on a round: the next one tries again.
+                log.warning("%s: a round failed", self._name, exc_info=True)
+            await asyncio.sleep(self._every)
