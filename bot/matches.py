@@ -94,6 +94,10 @@ class AiMatchRunner:
                     )
                     await asyncio.sleep(wait)
             log.error("AI turns of game %s: the database kept failing; left for later", game_id)
+        except Exception:
+            # A bug, not a fault to wait out: said once with its traceback, not left for
+            # asyncio's "exception was never retrieved".
+            log.exception("AI turns of game %s stopped", game_id)
         finally:
             # At once, with no await since the last read: a `start` from now on starts anew.
             self._forget(game_id, asyncio.current_task())
