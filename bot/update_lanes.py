@@ -11,8 +11,8 @@ so a paced chat holds at most `per_lane` updates, and no shared slot, while it w
 
 What cannot be served in time is shed, and its coroutine closed unstarted:
 * a tap that waited `tap_patience` seconds in its lane, or found `queued_taps` taps queued
-  there, is answered with no text (the spinner stops, the board stays as it was: the tap did
-  nothing, and the player may tap again), then dropped;
+  there, is answered with a pop-up saying it did nothing and to tap again (the board stays
+  as it was), then dropped;
 * a message (or any other update) that finds `queued_others` waiting is dropped.
 A lane logs one line for each burst it shed from, when it has drained. A shed update never
 ran, so it acted on nothing: every update still acts at most once.
@@ -36,6 +36,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseUpdateProcessor
 
 from bot.flood_gate import running_slot
+from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
 
@@ -247,8 +248,9 @@ class UpdateLanes(BaseUpdateProcessor):
             )
 
     async def _shed(self, lane: Lane, update: object, coroutine: Awaitable[Any]) -> None:
-        """Drop an update unstarted; a tap is answered first, with no text (not once shut
-        down: the bot's connection is closed by then)."""
+        """Drop an update unstarted; a tap is answered first, with a pop-up in the tapper's
+        client's language saying it did nothing (not once shut down: the bot's connection is
+        closed by then)."""
         _close(coroutine)
         if not is_tap(update):
             lane.shed_others += 1
@@ -258,7 +260,8 @@ class UpdateLanes(BaseUpdateProcessor):
         if self._closed:
             return
         try:
-            await update.callback_query.answer()
+            query = update.callback_query
+            await query.answer(texts_for(query.from_user.language_code).POPUP_BUSY)
         except TelegramError as error:
             log.info("shed callback query %s was not answered: %s", update.callback_query.id, error)
 

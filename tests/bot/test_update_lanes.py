@@ -14,11 +14,14 @@ import pytest
 from telegram import CallbackQuery, Chat, InlineQuery, Message, Update, User
 
 from bot.flood_gate import FloodGate, FloodLimits, Rate, running_slot
+from bot.locales import en
 from bot.update_lanes import UpdateLanes, lane_key
 
 ALICE, BOB = 1001, 1002
 GROUP = -100500
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
+#: What a shed tap's pop-up says (the test users' clients name no language: English).
+BUSY = en.POPUP_BUSY
 
 
 class AnsweringBot:
@@ -163,10 +166,10 @@ async def test_the_surplus_of_messages_is_dropped_unstarted_with_one_log_line(
     ]
 
 
-async def test_taps_past_the_queue_bound_are_answered_with_no_text() -> None:
+async def test_taps_past_the_queue_bound_are_answered_with_a_pop_up_that_they_did_nothing() -> None:
     lanes, handlers = UpdateLanes(64, queued_taps=2), Handlers()
     tasks = await feed(lanes, handlers, [tap(i, ALICE) for i in range(1, 8)])
-    assert BOT.answered == [(f"q{i}", None) for i in (5, 6, 7)]
+    assert BOT.answered == [(f"q{i}", BUSY) for i in (5, 6, 7)]
     handlers.release.set()
     await asyncio.gather(*tasks)
     assert handlers.started == [1, 2, 3, 4] and handlers.closed_unstarted() == [5, 6, 7]
@@ -176,7 +179,7 @@ async def test_a_tap_that_waited_past_its_patience_is_answered_and_never_runs() 
     lanes, handlers = UpdateLanes(64, per_lane=1, tap_patience=0.01), Handlers()
     tasks = await feed(lanes, handlers, [message(1, ALICE), tap(2, ALICE), tap(3, BOB)])
     await asyncio.wait({tasks[1]})  # the tap gives up waiting
-    assert BOT.answered == [("q2", None)] and handlers.closed_unstarted() == [2]
+    assert BOT.answered == [("q2", BUSY)] and handlers.closed_unstarted() == [2]
     handlers.release.set()
     await asyncio.gather(*tasks)
     assert handlers.started == [1, 3]  # Bob's tap, in its own lane, ran at once

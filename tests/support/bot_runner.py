@@ -46,17 +46,20 @@ class BotRunner:
 
     async def start(self) -> Application:
         application = build_application(self.settings)
-        handle = application.process_update
+        # Counted when the update processor is done with it: handled, or shed by its chat's
+        # lane (`bot.update_lanes`) without ever reaching `process_update`.
+        processor = application.update_processor
+        handle = processor.do_process_update
 
-        async def process_and_count(update: object) -> None:
+        async def process_and_count(update: object, coroutine: Any) -> None:
             try:
-                await handle(update)
+                await handle(update, coroutine)
             finally:
                 update_id = getattr(update, "update_id", None)
                 if update_id is not None:
                     self.handled.add(update_id)
 
-        application.process_update = process_and_count  # type: ignore[method-assign]
+        processor.do_process_update = process_and_count  # type: ignore[method-assign]
         await application.initialize()
         if application.post_init is not None:
             await application.post_init(application)
