@@ -2,12 +2,12 @@
 
 PTB hands every update to the update processor in a task of its own. `UpdateLanes` puts it
 in its chat's lane (for an update in no chat, an inline query or a tap on an inline message,
-the sender's): a lane runs at most `per_lane` updates at once, and the rest wait in the lane's
-own queues, taps first (Telegram takes a tap's answer for 15 s only; a message can wait), each
-queue in order of arrival. Across lanes at most `running` updates work at once: the shared
+the sender's): a lane runs at most `per_lane` updates at once (a group's `per_group_lane`),
+and the rest wait in the lane's own queues, taps first (Telegram takes a tap's answer for
+15 s only; a message can wait), each queue in order of arrival. Across lanes at most `running` updates work at once: the shared
 slots, taken in order of arrival by the lanes' running updates only. A handler whose reply
 waits for its chat's pace gives its shared slot back meanwhile (`bot.flood_gate.running_slot`),
-so a paced chat holds at most `per_lane` updates, and no shared slot, while it waits.
+so a paced chat holds at most its lane's places, and no shared slot, while it waits.
 
 What cannot be served in time is shed, and its coroutine closed unstarted:
 * a tap that waited `tap_patience` seconds in its lane, or found `queued_taps` taps queued
@@ -17,8 +17,8 @@ What cannot be served in time is shed, and its coroutine closed unstarted:
 A lane logs one line for each burst it shed from, when it has drained. A shed update never
 ran, so it acted on nothing: every update still acts at most once.
 
-Memory is bounded per chat: a lane holds `per_lane + queued_taps + queued_others` updates at
-most; PTB's task for a shed update ends as soon as it is shed (see `bench/flood.py`).
+Memory is bounded per chat: a lane holds its places + `queued_taps` + `queued_others` updates
+at most; PTB's task for a shed update ends as soon as it is shed (see `bench/flood.py`).
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ from bot.texts import texts_for
 
 log = logging.getLogger(__name__)
 
-#: Updates of one chat handled at once.
+#: Updates of one chat handled at once: a private chat's, and a group's (several people play
+#: there, each tap answered at once while its edit waits for the group's pace).
 PER_LANE = 2
+PER_GROUP_LANE = 8
 #: Taps and other updates that may wait in one chat's lane.
 QUEUED_TAPS = 16
 QUEUED_OTHERS = 8
@@ -84,6 +86,8 @@ class SharedSlot:
 class Lane:
     """One chat's updates: how many run, and the turns of those waiting."""
 
+    #: How many of its updates may run at once.
+    places: int = PER_LANE
     running: int = 0
     taps: deque[asyncio.Future[None]] = field(default_factory=deque)
     others: deque[asyncio.Future[None]] = field(default_factory=deque)
@@ -118,6 +122,7 @@ class UpdateLanes(BaseUpdateProcessor):
         running: int,
         *,
         per_lane: int = PER_LANE,
+        per_group_lane: int = PER_GROUP_LANE,
         queued_taps: int = QUEUED_TAPS,
         queued_others: int = QUEUED_OTHERS,
         tap_patience: float = TAP_PATIENCE,
@@ -125,6 +130,7 @@ class UpdateLanes(BaseUpdateProcessor):
         super().__init__(HELD_UPDATES)
         self.running = running
         self.per_lane = per_lane
+        self.per_group_lane = per_group_lane
         self.queued_taps = queued_taps
         self.queued_others = queued_others
         self.tap_patience = tap_patience
@@ -160,8 +166,11 @@ class UpdateLanes(BaseUpdateProcessor):
         if key is None:
             await self._run(coroutine)
             return
-        lane = self._lanes.setdefault(key, Lane())
-        if lane.running < self.per_lane and not lane.taps and not lane.others:
+        lane = self._lanes.get(key)
+        if lane is None:
+            # Groups (and channels) have negative ids.
+            lane = self._lanes[key] = Lane(self.per_group_lane if key < 0 else self.per_lane)
+        if lane.running < lane.places and not lane.taps and not lane.others:
             lane.running += 1
         elif not await self._wait_turn(lane, update, coroutine):
             self._forget_if_idle(key, lane)
@@ -228,7 +237,7 @@ class UpdateLanes(BaseUpdateProcessor):
         self._forget_if_idle(key, lane)
 
     def _grant_next(self, lane: Lane) -> None:
-        while lane.running < self.per_lane and (lane.taps or lane.others):
+        while lane.running < lane.places and (lane.taps or lane.others):
             turn = (lane.taps or lane.others).popleft()
             if not turn.done():
                 turn.set_result(None)

@@ -117,6 +117,16 @@ async def test_a_lane_runs_two_at_once_and_queues_the_rest_in_order() -> None:
     assert lanes.queued(ALICE) == 0 and not lanes._lanes  # an idle lane is forgotten
 
 
+async def test_a_group_runs_more_updates_at_once_than_a_private_chat() -> None:
+    # Several people play in a group: each tap is answered while its edit waits for the pace.
+    lanes, handlers = UpdateLanes(64, per_lane=2, per_group_lane=4), Handlers()
+    tasks = await feed(lanes, handlers, [message(i, GROUP) for i in range(1, 7)])
+    assert handlers.started == [1, 2, 3, 4] and lanes.queued(GROUP) == 2
+    handlers.release.set()
+    await asyncio.gather(*tasks)
+    assert sorted(handlers.finished) == [1, 2, 3, 4, 5, 6]
+
+
 async def test_taps_go_before_messages_that_queued_earlier() -> None:
     lanes, handlers = UpdateLanes(64, per_lane=1), Handlers()
     updates = [message(1, ALICE), message(2, ALICE), tap(3, ALICE), message(4, ALICE)]
