@@ -4,8 +4,9 @@ PTB hands every update to the update processor in a task of its own. `UpdateLane
 in its chat's lane (for an update in no chat, an inline query or a tap on an inline message,
 the sender's): a lane runs at most `per_lane` updates at once (a group's `per_group_lane`),
 and the rest wait in the lane's own queues, taps first (Telegram takes a tap's answer for
-15 s only; a message can wait), each queue in order of arrival. Across lanes at most `running` updates work at once: the shared
-slots, taken in order of arrival by the lanes' running updates only. A handler whose reply
+15 s only; a message can wait), each queue in order of arrival. Across lanes at most
+`running` updates work at once: the shared slots, taken in order of arrival by the lanes'
+running updates only. A handler whose reply
 waits for its chat's pace gives its shared slot back meanwhile (`bot.flood_gate.running_slot`),
 so a paced chat holds at most its lane's places, and no shared slot, while it waits.
 
