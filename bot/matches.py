@@ -19,6 +19,7 @@ from telegram.error import TelegramError
 
 from bot.boards import send_board, show_board
 from bot.flood_gate import FrameSkipped, Pace
+from bot.games import lifecycle
 from bot.games.ai_turns import AiTurns
 from bot.games.chats import Chats
 from bot.games.model import GameView
@@ -60,6 +61,21 @@ class AiMatchRunner:
         """Start playing the AI's turns if the AI is to move in this game."""
         if game.waits_for_ai:
             self.start(game.id)
+
+    async def reply_at_once(self, game: GameView) -> GameView:
+        """The AI's reply to a person's move when it is quick (`lifecycle.is_quick`), awaited
+        so the board shows both moves in one edit, with no "thinking…" edit between them;
+        else, or when the database fails, the game as it was (`follow` then plays the AI's
+        turn in the background, retrying)."""
+        if game.is_ai_match or not game.waits_for_ai:
+            return game
+        if not lifecycle.is_quick(game.kind_to_move, game):
+            return game
+        try:
+            return await self._ai_turns.step(game.id) or game
+        except (SQLAlchemyError, OSError):
+            log.warning("the AI's reply in game %s: the database failed", game.id, exc_info=True)
+            return game
 
     @property
     def playing(self) -> frozenset[int]:

@@ -61,6 +61,14 @@ def is_instant(level: str, game: GameView) -> bool:
     return level != "hard" or game.board.is_classic
 
 
+def is_quick(level: str, game: GameView) -> bool:
+    """Moves a person waits for before their own move is shown, so both come in one edit:
+    all but hard's on ultimate, which thinks for AI_TIME_BUDGET_SECONDS. Hard on the other
+    boards needs at most 50 ms of CPU (core.search.DEFAULT_BUDGET), less than an edit's
+    round trip; a "thinking…" edit would cost the player a second of the chat's pace."""
+    return level != "hard" or not is_ultimate(game.board)
+
+
 def player_refusal(game: GameView, user_id: int) -> MoveStatus | None:
     """Why this user may not act in the game now (move or resign), or None if they may."""
     if game.is_open:

@@ -160,7 +160,8 @@ async def show_game(
 ) -> None:
     """Show a game's new state on its board (a `hint` cell lit, ultimate's small board
     `block`), record a board that had to be posted afresh, and let the AI play its turns if
-    it is to move."""
+    it is to move (a quick reply in the same edit)."""
+    game = await context.ai_matches.reply_at_once(game)
     posted = await show_board(context.bot, game, hint=hint, block=block)
     if posted is not None:
         await context.games.chats.attach_message(game.id, posted)
@@ -169,7 +170,9 @@ async def show_game(
 
 
 async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
-    """Post a new game's board in a chat, record where it is, and let the AI start."""
+    """Post a new game's board in a chat, record where it is, and let the AI start (a quick
+    first move is on the board as it is posted)."""
+    game = await context.ai_matches.reply_at_once(game)
     message_id = await send_board(context.bot, chat_id, game)
     if message_id is not None:
         # None: the board's answer was lost; the next tap on it (or the turn clock) records it.

@@ -224,6 +224,7 @@ class MiniApp:
         """As after a tap in chat: the board shows the game (a `hint` cell lit), a board
         posted afresh is recorded, and the AI plays its turns if it is to move."""
         bot_data = self.application.bot_data
+        game = await bot_data["matches"].reply_at_once(game)
         try:
             posted = await show_board(self.application.bot, game, hint=hint)
         except TelegramError as failed:  # the move is stored; the next edit shows it
@@ -237,6 +238,7 @@ class MiniApp:
     async def post(self, game: GameView) -> None:
         """Post a new game's board in its chat, record it, let the AI start."""
         bot_data = self.application.bot_data
+        game = await bot_data["matches"].reply_at_once(game)
         posted = None
         if game.chat_id is not None:
             try:

@@ -167,3 +167,24 @@ async def test_a_6x6_group_game_between_two_people(
     ]
     assert highlighted == [0, 1, 2, 3, 4]
     assert [t for t, _ in telegram.keyboard(final)[6]] == ["🔁 Rematch"]
+
+
+async def test_hard_answers_in_the_same_edit_as_the_move_on_a_big_board(
+    telegram: FakeTelegram, big_bot: BotRunner
+) -> None:
+    """Hard needs at most 50 ms of CPU on the classic boards: its reply comes in the edit that
+    shows the person's move, and its first move on the board as it is posted; no "thinking…"
+    edit costs the player a second of the chat's pace."""
+    await send(telegram, ALICE, "/start hard user 6")  # hard plays ❌ and moves first
+    board = telegram.last_bot_message(ALICE["id"])
+    assert len(board.history) == 1 and board_cells(telegram, board, 6).count("X") == 1
+    for _ in range(3):
+        message = current(telegram, board)
+        before = len(message.history)
+        free = board_cells(telegram, message, 6).index("_")
+        await tap_cell(telegram, ALICE, message, free)
+        after = current(telegram, board)
+        placed = board_cells(telegram, after, 6)
+        assert len(after.history) == before + 1, [text for text, _ in after.history[before:]]
+        assert placed[free] == "O" and placed.count("X") == placed.count("O") + 1
+    assert not any("thinking" in text for text, _ in current(telegram, board).history)
