@@ -17,15 +17,25 @@ class Chats:
     def __init__(self, games: Store) -> None:
         self._store = games
 
-    async def attach_message(self, game_id: int, message_id: int) -> None:
-        """Remember which message shows the game's board.
+    async def attach_message(self, game_id: int, message_id: int, *, second: bool = False) -> None:
+        """Remember which message shows the game's board (`second`: the second board of a
+        game between strangers, in ⭕'s chat).
 
         Where the board lives is not game state: a plain UPDATE that leaves the version alone,
         so a tap racing the new board's first appearance is not refused as a conflict."""
         async with self._store.transaction() as session:
-            at = {"game_id": game_id, "message_id": message_id, "updated_at": utcnow()}
-            session.later(Later(statements.ATTACH_MESSAGE, at))
-        self._store.live.note_message(game_id, message_id)
+            at = {"game_id": game_id, "updated_at": utcnow()}
+            if second:
+                later = Later(
+                    statements.ATTACH_SECOND_MESSAGE, {**at, "board_message_id": message_id}
+                )
+            else:
+                later = Later(statements.ATTACH_MESSAGE, {**at, "message_id": message_id})
+            session.later(later)
+        if second:
+            self._store.live.drop(game_id)  # read again, with its second board
+        else:
+            self._store.live.note_message(game_id, message_id)
 
     async def last_finished(self, chat_id: int) -> GameView | None:
         """The game that ended last in the chat with a result (for /card)."""

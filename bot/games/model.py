@@ -62,7 +62,7 @@ class BoardRef:
     def matches(self, game: GameView) -> bool:
         if self.inline_message_id is not None:
             return game.inline_message_id == self.inline_message_id
-        return self.chat_id is None or game.chat_id == self.chat_id
+        return self.chat_id is None or self.chat_id in (game.chat_id, game.second_chat_id)
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,13 @@ class GameView:
     s_name: str | None = None
     out: str = ""
     turn_mark: str | None = None
+    #: A game between strangers: its second board, in ⭕'s private chat and language.
+    second_chat_id: int | None = None
+    second_message_id: int | None = None
+    second_language: str | None = None
+    #: What a rated game did to its players' ratings (None: not rated, or not yet).
+    x_rating_change: int | None = None
+    o_rating_change: int | None = None
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
     # The stored version this view is of, and the one its board message shows (the board
@@ -204,6 +211,15 @@ class GameView:
     def is_against_ai(self) -> bool:
         """A person against an AI level: the only games with hints and undo."""
         return (self.x_kind == USER) != (self.o_kind == USER)
+
+    @property
+    def is_between_strangers(self) -> bool:
+        """Paired through the queue: one board in each player's private chat."""
+        return self.second_chat_id is not None
+
+    @property
+    def is_rated(self) -> bool:
+        return self.x_rating_change is not None or self.o_rating_change is not None
 
     @property
     def has_board_message(self) -> bool:

@@ -103,6 +103,8 @@ class Play:
             closed = []
             if replace_current:
                 for old in await store.live_games_in_chat(session, chat_id):
+                    if old.view.is_between_strangers:
+                        continue  # it goes on, in the other player's chat too
                     gone = lifecycle.close(old.view, GameStatus.ABANDONED, EndReason.ABANDONED)
                     closed.append(await store.save(session, old, gone))
             turn = opening(player)

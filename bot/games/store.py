@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from sqlalchemy import or_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
@@ -249,7 +250,7 @@ def claim_made(claimed: Later) -> Claim:
 def view_of(row: Any) -> Loaded:
     """The view of a row of `statements.VIEW` (a game with its players' names)."""
     values: dict[str, Any] = {name: getattr(row, name) for name in statements.VIEW_COLUMNS}
-    values["turn_started_at"] = _aware(row.turn_started_at)
+    values["turn_started_at"] = aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
     values["assisted"] = bool(row.assisted)
     view = GameView(
@@ -261,7 +262,7 @@ def view_of(row: Any) -> Loaded:
         s_name=row.s_name,
         invited_name=row.invited_name,
         **{"version": row.version, "shown_version": row.shown_version},
-        updated_at=_aware(row.updated_at),
+        updated_at=aware(row.updated_at),
         **values,
     )
     return Loaded(view, row.version)
@@ -281,9 +282,13 @@ async def load_all(
 
 
 async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:
-    """The chat's running games and open challenges, newest first."""
+    """The chat's running games and open challenges, newest first (a game between strangers
+    is in both players' chats)."""
     return await load_all(
-        session, Game.chat_id == chat_id, Game.status.in_(LIVE), order_by=(Game.id.desc(),)
+        session,
+        or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
+        Game.status.in_(LIVE),
+        order_by=(Game.id.desc(),),
     )
 
 
@@ -393,7 +398,7 @@ def _move_rows(
     ]
 
 
-def _aware(moment: datetime | None) -> datetime | None:
+def aware(moment: datetime | None) -> datetime | None:
     # SQLite hands back naive datetimes; every time stored here is UTC.
     if moment is None or moment.tzinfo is not None:
         return moment

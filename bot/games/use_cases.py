@@ -12,10 +12,12 @@ from bot.games.assists import Assists
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
 from bot.games.inbox import Inbox
+from bot.games.matchmaking import Matchmaking
 from bot.games.outbox import BoardOutbox
 from bot.games.play import Play
 from bot.games.players import Players
 from bot.games.privacy import Privacy
+from bot.games.ratings import Ratings
 from bot.games.records import Records
 from bot.games.review import Reviews
 from bot.games.store import Store
@@ -41,6 +43,8 @@ class Games:
     players: Players
     outbox: BoardOutbox
     inbox: Inbox
+    ratings: Ratings
+    matchmaking: Matchmaking
 
 
 def open_games(
@@ -49,6 +53,7 @@ def open_games(
     """The use-cases on a database. `rng` drives the AI's instant moves; `think` computes
     moves that need thought (a worker process in the bot, a thread by default)."""
     games = Store(sessions)
+    ratings = Ratings(games)
     return Games(
         store=games,
         play=Play(games, rng),
@@ -64,4 +69,6 @@ def open_games(
         players=Players(games),
         outbox=BoardOutbox(games),
         inbox=Inbox(games),
+        ratings=ratings,
+        matchmaking=Matchmaking(games, ratings),
     )

@@ -56,6 +56,9 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "moves",
         "handled_updates",
         "inbox_updates",
+        "ratings",
+        "match_queue",
+        "pairing_blocks",
     }
 
 
@@ -63,7 +66,16 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
     # The comparison above can fail: without migrations every table is missing.
     differences = await _schema_differences(database_url)
     added = {d[1].name for d in differences if d[0] == "add_table"}
-    assert added == {"players", "games", "moves", "handled_updates", "inbox_updates"}
+    assert added == {
+        "players",
+        "games",
+        "moves",
+        "handled_updates",
+        "inbox_updates",
+        "ratings",
+        "match_queue",
+        "pairing_blocks",
+    }
 
 
 async def test_upgrade_is_idempotent_and_downgrade_goes_back_to_empty(database_url: str) -> None:
@@ -100,4 +112,4 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     url = f"sqlite+aiosqlite:///{database}"
     tables = {"alembic_version", "players", "games", "moves", "handled_updates", "inbox_updates"}
-    assert asyncio.run(_tables(url)) == tables
+    assert asyncio.run(_tables(url)) == tables | {"ratings", "match_queue", "pairing_blocks"}

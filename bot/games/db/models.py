@@ -8,6 +8,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -40,6 +41,8 @@ class Player(Base):
     language_code: Mapped[str | None] = mapped_column(String(16))
     # Chosen with /language; wins over the client's language_code.
     chosen_language: Mapped[str | None] = mapped_column(String(16))
+    # Shown on the global ladder (/top): opt-in.
+    on_ladder: Mapped[bool] = mapped_column(Boolean, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -56,6 +59,7 @@ class Game(Base):
     __tablename__ = "games"
     __table_args__ = (
         Index("ix_games_chat_status", "chat_id", "status"),
+        Index("ix_games_second_chat_status", "second_chat_id", "status"),
         # One game per inline message, and at most one rematch per game: races end in the
         # database, not in two games.
         UniqueConstraint("inline_message_id", name="uq_games_inline_message_id"),
@@ -72,6 +76,11 @@ class Game(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
     message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # A game between strangers has a second board, in ⭕'s private chat and language (the
+    # first, `chat_id`/`message_id`, is ❌'s).
+    second_chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    second_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    second_language: Mapped[str | None] = mapped_column(String(16))
     # Games posted through inline mode live on an inline message instead of a chat message.
     inline_message_id: Mapped[str | None] = mapped_column(String(128))
     # Hyperskill cells, `_` for empty, row by row: `X_O______` (size² cells); ultimate's 81
@@ -112,6 +121,9 @@ class Game(Base):
     result: Mapped[str | None] = mapped_column(String(8))
     # an EndReason, once the game is over
     end_reason: Mapped[str | None] = mapped_column(String(16))
+    # What a rated game did to its players' ratings (None: not rated, or not yet).
+    x_rating_change: Mapped[int | None] = mapped_column(Integer)
+    o_rating_change: Mapped[int | None] = mapped_column(Integer)
     # When the player to move got the turn, and how often they were nudged since.
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -169,3 +181,61 @@ class InboxUpdate(Base):
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     # Times an instance took it up again after a crash; given up after a few.
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
+class Rating(Base):
+    """A player's Glicko-2 rating in one pool: a board class (`3x3`, `big`, `ultimate`), or
+    the same against the AI (`ai:3x3` …)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_pool_rating", "pool", "rating"),)
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    pool: Mapped[str] = mapped_column(String(16), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The change the last rated game made, shown by /rating.
+    last_change: Mapped[int] = mapped_column(Integer, server_default="0")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class QueueEntry(Base):
+    """A player looking for an opponent on `board` (`3x3`, `6x6k5`, `ultimate`), shared by
+    every instance: pairing deletes both entries in the game's own transaction."""
+
+    __tablename__ = "match_queue"
+    __table_args__ = (Index("ix_match_queue_board_joined", "board", "joined_at"),)
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    board: Mapped[str] = mapped_column(String(16))
+    # The player's rating in the board's pool when they joined.
+    rating: Mapped[float] = mapped_column(Float)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    # The "Looking for an opponent…" message, once posted.
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    language: Mapped[str | None] = mapped_column(String(16))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # When the waiting message was last redrawn (its seconds count up).
+    shown_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The AI was offered (no one came in time).
+    offered_ai: Mapped[bool] = mapped_column(Boolean, server_default=false())
+
+
+class PairingBlock(Base):
+    """`player_id` asked never to be paired with `blocked_id` again (either way round)."""
+
+    __tablename__ = "pairing_blocks"
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

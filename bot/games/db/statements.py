@@ -64,6 +64,11 @@ VIEW_COLUMNS = (
     "s_player_id",
     "out",
     "turn_mark",
+    "second_chat_id",
+    "second_message_id",
+    "second_language",
+    "x_rating_change",
+    "o_rating_change",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)
@@ -73,6 +78,11 @@ ATTACH_MESSAGE = (
     GAMES.update()
     .where(GAMES.c.id == bindparam("game_id"))
     .values(message_id=bindparam("message_id"), updated_at=bindparam("updated_at"))
+)
+ATTACH_SECOND_MESSAGE = (
+    GAMES.update()
+    .where(GAMES.c.id == bindparam("game_id"))
+    .values(second_message_id=bindparam("board_message_id"), updated_at=bindparam("updated_at"))
 )
 MOVES_OF = (
     select(MOVES.c.ply, MOVES.c.cell, MOVES.c.mark, MOVES.c.player_id)

@@ -1,0 +1,265 @@
+"""Matchmaking: the queue of players looking for a stranger to play, in the database and
+shared by every instance, and the games it pairs: one game, a board in each player's
+private chat (`GameView.second_chat_id`).
+
+Pairing deletes both players' queue rows in the game's own transaction and insists that both
+were there: of two instances (or a join and a round) pairing the same player at once, one
+wins and the other's transaction is undone, so nobody is paired twice. A player has one row
+at most (the primary key), and `pairing.pairs` never pairs a player with themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy.exc import DBAPIError
+
+from bot.games import lifecycle, player_rows, store
+from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, utcnow
+from bot.games.model import LIVE, USER, GameView, PlayerInfo
+from bot.games.pairing import Waiting, board_of_key, pairs
+from bot.games.rating_rules import pool_of
+from bot.games.ratings import Ratings
+from bot.games.store import LOST_RACE, Db, Store
+
+_QUEUE = QueueEntry.__table__
+
+
+class JoinStatus(StrEnum):
+    QUEUED = "queued"  # waiting now (or still: the wait goes on from when they joined)
+    PAIRED = "paired"  # someone was waiting: the game is on
+    PLAYING = "playing"  # already playing a stranger: finish that first
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A game the queue started, and its two players as they waited (❌ first): their
+    waiting messages are to be told."""
+
+    game: GameView
+    players: tuple[Waiting, Waiting]
+
+
+@dataclass(frozen=True)
+class JoinResult:
+    status: JoinStatus
+    waiting: Waiting | None = None
+    game: GameView | None = None
+    paired: Paired | None = None
+
+
+class _Gone(Exception):
+    """A player of the pair left the queue (paired by another instance, or cancelled)."""
+
+
+class Matchmaking:
+    def __init__(self, games: Store, ratings: Ratings) -> None:
+        self._store = games
+        self._ratings = ratings
+
+    async def join(
+        self, user: PlayerInfo, chat_id: int, board: str, language: str | None
+    ) -> JoinResult:
+        """The user looks for an opponent on `board` (a `pairing.board_key`), from their
+        private chat: paired at once with someone in reach, else queued."""
+        now = utcnow()
+        pool = pool_of(board_of_key(board))
+        rating = (await self._ratings.rating_in(user.id, pool)).rating
+        try:
+            async with self._store.transaction() as session:
+                await player_rows.upsert_player(session, user)
+                joined = await _queued(session, user.id)
+                if joined is None or joined.board != board:
+                    await session.execute(delete(QueueEntry).where(QueueEntry.player_id == user.id))
+                    await session.execute(
+                        insert(QueueEntry).values(
+                            player_id=user.id,
+                            board=board,
+                            rating=rating,
+                            chat_id=chat_id,
+                            language=language,
+                            joined_at=now,
+                        )
+                    )
+                # After the entry's write, which waits for a pairing of the user that is
+                # being committed: a game against a stranger is seen, and the entry undone.
+                if await _busy(session, (user.id, user.id)):
+                    raise _Gone
+        except _Gone:
+            return JoinResult(JoinStatus.PLAYING, game=await self.stranger_game_of(user.id))
+        made = await self.pair_waiting(only=user.id)
+        if made:
+            return JoinResult(JoinStatus.PAIRED, game=made[0].game, paired=made[0])
+        return JoinResult(JoinStatus.QUEUED, waiting=await self.waiting_of(user.id))
+
+    async def cancel(self, user_id: int) -> Waiting | None:
+        """The user stops looking: their queue entry as it was (None: they were not queued,
+        or were paired meanwhile)."""
+        async with self._store.transaction() as session:
+            gone = await _queued(session, user_id)
+            if gone is None:
+                return None
+            deleted = await session.execute(
+                delete(QueueEntry).where(QueueEntry.player_id == user_id)
+            )
+            return gone if deleted.rowcount == 1 else None
+
+    async def waiting_of(self, user_id: int) -> Waiting | None:
+        async with self._store.sessions() as session:
+            return await _queued(session, user_id)
+
+    async def waiting(self) -> list[Waiting]:
+        """Everybody in the queue, the longest waiting first."""
+        async with self._store.sessions() as session:
+            rows = await session.execute(_WAITING.order_by(_QUEUE.c.joined_at))
+            return [_waiting(row) for row in rows]
+
+    async def attach_message(self, user_id: int, message_id: int) -> None:
+        """The "Looking for an opponent…" message of the user's queue entry."""
+        await self._set(user_id, message_id=message_id)
+
+    async def shown(self, user_id: int, when: datetime, *, offered_ai: bool = False) -> None:
+        """The waiting message was redrawn at `when` (with the AI's offer, from then on)."""
+        values: dict[str, object] = {"shown_at": when}
+        if offered_ai:
+            values["offered_ai"] = True
+        await self._set(user_id, **values)
+
+    async def _set(self, user_id: int, **values: object) -> None:
+        async with self._store.transaction() as session:
+            await session.execute(
+                update(QueueEntry).where(QueueEntry.player_id == user_id).values(**values)
+            )
+
+    async def pair_waiting(self, only: int | None = None) -> list[Paired]:
+        """Make every pair `pairing.pairs` allows now (with `only`, just that player's): the
+        games started, each in a transaction of its own."""
+        now = utcnow()
+        async with self._store.sessions() as session:
+            queue = [_waiting(row) for row in await session.execute(_WAITING)]
+            blocks = await session.execute(select(PairingBlock.player_id, PairingBlock.blocked_id))
+            blocked = {frozenset(row) for row in blocks}
+        made = []
+        for first, second in pairs(queue, blocked, now):
+            if only is not None and only not in (first.player_id, second.player_id):
+                continue
+            game = await self._pair(first, second, now)
+            if game is not None:
+                made.append(Paired(game, (first, second)))
+        return made
+
+    async def _pair(self, first: Waiting, second: Waiting, now: datetime) -> GameView | None:
+        try:
+            async with self._store.transaction() as session:
+                ids = (first.player_id, second.player_id)
+                busy = await _busy(session, ids)
+                if busy:
+                    # Queued again by a /play that raced their pairing: that entry goes (the
+                    # other player stays, for the next round).
+                    await session.execute(delete(QueueEntry).where(QueueEntry.player_id.in_(busy)))
+                    return None
+                taken = await session.execute(
+                    delete(QueueEntry).where(
+                        QueueEntry.player_id.in_(ids), QueueEntry.board == first.board
+                    )
+                )
+                if taken.rowcount != 2:
+                    raise _Gone  # undoes the delete: the one still there stays queued
+                draft = lifecycle.new_game(
+                    board=board_of_key(first.board),
+                    x_kind=USER,
+                    o_kind=USER,
+                    x_player=PlayerInfo(first.player_id, first.name),
+                    o_player=PlayerInfo(second.player_id, second.name),
+                    creator=None,
+                    chat_id=first.chat_id,
+                    now=now,
+                )
+                draft = replace(
+                    draft,
+                    language=first.language,
+                    second_chat_id=second.chat_id,
+                    second_language=second.language,
+                )
+                return (await store.insert(session, draft)).view
+        except (_Gone, *LOST_RACE):
+            return None
+        except DBAPIError:
+            # PostgreSQL broke a deadlock between two instances pairing crosswise: the
+            # survivor paired, the next round tries the rest.
+            return None
+
+    async def stranger_game_of(self, user_id: int) -> GameView | None:
+        """The user's running game against a stranger, if any."""
+        async with self._store.sessions() as session:
+            found = await store.load_all(
+                session,
+                Game.status.in_(LIVE),
+                Game.second_chat_id.is_not(None),
+                or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+            )
+        return found[0].view if found else None
+
+    async def block(self, user: PlayerInfo, game_id: int) -> bool:
+        """ "Don't pair me with them again", from a game the user played against a stranger:
+        False when that is not such a game of theirs."""
+        game = await self._store.get_game(game_id)
+        if game is None or not game.is_between_strangers:
+            return False
+        mark = game.mark_of(user.id)
+        other = None if mark is None else game.player_id_of("O" if mark == "X" else "X")
+        if other is None:
+            return False
+        async with self._store.transaction() as session:
+            exists = await session.scalar(
+                select(PairingBlock.player_id).where(
+                    PairingBlock.player_id == user.id, PairingBlock.blocked_id == other
+                )
+            )
+            if exists is None:
+                await session.execute(
+                    insert(PairingBlock).values(
+                        player_id=user.id, blocked_id=other, created_at=utcnow()
+                    )
+                )
+        return True
+
+
+# Core, not the ORM: it runs in write transactions on bare connections too.
+_WAITING = select(_QUEUE, Player.name).join(Player, Player.id == _QUEUE.c.player_id)
+
+
+def _waiting(row: Any) -> Waiting:
+    return Waiting(
+        player_id=row.player_id,
+        name=row.name,
+        board=row.board,
+        rating=row.rating,
+        chat_id=row.chat_id,
+        message_id=row.message_id,
+        language=row.language,
+        joined_at=store.aware(row.joined_at),
+        shown_at=store.aware(row.shown_at) if row.shown_at else None,
+        offered_ai=bool(row.offered_ai),
+    )
+
+
+async def _queued(session: Db, user_id: int) -> Waiting | None:
+    row = (await session.execute(_WAITING.where(_QUEUE.c.player_id == user_id))).first()
+    return None if row is None else _waiting(row)
+
+
+async def _busy(session: Db, ids: tuple[int, int]) -> set[int]:
+    """Those of `ids` who play a stranger now."""
+    rows = await session.execute(
+        select(Game.x_player_id, Game.o_player_id).where(
+            Game.status.in_(LIVE),
+            Game.second_chat_id.is_not(None),
+            or_(Game.x_player_id.in_(ids), Game.o_player_id.in_(ids)),
+        )
+    )
+    return {player for row in rows for player in row} & set(ids)

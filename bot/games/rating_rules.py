@@ -1,0 +1,102 @@
+"""Which games are rated, in which pool, for what score: pure rules on a `GameView`.
+
+Pools: each board class has its own rating (`3x3`; `big`, 4×4 to 8×8 with any k; `ultimate`),
+and games against the AI move a separate rating per class (`ai:3x3` …) against the AI
+levels' fixed ratings, so a player sees how far they are from beating Hard.
+
+Rated: a game between strangers (paired through the queue) always; another game between two
+people (a group challenge, an inline one) when both are rated in its pool already; a person
+against the AI, unless a hint or an undo helped. Never: one phone, AI matches, games of three
+or four, a game nobody moved in. Abandoning counts as a loss: a game against the AI closed by
+a new one, a resignation, a timeout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.games.model import DRAW, USER, GameStatus, GameView
+from core.board import Board, O, X
+from core.glicko2 import Rating
+from core.positions import is_ultimate
+
+CLASSIC_POOL, BIG_POOL, ULTIMATE_POOL = "3x3", "big", "ultimate"
+POOLS = (CLASSIC_POOL, BIG_POOL, ULTIMATE_POOL)
+AI_PREFIX = "ai:"
+
+#: The AI levels' ratings per class, fixed (they do not learn): measured by bench/ratings.py,
+#: from games of each level against the others, Easy anchored at 1000 (see bench/README.md).
+AI_RATINGS: dict[str, dict[str, float]] = {
+    CLASSIC_POOL: {"easy": 1000.0, "medium": 1400.0, "hard": 1700.0},
+    BIG_POOL: {"easy": 1000.0, "medium": 1400.0, "hard": 2000.0},
+    ULTIMATE_POOL: {"easy": 1000.0, "medium": 1400.0, "hard": 2000.0},
+}
+#: How sure the AI levels' ratings are: measured over hundreds of games.
+AI_DEVIATION = 50.0
+
+
+def pool_of(board: Board) -> str:
+    """The board class of a game: its pool between people."""
+    if is_ultimate(board):
+        return ULTIMATE_POOL
+    return CLASSIC_POOL if board.is_classic else BIG_POOL
+
+
+def ai_pool(pool: str) -> str:
+    """The pool of games against the AI on the same class of board."""
+    return AI_PREFIX + pool
+
+
+def ai_rating(pool: str, level: str) -> Rating:
+    return Rating(AI_RATINGS[pool][level], AI_DEVIATION)
+
+
+def nearest_level(pool: str, rating: float) -> str:
+    """The AI level whose rating is nearest `rating` (offered to a player nobody came for)."""
+    levels = AI_RATINGS[pool]
+    return min(levels, key=lambda level: abs(levels[level] - rating))
+
+
+@dataclass(frozen=True)
+class RatedGame:
+    """What rating a finished game means: each person's side and score, in which pool; the
+    AI's level when one side is the AI."""
+
+    pool: str
+    scores: dict[str, float]  # mark → score (1, ½, 0), people's sides only
+    ai_level: str | None = None
+
+
+def rated_game(game: GameView) -> RatedGame | None:
+    """How `game` is rated (once it has ended), or None if it is not. Between people who are
+    not strangers the caller also checks that both are rated in the pool."""
+    if game.is_rated or game.is_many or game.is_one_phone or game.is_ai_match:
+        return None
+    if game.assisted or game.ply == 0:
+        return None
+    pool = pool_of(game.board)
+    if game.is_against_ai:
+        person = X if game.x_kind == USER else O
+        level = game.kind_of(O if person == X else X)
+        if game.status == GameStatus.ABANDONED:
+            return RatedGame(ai_pool(pool), {person: 0.0}, level)  # walking away is a loss
+        if game.status != GameStatus.FINISHED:
+            return None
+        return RatedGame(ai_pool(pool), {person: score(game.result, person)}, level)
+    if game.status != GameStatus.FINISHED or not game.is_between_people:
+        return None
+    if game.x_player_id is None or game.o_player_id is None:
+        return None  # one of them deleted their data (/forget)
+    return RatedGame(pool, {X: score(game.result, X), O: score(game.result, O)})
+
+
+def score(result: str | None, mark: str) -> float:
+    if result == DRAW:
+        return 0.5
+    return 1.0 if result == mark else 0.0
+
+
+def repeat_weight(earlier_games: int) -> float:
+    """How much a game between two people counts when they played `earlier_games` rated games
+    together in the last day: 1, ½, ⅓ … so farming one friend gains little."""
+    return 1.0 / (1 + earlier_games)
