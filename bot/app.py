@@ -27,6 +27,7 @@ from telegram.ext import (
 )
 
 from bot import callback_data as data
+from bot import matchmaking_data as queue
 from bot.ai_pool import AiPool
 from bot.boards import BoardHooks, use_hooks
 from bot.config import Settings
@@ -46,14 +47,17 @@ from bot.handlers import (
     errors,
     inline,
     language,
+    matchmaking,
     menu,
     play,
     privacy,
+    ratings,
     records,
 )
 from bot.housekeeping import Housekeeping
 from bot.inbox import WebhookInbox
 from bot.matches import AiMatchRunner
+from bot.matchmaker import Matchmaker
 from bot.outbox import BoardCatchUp
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
@@ -156,6 +160,9 @@ def register_handlers(application: Application) -> None:
         (data.INLINE_AI,): inline.tap_ai_cell,
         (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
         (data.LANGUAGE,): language.tap_language,
+        (queue.PLAY_SOMEONE, queue.STOP_LOOKING, queue.PLAY_AI_INSTEAD): matchmaking.tap_queue,
+        (queue.BLOCK_PLAYER,): matchmaking.tap_block,
+        (queue.LADDER,): ratings.tap_ladder,
     }
     for kinds, tap in buttons.items():
         application.add_handler(CallbackQueryHandler(tap, pattern=data.pattern(*kinds)))
@@ -168,7 +175,9 @@ def register_handlers(application: Application) -> None:
         "card": cards.card,
         "challenge": challenges.challenge,
         "stats": records.stats,
-        "top": records.top,
+        "top": ratings.top,
+        "play": matchmaking.play_command,
+        "rating": ratings.rating,
         "language": language.language,
         "forget": privacy.forget,
     }
@@ -207,12 +216,22 @@ async def open_resources(application: Application) -> None:
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
     matches = AiMatchRunner(
-        games.store, games.ai_turns, games.chats, application.bot, settings.ai_pause_seconds
+        games.store,
+        games.ai_turns,
+        games.chats,
+        application.bot,
+        settings.ai_pause_seconds,
+        games.ratings,
     )
     turn_clock = TurnClock(
-        games.timeouts, games.chats, application.bot, settings.turn_timeout_seconds
+        games.timeouts,
+        games.chats,
+        application.bot,
+        settings.turn_timeout_seconds,
+        games.ratings,
     )
     housekeeping = Housekeeping(games.updates)
+    matchmaker = Matchmaker(games.matchmaking, games.chats, application.bot)
     catch_up = BoardCatchUp(
         games.outbox, games.chats, application.bot, every=settings.board_catch_up_seconds
     )
@@ -225,6 +244,7 @@ async def open_resources(application: Application) -> None:
         ai_pool=ai_pool,
         housekeeping=housekeeping,
         board_catch_up=catch_up,
+        matchmaker=matchmaker,
     )
     # The profile is not needed to play: set once the bot takes updates, not before.
     application.bot_data["profile"] = asyncio.create_task(
@@ -241,6 +261,7 @@ async def open_resources(application: Application) -> None:
     turn_clock.start()
     housekeeping.start()
     catch_up.start()
+    matchmaker.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
@@ -303,8 +324,10 @@ async def close_resources(application: Application) -> None:
     profile: asyncio.Task[None] | None = application.bot_data.get("profile")
     if profile is not None and not profile.done():
         profile.cancel()
-    for chore in ("turn_clock", "housekeeping", "board_catch_up"):
-        running: TurnClock | Housekeeping | BoardCatchUp | None = application.bot_data.get(chore)
+    for chore in ("turn_clock", "housekeeping", "board_catch_up", "matchmaker"):
+        running: TurnClock | Housekeeping | BoardCatchUp | Matchmaker | None = (
+            application.bot_data.get(chore)
+        )
         if running is not None:
             await running.stop()
     matches: AiMatchRunner | None = application.bot_data.get("matches")

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest
+from telegram.error import BadRequest, TelegramError
 
 from bot.flood_gate import Pace, pace_args
 from bot.games.model import GameView
@@ -137,6 +137,9 @@ async def show_board(
         # A closed game whose board is not known yet (closed while it was being posted):
         # there is nothing to update.
         return None
+    if game.second_message_id is not None:
+        # Before the first board, which marks both shown once Telegram has it.
+        await _show_second(bot, game, pace)
     board = _render(bot, game, hint, block)
     try:
         await bot.edit_message_text(
@@ -154,3 +157,35 @@ async def show_board(
         raise
     _delivered(bot, game)
     return None
+
+
+def second_view(game: GameView) -> GameView:
+    """A game between strangers as its second board shows it: in ⭕'s language."""
+    return replace(game, language=game.second_language)
+
+
+async def send_second_board(bot: Bot, game: GameView) -> int | None:
+    """Post the second board of a game between strangers, in ⭕'s private chat."""
+    assert game.second_chat_id is not None
+    return await send_board(bot, game.second_chat_id, second_view(game))
+
+
+async def _show_second(bot: Bot, game: GameView, pace: Pace) -> None:
+    """Edit ⭕'s board of a game between strangers. A failure here (⭕ blocked the bot,
+    deleted the board) must not keep ❌'s board from showing the move: it is logged."""
+    board = render_game(second_view(game))
+    hooks = _HOOKS.get(id(bot))
+    keyboard = board.keyboard if hooks is None else hooks.keyboard(board.keyboard, game)
+    try:
+        await bot.edit_message_text(
+            board.text,
+            reply_markup=keyboard,
+            chat_id=game.second_chat_id,
+            message_id=game.second_message_id,
+            **pace_args(bot, pace),
+        )
+    except BadRequest as error:
+        if "not modified" not in str(error).lower():
+            log.warning("second board of game %s: %s", game.id, error)
+    except TelegramError as error:
+        log.warning("second board of game %s: %s", game.id, error)

@@ -287,7 +287,7 @@ def parse_callback_data(data: str | None) -> Tap | None:
     kind, *fields = data.split(":")
     owner = None
     if kind in OWNED and fields and fields[-1].startswith(OWNER_MARK):
-        owner = _id(fields.pop()[len(OWNER_MARK) :])
+        owner = plain_int(fields.pop()[len(OWNER_MARK) :])
         if owner is None:
             return None
     tap = _parse_tap(kind, fields, data)
@@ -324,16 +324,16 @@ def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
     if kind == NEW_GAME and len(fields) in (3, 4) and set(fields) == {USER}:
         return NewGameTap(USER, USER, board, len(fields))
     if kind == INLINE_JOIN and len(fields) == 2 and fields[1] in MARKS:
-        creator = _id(fields[0])
+        creator = plain_int(fields[0])
         if creator is None:
             return None
         return InlineJoinTap(creator, fields[1], board, payload, signature)
     if kind == INLINE_AI and len(fields) == 3 and fields[1] in LEVELS:
-        creator, cell = _id(fields[0]), _id(fields[2])
+        creator, cell = plain_int(fields[0]), plain_int(fields[2])
         if creator is None or cell is None:
             return None
         return InlineAiTap(creator, fields[1], cell, board, payload, signature)
-    numbers = [_id(f) for f in fields]
+    numbers = [plain_int(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
     game_kinds = (CELL, RESIGN, RESIGN_YES, RESIGN_NO, HINT, UNDO, BLOCK, *GAME_ACTIONS)
@@ -360,7 +360,7 @@ def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardS
     """Fields without a trailing `<size>:<k>`, and the board size they name (3×3 if none)."""
     if plain is None or len(fields) != plain + 2:
         return fields, CLASSIC
-    size, k = _id(fields[-2]), _id(fields[-1])
+    size, k = plain_int(fields[-2]), plain_int(fields[-1])
     if size is None or k is None:
         return fields, None
     if BoardSize(size, k) == ULTIMATE:
@@ -368,7 +368,7 @@ def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardS
     return fields[:-2], board_size(size, k)
 
 
-def _id(text: str) -> int | None:
+def plain_int(text: str) -> int | None:
     # Plain ASCII digits only: int() would also take "+1", " 1", "1_0" and other scripts' digits.
     if not (0 < len(text) <= 19 and text.isascii() and text.isdigit()):
         return None

@@ -50,6 +50,12 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
     return board_size(size, int(words[1]))
 
 
+def parse_play_args(args: list[str]) -> BoardSize | None:
+    """/play's words: none → 3×3; `ultimate`; a size (and k) as /start takes them."""
+    words = "_".join(args).lower().replace("_", " ").split()
+    return ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
+
+
 def _many(kinds: list[str], words: list[str]) -> GameSpec | None:
     """`user user user [size [k]]`: a game for three or four people, on 5×5 to 8×8."""
     if set(kinds) != {USER}:

@@ -31,6 +31,7 @@ from bot.callback_data import (
 )
 from bot.game_spec import MANY_BOARDS, MENU_DEEP_LINK
 from bot.games.model import USER, GameStatus, GameView
+from bot.matchmaking_data import block_player_data, play_someone_data
 from bot.texts import LANGUAGE_NAMES, Texts, available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
@@ -83,6 +84,8 @@ def menu_keyboard(
                 _button(tr.MENU_ULTIMATE_PEOPLE, new(USER, USER, ULTIMATE)),
             ],
             *([many] if group else []),  # games for three and four people: groups only
+            # A stranger, now: from a private chat (each gets the board in their own).
+            *([] if group else [[_button(tr.MENU_PLAY_SOMEONE, play_someone_data(board))]]),
             [_button(tr.MENU_HELP, help_data(owner))],
         ]
     )
@@ -218,6 +221,11 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     # No chat to send a picture to from an inline message.
     inline = game.inline_message_id is not None
     pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, game_data(PICTURE, game.id))]]
+    if game.is_between_strangers:
+        # Each button acts for its tapper alone: queue again, or never meet this one again.
+        again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, play_someone_data(game.board))
+        block = _button(tr.BUTTON_BLOCK, block_player_data(game.id))
+        return [[again_someone], [block, *reviews]]
     if game.is_between_people:
         return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews], *pictures]
     if inline:

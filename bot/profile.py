@@ -15,9 +15,22 @@ from bot.texts import available_languages, telegram_language_code, texts_for
 
 log = logging.getLogger(__name__)
 
-#: Commands that mean something in a private chat (challenges and leaderboards are for groups).
+#: Commands that mean something in a private chat (challenges are for groups).
 PRIVATE_COMMANDS = frozenset(
-    {"start", "stop", "hint", "undo", "card", "stats", "help", "language", "forget"}
+    {
+        "start",
+        "play",
+        "stop",
+        "hint",
+        "undo",
+        "card",
+        "stats",
+        "rating",
+        "top",
+        "help",
+        "language",
+        "forget",
+    }
 )
 
 

@@ -21,6 +21,7 @@ from bot.games.model import (
     Stats,
 )
 from bot.keyboards import board_keyboard
+from bot.rating_view import first_name, rating_lines
 from bot.texts import Texts, isolate, texts_for
 from bot.ultimate_view import position_lines, where_to_play
 from core.ai import LEVELS
@@ -77,6 +78,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         lines.extend(_result_lines(game, tr))
     if game.assisted:
         lines.append(tr.ASSISTED_LINE)
+    lines.extend(rating_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
 
 
@@ -89,6 +91,8 @@ def player_name(game: GameView, mark: str, tr: Texts) -> str:
     kind = game.kind_of(mark)
     if kind == USER:
         name = game.name_of(mark)
+        if name and game.is_between_strangers:
+            name = first_name(name)  # strangers see each other's first name only
         return isolate(name, tr) if name else tr.NOBODY_YET
     return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
 
@@ -198,7 +202,7 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
         if game.end_reason == EndReason.RESIGNED:
             return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
         return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
-    if _is_private(game):
+    if _is_private(game) and not game.is_between_strangers:
         if game.kind_of(winner) == USER:
             return [words, tr.RESULT_YOU_WON]
         if game.end_reason == EndReason.RESIGNED:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from telegram import Bot
@@ -17,10 +18,13 @@ from bot.boards import show_board
 from bot.flood_gate import Pace, pace_args
 from bot.games.chats import Chats
 from bot.games.db.models import utcnow
-from bot.games.model import TurnEvent
+from bot.games.model import GameView, TurnEvent
+from bot.games.ratings import Ratings
 from bot.games.timeouts import TurnTimeouts
 from bot.render import render_nudge
+from bot.stranger_notices import tell_the_winner
 from bot.texts import texts_for
+from core.board import O
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +34,15 @@ class TurnClock:
     several bot instances may run clocks side by side: each change is one versioned write."""
 
     def __init__(
-        self, timeouts: TurnTimeouts, chats: Chats, bot: Bot, timeout_seconds: float
+        self,
+        timeouts: TurnTimeouts,
+        chats: Chats,
+        bot: Bot,
+        timeout_seconds: float,
+        ratings: Ratings | None = None,
     ) -> None:
         self._timeouts = timeouts
+        self._ratings = ratings
         self._chats = chats
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
@@ -59,22 +69,36 @@ class TurnClock:
                 continue
             event, game = outcome
             happened.append((event, game.id))
+            if event is TurnEvent.TIMEOUT and self._ratings is not None:
+                game = await self._ratings.rate_ended(game)
             try:
                 posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
                 if posted is not None:
                     await self._chats.attach_message(game.id, posted)
-                if event is TurnEvent.NUDGE and game.chat_id is not None:
-                    tr = texts_for(game.language)
-                    await self._bot.send_message(
-                        game.chat_id,
-                        render_nudge(game, tr),
-                        parse_mode=ParseMode.HTML,
-                        reply_to_message_id=posted or game.message_id,
-                        **pace_args(self._bot, Pace.BACKGROUND),
-                    )
+                    game = replace(game, message_id=posted)
+                if event is TurnEvent.NUDGE:
+                    await self._nudge(game)
+                elif event is TurnEvent.TIMEOUT:
+                    await tell_the_winner(self._bot, game, "OPPONENT_TIMED_OUT")
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)
         return happened
+
+    async def _nudge(self, game: GameView) -> None:
+        """The nudge, as a reply to the board of the player to move (between strangers, the
+        one in their own chat), mentioning them."""
+        to_second = game.is_between_strangers and game.to_move == O
+        chat_id = game.second_chat_id if to_second else game.chat_id
+        if chat_id is None:
+            return
+        tr = texts_for(game.second_language if to_second else game.language)
+        await self._bot.send_message(
+            chat_id,
+            render_nudge(game, tr),
+            parse_mode=ParseMode.HTML,
+            reply_to_message_id=game.second_message_id if to_second else game.message_id,
+            **pace_args(self._bot, Pace.BACKGROUND),
+        )
 
     async def _run(self) -> None:
         while True:

@@ -11,6 +11,7 @@ from typing import TypeVar
 from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update, User
 from telegram.error import BadRequest
 
+from bot.aftermath import follow_up
 from bot.boards import send_board, show_board
 from bot.callback_data import LANGUAGE, parse_callback_data
 from bot.context import BotContext
@@ -161,7 +162,7 @@ async def show_game(
     """Show a game's new state on its board (a `hint` cell lit, ultimate's small board
     `block`), record a board that had to be posted afresh, and let the AI play its turns if
     it is to move (a quick reply in the same edit)."""
-    game = await context.ai_matches.reply_at_once(game)
+    game = await follow_up(context.ai_matches, context.games.ratings, game)
     posted = await show_board(context.bot, game, hint=hint, block=block)
     if posted is not None:
         await context.games.chats.attach_message(game.id, posted)
@@ -172,7 +173,7 @@ async def show_game(
 async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
     """Post a new game's board in a chat, record where it is, and let the AI start (a quick
     first move is on the board as it is posted)."""
-    game = await context.ai_matches.reply_at_once(game)
+    game = await follow_up(context.ai_matches, context.games.ratings, game)
     message_id = await send_board(context.bot, chat_id, game)
     if message_id is not None:
         # None: the board's answer was lost; the next tap on it (or the turn clock) records it.
@@ -209,11 +210,16 @@ async def answer_and_show(
             await redraw_if_behind(context, result.game)
         return
     game = result.game
-    if game.message_id is None and game.chat_id is not None and query.message is not None:
+    tapped = query.message
+    if tapped is not None and game.chat_id is not None:
         # A tap that raced the board's first posting (or whose posting lost its answer): the
-        # tapped message is the board, from now on.
-        game = replace(game, message_id=query.message.message_id)
-        await context.games.chats.attach_message(game.id, query.message.message_id)
+        # tapped message is the board, from now on (in ⭕'s chat, a stranger game's second).
+        if game.message_id is None and tapped.chat.id == game.chat_id:
+            game = replace(game, message_id=tapped.message_id)
+            await context.games.chats.attach_message(game.id, tapped.message_id)
+        elif game.second_message_id is None and tapped.chat.id == game.second_chat_id:
+            game = replace(game, second_message_id=tapped.message_id)
+            await context.games.chats.attach_message(game.id, tapped.message_id, second=True)
     mark = game.mark_of(query.from_user.id)
     if joined and mark is not None:
         await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))

@@ -114,14 +114,13 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
 
 
 async def _games_going_on(context: BotContext, chat: Chat, user: User) -> list[GameView]:
-    """The user's running games against people in this group (none in a private chat)."""
-    if not is_group(chat):
-        return []
+    """The user's running games against people in this chat (in a private chat, against a
+    stranger)."""
     return await context.games.play.unfinished_with_people(chat.id, user.id)
 
 
 async def _say_games_go_on(context: BotContext, chat: Chat, user: User, new: GameView) -> None:
-    """Under a new game in a group: the user's other running games against people go on."""
+    """Under a new game: the user's other running games against people here go on."""
     going_on = [g for g in await _games_going_on(context, chat, user) if g.id != new.id]
     if going_on:
         text = render_games_going_on(going_on, user.id, texts_of(user, context))

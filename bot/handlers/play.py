@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from telegram import Update
 
+from bot.aftermath import rate_if_over
 from bot.boards import show_board
 from bot.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from bot.context import BotContext
@@ -21,6 +22,7 @@ from bot.handlers.common import (
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.render import render_game, render_move_error
 from bot.resign_keyboard import asking_to_resign
+from bot.stranger_notices import tell_the_winner
 
 
 async def tap_cell(update: Update, context: BotContext) -> None:
@@ -77,6 +79,8 @@ async def tap_resign_answer(update: Update, context: BotContext) -> None:
         )
         if await claimed_by(context, result.claim):
             await answer_and_show(query, context, result)
+            if result.game is not None:
+                await tell_the_winner(context.bot, result.game, "OPPONENT_LEFT")
         return
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     await answer(query, None if result.played else popup(tr, result.status))
@@ -141,7 +145,9 @@ async def stop(update: Update, context: BotContext) -> None:
         return
     game = result.game
     context.ai_matches.cancel(game.id)
+    game = await rate_if_over(context.games.ratings, game)
     await show_board(context.bot, game)  # a closed game: nothing to post afresh
+    await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
     if game.is_ai_match:
         await message.reply_text(tr.STOPPED_AI_MATCH)
     elif game.status == GameStatus.CANCELLED:

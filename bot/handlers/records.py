@@ -1,13 +1,13 @@
-"""Records: /stats, a group's /top, and Review of a finished game."""
+"""Records: /stats and Review of a finished game (/top is with the ratings)."""
 
 from __future__ import annotations
 
-from telegram import Chat, Update
+from telegram import Update
 
 from bot.callback_data import GameTap
 from bot.context import BotContext
 from bot.handlers.common import answer, board_tap, player_from, texts_of
-from bot.render import render_review, render_stats, render_top
+from bot.render import render_review, render_stats
 
 
 async def stats(update: Update, context: BotContext) -> None:
@@ -17,18 +17,6 @@ async def stats(update: Update, context: BotContext) -> None:
         return
     record = await context.games.records.stats(user.id)
     await message.reply_text(render_stats(record, texts_of(user, context)))
-
-
-async def top(update: Update, context: BotContext) -> None:
-    """The group's leaderboard of games between people played there."""
-    message, chat = update.effective_message, update.effective_chat
-    if message is None or chat is None:
-        return
-    tr = texts_of(update.effective_user, context)
-    if chat.type == Chat.PRIVATE:
-        await message.reply_text(tr.TOP_PRIVATE)
-        return
-    await message.reply_text(render_top(await context.games.records.top(chat.id), tr))
 
 
 async def tap_review(update: Update, context: BotContext) -> None:

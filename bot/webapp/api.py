@@ -37,6 +37,7 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
+from bot.aftermath import follow_up
 from bot.boards import send_board, show_board
 from bot.games.model import USER, BoardRef, GameView, PlayerInfo
 from bot.webapp.actions import REFUSED, act
@@ -224,7 +225,7 @@ class MiniApp:
         """As after a tap in chat: the board shows the game (a `hint` cell lit), a board
         posted afresh is recorded, and the AI plays its turns if it is to move."""
         bot_data = self.application.bot_data
-        game = await bot_data["matches"].reply_at_once(game)
+        game = await follow_up(bot_data["matches"], bot_data["games"].ratings, game)
         try:
             posted = await show_board(self.application.bot, game, hint=hint)
         except TelegramError as failed:  # the move is stored; the next edit shows it
@@ -238,7 +239,7 @@ class MiniApp:
     async def post(self, game: GameView) -> None:
         """Post a new game's board in its chat, record it, let the AI start."""
         bot_data = self.application.bot_data
-        game = await bot_data["matches"].reply_at_once(game)
+        game = await follow_up(bot_data["matches"], bot_data["games"].ratings, game)
         posted = None
         if game.chat_id is not None:
             try:

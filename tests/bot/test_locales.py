@@ -28,7 +28,7 @@ TEMPLATE_CATALOG = read_catalog(TEMPLATE)
 SOURCES = [m for m in TEMPLATE_CATALOG if m.id]
 #: Messages that may read the same in a language as in English (symbols and numbers only).
 NEUTRAL = {"MENU_PLAY_X", "MENU_PLAY_O", "MENU_SIZE", "MENU_SIZE_CHOSEN", "NOBODY_YET"}
-NEUTRAL |= {"STATS_LINE", "TOP_LINE"}
+NEUTRAL |= {"STATS_LINE", "TOP_LINE", "LADDER_LINE", "POOL_NAMES.classic"}
 
 
 def _placeholders(text: str) -> set[str]:

@@ -48,7 +48,8 @@ async def game_between(tg: FakeTelegram, x: dict[str, Any], o: dict[str, Any]) -
 
 async def top(tg: FakeTelegram) -> list[str]:
     await say(tg, CAROL, "/top")
-    return tg.last_bot_message(GROUP["id"]).text.splitlines()[1:]
+    group_part = tg.last_bot_message(GROUP["id"]).text.split("\n\n")[0]  # the ladder follows
+    return group_part.splitlines()[1:]
 
 
 def data_of(tg: FakeTelegram, message: Any, label: str) -> str:

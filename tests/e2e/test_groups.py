@@ -398,7 +398,10 @@ async def test_leaderboard_and_stats_after_games_between_people(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
     await say(telegram, ALICE, "/top")
-    assert telegram.last_bot_message(GROUP["id"]).text == en.TOP_EMPTY
+    # The group's leaderboard, then the global ladder (nobody opted in yet), and its button.
+    empty = telegram.last_bot_message(GROUP["id"])
+    assert empty.text == f"{en.TOP_EMPTY}\n\n{en.LADDER_EMPTY}"
+    assert button_texts(telegram, empty) == [en.BUTTON_LADDER_JOIN]
     # Alice beats Bob twice and Carol once, Carol beats Bob, Bob and Carol draw.
     for x, o, cells in [
         (ALICE, BOB, [0, 3, 1, 4, 2]),
@@ -412,16 +415,21 @@ async def test_leaderboard_and_stats_after_games_between_people(
         assert words(board)
     await say(telegram, DAVE, "/start user hard")  # against the AI: not on the leaderboard
     await tap_cell(telegram, DAVE, telegram.last_bot_message(GROUP["id"]), 4)
+    await say(telegram, DAVE, "/stop")  # a resignation: a loss against the AI, rated
 
     await say(telegram, BOB, "/top")
-    assert telegram.last_bot_message(GROUP["id"]).text.splitlines() == [
+    assert telegram.last_bot_message(GROUP["id"]).text.split("\n\n")[0].splitlines() == [
         en.TOP_HEADER,
         "1. Alice: 3 / 0 / 0",
         "2. Carol: 1 / 1 / 1",
         "3. Bob: 0 / 3 / 1",
     ]
+    # In private, the global ladder alone: Dave lost to hard (rated against the AI) and
+    # steps on the ladder; Alice sees him there by his first name.
+    await press(telegram, DAVE, telegram.last_bot_message(GROUP["id"]), en.BUTTON_LADDER_JOIN)
     await say(telegram, ALICE, "/top", chat=None)
-    assert telegram.last_bot_message(ALICE["id"]).text == en.TOP_PRIVATE
+    ladder = telegram.last_bot_message(ALICE["id"]).text
+    assert ladder.startswith(en.LADDER_HEADER.format(pool="3×3 against the AI"))
 
     await say(telegram, ALICE, "/stats", chat=None)
     lines = telegram.last_bot_message(ALICE["id"]).text.splitlines()

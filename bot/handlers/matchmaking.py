@@ -1,0 +1,110 @@
+"""Playing strangers: /play (a size or ultimate may follow), the menu's and a finished
+game's "Play someone", the waiting message's Cancel and its offer of the AI, and "Don't pair
+me with them again". Every button here acts for the one who taps it, on their own entry."""
+
+from __future__ import annotations
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
+
+from bot.context import BotContext
+from bot.game_spec import GameSpec, parse_play_args
+from bot.games.matchmaking import JoinStatus
+from bot.games.model import USER
+from bot.games.pairing import board_key, board_of_key
+from bot.handlers.common import answer, player_from, texts_of
+from bot.handlers.menu import start_game
+from bot.matchmaking_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
+from bot.matchmaking_view import render_waiting
+from bot.rating_view import first_name
+from bot.texts import isolate
+from core.board import BoardSize
+
+
+async def play_command(update: Update, context: BotContext) -> None:
+    """/play [size [k] | ultimate]: look for a stranger to play, from a private chat."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user, context)
+    if chat.type != Chat.PRIVATE:
+        link = InlineKeyboardButton(
+            tr.BUTTON_OPEN_PRIVATE, url=f"https://t.me/{context.bot.username}"
+        )
+        await message.reply_text(tr.QUEUE_PRIVATE_ONLY, reply_markup=InlineKeyboardMarkup([[link]]))
+        return
+    board = parse_play_args(context.args or [])
+    if board is None:
+        await message.reply_text(tr.BAD_PARAMETERS)
+        return
+    await look_for_opponent(context, chat.id, user, board)
+
+
+async def look_for_opponent(
+    context: BotContext, chat_id: int, user: User, board: BoardSize
+) -> None:
+    """Join the queue: paired at once (both boards posted), or a waiting message with Cancel,
+    or told to finish the game against a stranger they play already."""
+    tr = texts_of(user, context)
+    language = context.chosen_language or user.language_code
+    result = await context.games.matchmaking.join(
+        player_from(user), chat_id, board_key(board), language
+    )
+    if result.status is JoinStatus.PLAYING and result.game is not None:
+        mark = "O" if result.game.mark_of(user.id) == "X" else "X"
+        name = isolate(first_name(result.game.name_of(mark) or tr.NOBODY_YET), tr)
+        await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
+    elif result.paired is not None:
+        await context.bot_data["matchmaker"].begin(result.paired)
+    elif result.waiting is not None:
+        shown = render_waiting(result.waiting, result.waiting.joined_at, tr, offer=False)
+        posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
+        await context.games.matchmaking.attach_message(user.id, posted.message_id)
+
+
+async def tap_queue(update: Update, context: BotContext) -> None:
+    """Play someone (again), Cancel, or play the AI offered instead."""
+    query = update.callback_query
+    assert query is not None
+    tap = parse(query.data)
+    if not isinstance(tap, QueueTap) or query.message is None:
+        await answer(query, texts_of(query.from_user, context).POPUP_UNKNOWN_BUTTON)
+        return
+    tr, chat = texts_of(query.from_user, context), query.message.chat
+    if chat.type != Chat.PRIVATE:
+        await answer(query, tr.QUEUE_PRIVATE_ONLY, alert=True)
+        return
+    if tap.kind == STOP_LOOKING or tap.level is not None:
+        left = await context.games.matchmaking.cancel(query.from_user.id)
+        if left is None:  # cancelled already, or paired meanwhile: the board is below
+            await answer(query, tr.POPUP_NOT_WAITING)
+            await query.edit_message_reply_markup(None)
+            return
+        await answer(query)
+        if tap.level is None:
+            await query.edit_message_text(tr.QUEUE_CANCELLED)
+            return
+        await query.edit_message_reply_markup(None)
+        board = board_of_key(tap.board or "3x3").shape
+        await start_game(context, chat, query.from_user, GameSpec(USER, tap.level, board))
+        return
+    await answer(query)
+    board = board_of_key(tap.board or "3x3").shape
+    await look_for_opponent(context, chat.id, query.from_user, board)
+
+
+async def tap_block(update: Update, context: BotContext) -> None:
+    """Don't pair me with my opponent of this game again."""
+    query = update.callback_query
+    assert query is not None
+    tap, tr = parse(query.data), texts_of(query.from_user, context)
+    if not isinstance(tap, BlockPlayerTap):
+        await answer(query, tr.POPUP_UNKNOWN_BUTTON)
+        return
+    user = player_from(query.from_user)
+    game = await context.games.store.get_game(tap.game_id)
+    if game is None or not await context.games.matchmaking.block(user, tap.game_id):
+        await answer(query, tr.POPUP_NOT_A_PLAYER)
+        return
+    other = "O" if game.mark_of(user.id) == "X" else "X"
+    name = isolate(first_name(game.name_of(other) or tr.NOBODY_YET), tr)
+    await answer(query, tr.POPUP_BLOCKED.format(name=name), alert=True)

@@ -1,0 +1,57 @@
+"""Ratings: /rating, the global ladder under /top, and the ladder's opt-in button."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+
+from bot.context import BotContext
+from bot.games.rating_rules import POOLS, ai_pool
+from bot.handlers.common import answer, is_group, player_from, texts_of
+from bot.matchmaking_data import LadderTap, ladder_data, parse
+from bot.rating_view import render_ladders, render_ratings
+from bot.render import render_top
+from bot.texts import Texts
+
+
+async def rating(update: Update, context: BotContext) -> None:
+    """The sender's ratings per pool, with their deviation and last change; the AI levels'."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    ratings = await context.games.ratings.of_player(user.id)
+    await message.reply_text(render_ratings(ratings, texts_of(user, context)))
+
+
+async def top(update: Update, context: BotContext) -> None:
+    """In a group, its leaderboard of games between people; everywhere, the global ladder
+    (people who opted in, first names), with a button to step on or off it."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    tr = texts_of(user, context)
+    parts = []
+    if is_group(chat):
+        parts.append(render_top(await context.games.records.top(chat.id), tr))
+    pools = [*POOLS, *(ai_pool(pool) for pool in POOLS)]  # between people, then vs the AI
+    ladders = {pool: await context.games.ratings.ladder(pool) for pool in pools}
+    parts.append(render_ladders(ladders, tr))
+    on = await context.games.ratings.is_on_ladder(user.id)
+    await message.reply_text("\n\n".join(parts), reply_markup=ladder_keyboard(tr, on))
+
+
+def ladder_keyboard(tr: Texts, on: bool) -> InlineKeyboardMarkup:
+    """Step on the ladder, or off it (the button acts for whoever taps it)."""
+    label = tr.BUTTON_LADDER_LEAVE if on else tr.BUTTON_LADDER_JOIN
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=ladder_data(not on))]])
+
+
+async def tap_ladder(update: Update, context: BotContext) -> None:
+    """Show the tapper on the global ladder, or take them off it."""
+    query = update.callback_query
+    assert query is not None
+    tap, tr = parse(query.data), texts_of(query.from_user, context)
+    if not isinstance(tap, LadderTap):
+        await answer(query, tr.POPUP_UNKNOWN_BUTTON)
+        return
+    await context.games.ratings.set_on_ladder(player_from(query.from_user), tap.on)
+    await answer(query, tr.POPUP_LADDER_ON if tap.on else tr.POPUP_LADDER_OFF, alert=True)
