@@ -7,7 +7,7 @@ import gc
 import logging
 import random
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -36,7 +36,7 @@ from bot.flood_gate import FloodGate
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.model import GameView
-from bot.games.use_cases import open_games
+from bot.games.use_cases import Games, open_games
 from bot.handlers import (
     assists,
     cards,
@@ -67,6 +67,7 @@ from core.solver import solved_table
 
 log = logging.getLogger(__name__)
 
+HandlerCallback = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 #: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
 CONCURRENT_UPDATES = 64
 #: What the bot asks Telegram for: the kinds of update it handles, and no others (an edited
@@ -135,6 +136,47 @@ def build_application(settings: Settings) -> Application:
     return application
 
 
+#: Each kind of button (by its callback-data prefix) and its handler.
+BUTTONS: dict[tuple[str, ...], HandlerCallback] = {
+    (data.CELL,): play.tap_cell,
+    (data.RESIGN,): play.tap_resign,
+    (data.RESIGN_YES, data.RESIGN_NO): play.tap_resign_answer,
+    (data.HINT, data.UNDO): assists.tap_assist,
+    (data.BLOCK,): play.tap_block,
+    (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
+    (data.REMATCH,): challenges.tap_rematch,
+    (data.REVIEW,): records.tap_review,
+    (data.PICTURE,): cards.tap_picture,
+    (data.NEW_GAME,): menu.tap_new_game,
+    (data.MENU_DATA,): menu.tap_menu,
+    (data.HELP_DATA,): menu.tap_help,
+    (data.INLINE_JOIN,): inline.tap_join,
+    (data.INLINE_AI,): inline.tap_ai_cell,
+    (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
+    (data.LANGUAGE,): language.tap_language,
+    (queue.PLAY_SOMEONE, queue.STOP_LOOKING, queue.PLAY_AI_INSTEAD): matchmaking.tap_queue,
+    (queue.BLOCK_PLAYER,): matchmaking.tap_block,
+    (queue.LADDER,): ratings.tap_ladder,
+}
+
+#: Each command and its handler.
+COMMANDS: dict[str | tuple[str, ...], HandlerCallback] = {
+    "start": menu.start,
+    "help": menu.help_command,
+    ("stop", "exit"): play.stop,
+    "hint": assists.hint,
+    "undo": assists.undo,
+    "card": cards.card,
+    "challenge": challenges.challenge,
+    "stats": records.stats,
+    "top": ratings.top,
+    "play": matchmaking.play_command,
+    "rating": ratings.rating,
+    "language": language.language,
+    "forget": privacy.forget,
+}
+
+
 def register_handlers(application: Application) -> None:
     """Every handler, in one place: commands, one handler per kind of button (by its
     callback-data prefix; anything else is an unknown button), inline mode, typed moves.
@@ -143,45 +185,9 @@ def register_handlers(application: Application) -> None:
     application.add_handler(TypeHandler(Update, delivery.claim_update), group=-1)
     new_message = filters.UpdateType.MESSAGE
     # Taps first: the busiest updates find their handler without passing every command's.
-    buttons = {
-        (data.CELL,): play.tap_cell,
-        (data.RESIGN,): play.tap_resign,
-        (data.RESIGN_YES, data.RESIGN_NO): play.tap_resign_answer,
-        (data.HINT, data.UNDO): assists.tap_assist,
-        (data.BLOCK,): play.tap_block,
-        (data.JOIN, data.DECLINE, data.CANCEL): challenges.tap_challenge,
-        (data.REMATCH,): challenges.tap_rematch,
-        (data.REVIEW,): records.tap_review,
-        (data.PICTURE,): cards.tap_picture,
-        (data.NEW_GAME,): menu.tap_new_game,
-        (data.MENU_DATA,): menu.tap_menu,
-        (data.HELP_DATA,): menu.tap_help,
-        (data.INLINE_JOIN,): inline.tap_join,
-        (data.INLINE_AI,): inline.tap_ai_cell,
-        (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
-        (data.LANGUAGE,): language.tap_language,
-        (queue.PLAY_SOMEONE, queue.STOP_LOOKING, queue.PLAY_AI_INSTEAD): matchmaking.tap_queue,
-        (queue.BLOCK_PLAYER,): matchmaking.tap_block,
-        (queue.LADDER,): ratings.tap_ladder,
-    }
-    for kinds, tap in buttons.items():
+    for kinds, tap in BUTTONS.items():
         application.add_handler(CallbackQueryHandler(tap, pattern=data.pattern(*kinds)))
-    commands = {
-        "start": menu.start,
-        "help": menu.help_command,
-        ("stop", "exit"): play.stop,
-        "hint": assists.hint,
-        "undo": assists.undo,
-        "card": cards.card,
-        "challenge": challenges.challenge,
-        "stats": records.stats,
-        "top": ratings.top,
-        "play": matchmaking.play_command,
-        "rating": ratings.rating,
-        "language": language.language,
-        "forget": privacy.forget,
-    }
-    for names, command in commands.items():
+    for names, command in COMMANDS.items():
         application.add_handler(CommandHandler(names, command, filters=new_message))
     application.add_handler(CallbackQueryHandler(common.unknown_button))
     application.add_handler(InlineQueryHandler(inline.inline_query))
@@ -215,37 +221,10 @@ async def open_resources(application: Application) -> None:
     await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
-    matches = AiMatchRunner(
-        games.store,
-        games.ai_turns,
-        games.chats,
-        application.bot,
-        settings.ai_pause_seconds,
-        games.ratings,
-    )
-    turn_clock = TurnClock(
-        games.timeouts,
-        games.chats,
-        application.bot,
-        settings.turn_timeout_seconds,
-        games.ratings,
-    )
-    housekeeping = Housekeeping(games.updates)
-    matchmaker = Matchmaker(games.matchmaking, games.chats, application.bot)
-    catch_up = BoardCatchUp(
-        games.outbox, games.chats, application.bot, every=settings.board_catch_up_seconds
-    )
+    chores = open_chores(application, settings, games)
+    matches, catch_up = chores["matches"], chores["board_catch_up"]
     hooks = BoardHooks(shown=catch_up.drawing, delivered=catch_up.delivered)
-    application.bot_data.update(
-        engine=engine,
-        games=games,
-        matches=matches,
-        turn_clock=turn_clock,
-        ai_pool=ai_pool,
-        housekeeping=housekeeping,
-        board_catch_up=catch_up,
-        matchmaker=matchmaker,
-    )
+    application.bot_data.update(engine=engine, games=games, ai_pool=ai_pool, **chores)
     # The profile is not needed to play: set once the bot takes updates, not before.
     application.bot_data["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
@@ -258,11 +237,31 @@ async def open_resources(application: Application) -> None:
     use_hooks(application.bot, hooks)
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
-    turn_clock.start()
-    housekeeping.start()
-    catch_up.start()
-    matchmaker.start()
+    for chore in CHORES:
+        chores[chore].start()
     log.info("bot @%s is ready", application.bot.username)
+
+
+#: What every instance runs in the background, started last and stopped first.
+CHORES = ("turn_clock", "housekeeping", "board_catch_up", "matchmaker")
+
+
+def open_chores(application: Application, settings: Settings, games: Games) -> dict[str, Any]:
+    """The AI-turns runner and the background chores, on the use-cases (not started)."""
+    bot = application.bot
+    return {
+        "matches": AiMatchRunner(
+            games.store, games.ai_turns, games.chats, bot, settings.ai_pause_seconds, games.ratings
+        ),
+        "turn_clock": TurnClock(
+            games.timeouts, games.chats, bot, settings.turn_timeout_seconds, games.ratings
+        ),
+        "housekeeping": Housekeeping(games.updates),
+        "board_catch_up": BoardCatchUp(
+            games.outbox, games.chats, bot, every=settings.board_catch_up_seconds
+        ),
+        "matchmaker": Matchmaker(games.matchmaking, games.chats, bot),
+    }
 
 
 async def build_lasting_state() -> None:
@@ -324,7 +323,7 @@ async def close_resources(application: Application) -> None:
     profile: asyncio.Task[None] | None = application.bot_data.get("profile")
     if profile is not None and not profile.done():
         profile.cancel()
-    for chore in ("turn_clock", "housekeeping", "board_catch_up", "matchmaker"):
+    for chore in CHORES:
         running: TurnClock | Housekeeping | BoardCatchUp | Matchmaker | None = (
             application.bot_data.get(chore)
         )

@@ -65,9 +65,19 @@ class Chats:
             async with self._store.transaction() as session:
                 return tuple(
                     [
-                        await store.save(session, game, lifecycle.shut(game.view))
+                        await store.save(session, game, _closed(game.view, chat_id))
                         for game in await store.live_games_in_chat(session, chat_id)
                     ]
                 )
 
         return await self._store.until_won(close)
+
+
+def _closed(game: GameView, chat_id: int) -> GameView:
+    """A live game whose chat the bot left. Against a stranger, the player of that chat (who
+    blocked the bot) walks away from a running game: a loss, as a resignation."""
+    if game.is_between_strangers and game.is_active:
+        leaver = game.x_player_id if chat_id == game.chat_id else game.o_player_id
+        if leaver is not None:
+            return lifecycle.resign(game, leaver)
+    return lifecycle.shut(game)

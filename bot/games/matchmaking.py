@@ -19,7 +19,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from bot.games import lifecycle, player_rows, store
-from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, utcnow
+from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_of_key, pairs
 from bot.games.rating_rules import pool_of
@@ -242,8 +242,8 @@ def _waiting(row: Any) -> Waiting:
         chat_id=row.chat_id,
         message_id=row.message_id,
         language=row.language,
-        joined_at=store.aware(row.joined_at),
-        shown_at=store.aware(row.shown_at) if row.shown_at else None,
+        joined_at=aware(row.joined_at),
+        shown_at=aware(row.shown_at),
         offered_ai=bool(row.offered_ai),
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import or_
@@ -21,7 +21,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import Game, aware, utcnow
 from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded, stored
@@ -396,10 +396,3 @@ def _move_rows(
         }
         for move in moves
     ]
-
-
-def aware(moment: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes; every time stored here is UTC.
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)

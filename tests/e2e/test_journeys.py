@@ -96,6 +96,11 @@ COMMANDS = [
     "/card",
     "/challenge",
     "/challenge 5",
+    "/play",
+    "/play",
+    "/play 6",
+    "/play ultimate",
+    "/rating",
 ]
 TYPED = ["1 1", "2 2", "3 1", "1 3", "5", "9", "0 0", "4 4", "a b", "10", "r5 c3", "5 3", "hello"]
 FORGED = [

@@ -63,6 +63,7 @@ async def test_start_shows_the_menu(telegram: FakeTelegram, bot: BotRunner) -> N
         "8×8",
         "🧩 Ultimate vs Hard AI",
         "🧩 Ultimate: two players",
+        "🌍 Play someone",
         "❓ Help",
     ]
 

@@ -25,11 +25,13 @@ EVERYTHING = [
     "card",
     "stats",
     "top",
+    "play",
+    "rating",
     "help",
     "language",
     "forget",
 ]
-PRIVATE = ["start", "stop", "hint", "undo", "card", "stats", "help", "language", "forget"]
+PRIVATE = [c for c in EVERYTHING if c != "challenge"]  # challenges are a group's
 DEFAULT = json.dumps({"type": "default"})
 PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
 GROUP_CHATS = json.dumps({"type": "all_group_chats"})

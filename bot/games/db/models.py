@@ -27,6 +27,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(moment: datetime | None) -> datetime | None:
+    """A stored time with its zone: SQLite hands back naive datetimes, and every time stored
+    here is UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
 class Base(DeclarativeBase):
     pass
 
