@@ -25,6 +25,7 @@ from bot.games.pairing import Waiting, board_of_key, pairs
 from bot.games.rating_rules import pool_of
 from bot.games.ratings import Ratings
 from bot.games.store import LOST_RACE, Db, Store
+from core.board import O, X
 
 _QUEUE = QueueEntry.__table__
 
@@ -204,29 +205,29 @@ class Matchmaking:
             )
         return found[0].view if found else None
 
-    async def block(self, user: PlayerInfo, game_id: int) -> bool:
+    async def block(self, user: PlayerInfo, game_id: int) -> str | None:
         """ "Don't pair me with them again", from a game the user played against a stranger:
-        False when that is not such a game of theirs."""
+        the opponent's name, or None when that is not such a game of theirs."""
         game = await self._store.get_game(game_id)
-        if game is None or not game.is_between_strangers:
-            return False
-        mark = game.mark_of(user.id)
-        other = None if mark is None else game.player_id_of("O" if mark == "X" else "X")
-        if other is None:
-            return False
-        async with self._store.transaction() as session:
-            exists = await session.scalar(
-                select(PairingBlock.player_id).where(
-                    PairingBlock.player_id == user.id, PairingBlock.blocked_id == other
-                )
-            )
-            if exists is None:
-                await session.execute(
-                    insert(PairingBlock).values(
-                        player_id=user.id, blocked_id=other, created_at=utcnow()
+        mark = None if game is None or not game.is_between_strangers else game.mark_of(user.id)
+        if game is None or mark is None:
+            return None
+        other = O if mark == X else X
+        other_id = game.player_id_of(other)
+        if other_id is not None:
+            async with self._store.transaction() as session:
+                exists = await session.scalar(
+                    select(PairingBlock.player_id).where(
+                        PairingBlock.player_id == user.id, PairingBlock.blocked_id == other_id
                     )
                 )
-        return True
+                if exists is None:
+                    await session.execute(
+                        insert(PairingBlock).values(
+                            player_id=user.id, blocked_id=other_id, created_at=utcnow()
+                        )
+                    )
+        return game.name_of(other) or ""
 
 
 # Core, not the ORM: it runs in write transactions on bare connections too.

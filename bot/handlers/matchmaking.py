@@ -100,11 +100,9 @@ async def tap_block(update: Update, context: BotContext) -> None:
     if not isinstance(tap, BlockPlayerTap):
         await answer(query, tr.POPUP_UNKNOWN_BUTTON)
         return
-    user = player_from(query.from_user)
-    game = await context.games.store.get_game(tap.game_id)
-    if game is None or not await context.games.matchmaking.block(user, tap.game_id):
+    blocked = await context.games.matchmaking.block(player_from(query.from_user), tap.game_id)
+    if blocked is None:
         await answer(query, tr.POPUP_NOT_A_PLAYER)
         return
-    other = "O" if game.mark_of(user.id) == "X" else "X"
-    name = isolate(first_name(game.name_of(other) or tr.NOBODY_YET), tr)
+    name = isolate(first_name(blocked or tr.NOBODY_YET), tr)
     await answer(query, tr.POPUP_BLOCKED.format(name=name), alert=True)

@@ -162,8 +162,8 @@ async def test_a_blocked_stranger_is_never_paired_again(games: Games) -> None:
     game = (await games.matchmaking.join(BEN, BEN.id, "3x3", "en")).game
     assert game is not None
     await games.play.resign(game.id, BoardRef(BEN.id), BEN)
-    assert await games.matchmaking.block(BEN, game.id)
-    assert not await games.matchmaking.block(CID, game.id)  # not their game
+    assert await games.matchmaking.block(BEN, game.id) == "Ann Smith"
+    assert await games.matchmaking.block(CID, game.id) is None  # not their game
     await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
     assert (await games.matchmaking.join(BEN, BEN.id, "3x3", "en")).status is JoinStatus.QUEUED
     paired = await games.matchmaking.join(CID, CID.id, "3x3", "en")
