@@ -10,6 +10,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.models import QueueEntry, utcnow
+from bot.games.rating_rules import nearest_level
 from bot.locales import en, fa
 from bot.matchmaker import Matchmaker
 from bot.turn_clock import TurnClock
@@ -101,18 +102,20 @@ async def test_cancel_and_the_ai_offered_when_nobody_comes(
     # Cancel again (a second tap, an old message): nothing to cancel, said in a pop-up.
     await send(telegram, CID, "/play")
     waiting = telegram.last_bot_message(CID["id"])
-    # Nobody for 50 s: the next round offers the AI nearest a newcomer's 1500 (Medium).
+    # Nobody for 50 s: the next round offers the AI level nearest a newcomer's 1500.
     async with engine.begin() as connection:
         await connection.execute(
             update(QueueEntry).values(joined_at=utcnow() - timedelta(seconds=50))
         )
     await matchmaker(bot).round()
     offer = current(telegram, waiting)
-    assert "(50 s)" in offer.text and "The Medium AI is the nearest to your rating" in offer.text
-    assert button_texts(telegram, offer) == ["🤖 Play the Medium AI", en.BUTTON_CANCEL]
-    await press(telegram, CID, offer, "🤖 Play the Medium AI")
+    level = en.LEVEL_NAMES[nearest_level("3x3", 1500)]  # a newcomer's rating
+    assert "(50 s)" in offer.text and f"The {level} AI is the nearest to your rating" in offer.text
+    play_it = en.BUTTON_PLAY_AI_LEVEL.format(level=level)
+    assert button_texts(telegram, offer) == [play_it, en.BUTTON_CANCEL]
+    await press(telegram, CID, offer, play_it)
     game = telegram.last_bot_message(CID["id"])
-    assert "Medium AI" in game.text and board_cells(telegram, game) == "_" * 9
+    assert f"{level} AI" in game.text and board_cells(telegram, game) == "_" * 9
     assert current(telegram, offer).reply_markup is None  # the offer is taken
     await send(telegram, CID, "/rating")  # not rated: the game has only begun
     assert telegram.last_bot_message(CID["id"]).text.startswith(en.RATING_EMPTY)

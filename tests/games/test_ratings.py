@@ -107,4 +107,5 @@ async def test_the_ladder_is_opt_in_and_forgetting_leaves_no_name(games: Games) 
 def test_the_ai_nearest_a_rating() -> None:
     assert nearest_level("3x3", 900) == "easy"
     assert nearest_level("3x3", AI_RATINGS["3x3"]["medium"] + 10) == "medium"
+    assert nearest_level("big", AI_RATINGS["big"]["hard"] - 10) == "hard"
     assert nearest_level("big", 5000) == "hard"
