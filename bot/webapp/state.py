@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.games.model import USER, GameView
+from bot.rating_view import first_name
 from core import ultimate
 from core.board import EMPTY, MARKS, O, X
 from core.positions import is_ultimate, ultimate_board
@@ -58,7 +59,10 @@ def may_watch(game: GameView, viewer_id: int) -> bool:
 def player(game: GameView, mark: str) -> dict[str, Any]:
     kind = game.kind_of(mark)
     if kind == USER:
-        return {"name": game.name_of(mark), "ai": None}
+        name = game.name_of(mark)
+        if name and game.is_between_strangers:
+            name = first_name(name)  # strangers see each other's first name only
+        return {"name": name, "ai": None}
     return {"name": None, "ai": kind}
 
 
