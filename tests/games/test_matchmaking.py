@@ -216,3 +216,14 @@ async def test_two_instances_pair_many_players_joining_and_cancelling_at_once(
     left = await games.matchmaking.waiting()
     assert len(left) <= 1  # all on one board, one rating: nobody is left waiting for nothing
     assert not ({w.player_id for w in left} & set(seats))
+
+
+async def test_one_player_joining_many_times_at_once_has_one_entry(games: Games) -> None:
+    # Each join upserts the player's row first: that row's lock takes them one at a time,
+    # and each after the first finds the entry the first one made.
+    results = await asyncio.gather(
+        *(games.matchmaking.join(ANN, ANN.id, "3x3", "en") for _ in range(6))
+    )
+    assert {r.status for r in results} == {JoinStatus.QUEUED}
+    (entry,) = await games.matchmaking.waiting()
+    assert entry.player_id == ANN.id
