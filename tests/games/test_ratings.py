@@ -109,3 +109,13 @@ def test_the_ai_nearest_a_rating() -> None:
     assert nearest_level("3x3", AI_RATINGS["3x3"]["medium"] + 10) == "medium"
     assert nearest_level("big", AI_RATINGS["big"]["hard"] - 10) == "hard"
     assert nearest_level("big", 5000) == "hard"
+
+
+async def test_a_board_drawn_after_a_crash_shows_its_game_rated(games: Games) -> None:
+    # The game ended, and the process died before rating it: the board outbox, which draws
+    # every board left behind, rates it before drawing.
+    game_id = await lose_to_hard(games)
+    assert game_id in await games.outbox.behind()
+    drawn = await games.outbox.game(game_id)
+    assert drawn is not None and drawn.x_rating_change is not None
+    assert (await games.outbox.behind())[game_id] == drawn.version
