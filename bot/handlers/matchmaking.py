@@ -4,6 +4,8 @@ me with them again". Every button here acts for the one who taps it, on their ow
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
 
 from bot.context import BotContext
@@ -11,7 +13,7 @@ from bot.game_spec import GameSpec, parse_play_args
 from bot.games.matchmaking import JoinStatus
 from bot.games.model import USER
 from bot.games.pairing import board_key, board_of_key
-from bot.handlers.common import answer, player_from, texts_of
+from bot.handlers.common import answer, edit_tapped, player_from, texts_of
 from bot.handlers.menu import start_game
 from bot.matchmaking_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
 from bot.matchmaking_view import render_waiting
@@ -56,7 +58,7 @@ async def look_for_opponent(
     elif result.paired is not None:
         await context.bot_data["matchmaker"].begin(result.paired)
     elif result.waiting is not None:
-        shown = render_waiting(result.waiting, result.waiting.joined_at, tr, offer=False)
+        shown = render_waiting(result.waiting, datetime.now(UTC), tr, offer=False)
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
 
@@ -77,13 +79,13 @@ async def tap_queue(update: Update, context: BotContext) -> None:
         left = await context.games.matchmaking.cancel(query.from_user.id)
         if left is None:  # cancelled already, or paired meanwhile: the board is below
             await answer(query, tr.POPUP_NOT_WAITING)
-            await query.edit_message_reply_markup(None)
+            await edit_tapped(query.edit_message_reply_markup(None))
             return
         await answer(query)
         if tap.level is None:
-            await query.edit_message_text(tr.QUEUE_CANCELLED)
+            await edit_tapped(query.edit_message_text(tr.QUEUE_CANCELLED))
             return
-        await query.edit_message_reply_markup(None)
+        await edit_tapped(query.edit_message_reply_markup(None))
         board = board_of_key(tap.board or "3x3").shape
         await start_game(context, chat, query.from_user, GameSpec(USER, tap.level, board))
         return

@@ -47,6 +47,7 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.boards import second_view
 from bot.games.db.engine import create_engine
 from bot.games.model import LIVE
 from bot.render import render_game
@@ -456,6 +457,11 @@ class Journey(RuleBasedStateMachine):
         blocks = [None, *range(9)] if is_ultimate(game.board) else [None]
         shown = {render_game(game, block=block).text for block in blocks}
         assert message.text in shown, (game_id, message.text)
+        if game.second_chat_id is not None and game.second_message_id is not None:
+            # A game between strangers: ⭕'s board, in ⭕'s chat and language, shows it too.
+            second = self.tg.messages[(game.second_chat_id, game.second_message_id)]
+            views = {render_game(second_view(game), block=block).text for block in blocks}
+            assert second.text in views, (game_id, "second board", second.text)
 
 
 def test_journeys_across_every_feature(world: World) -> None:

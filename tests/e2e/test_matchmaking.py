@@ -22,6 +22,7 @@ from tests.support.chat import (
     press,
     send,
     tap_cell,
+    tap_data,
 )
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
@@ -99,7 +100,11 @@ async def test_cancel_and_the_ai_offered_when_nobody_comes(
     assert waiting.text.startswith("🔎 Looking for an opponent: 6×6, 5 in a row…")
     assert (await press(telegram, CID, waiting, en.BUTTON_CANCEL)).get("text") is None
     assert current(telegram, waiting).text == en.QUEUE_CANCELLED
-    # Cancel again (a second tap, an old message): nothing to cancel, said in a pop-up.
+    # Cancel again (a double tap that reaches the bot after the first one's edit): nothing to
+    # cancel, said in a pop-up, and nothing else happens.
+    again = await tap_data(telegram, CID, waiting, "qc")
+    assert again["text"] == en.POPUP_NOT_WAITING
+    assert current(telegram, waiting).text == en.QUEUE_CANCELLED
     await send(telegram, CID, "/play")
     waiting = telegram.last_bot_message(CID["id"])
     # Nobody for 50 s: the next round offers the AI level nearest a newcomer's 1500.
