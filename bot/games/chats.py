@@ -3,7 +3,7 @@ the bot is no longer in."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import or_, update
 
 from bot.games import lifecycle, store
 from bot.games.db import statements
@@ -38,11 +38,12 @@ class Chats:
             self._store.live.note_message(game_id, message_id)
 
     async def last_finished(self, chat_id: int) -> GameView | None:
-        """The game that ended last in the chat with a result (for /card)."""
+        """The game that ended last in the chat with a result (for /card); a game between
+        strangers ended in both players' chats."""
         async with self._store.sessions() as session:
             found = await store.load_all(
                 session,
-                Game.chat_id == chat_id,
+                or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
                 Game.status == GameStatus.FINISHED,
                 order_by=(Game.updated_at.desc(), Game.id.desc()),
             )

@@ -90,6 +90,9 @@ async def test_strangers_play_one_game_on_two_boards_to_the_end(
     rating = telegram.last_bot_message(ANN["id"]).text
     assert "3×3: 1" in rating and "(provisional)" in rating and "last game +" in rating
     assert final_o.text.splitlines()[-1].startswith(fa.RATING_LINE.split("{")[0])
+    # The result card of the game, from ⭕'s chat too.
+    await send(telegram, BEN, "/card")
+    assert telegram.last_bot_message(BEN["id"]).photo is not None
 
 
 async def test_cancel_and_the_ai_offered_when_nobody_comes(
