@@ -4,8 +4,10 @@ them again"; ratings on the final boards and in /rating."""
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -96,7 +98,7 @@ async def test_strangers_play_one_game_on_two_boards_to_the_end(
 
 
 async def test_cancel_and_the_ai_offered_when_nobody_comes(
-    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine, caplog: pytest.LogCaptureFixture
 ) -> None:
     await send(telegram, CID, "/play 6")
     waiting = telegram.last_bot_message(CID["id"])
@@ -108,6 +110,8 @@ async def test_cancel_and_the_ai_offered_when_nobody_comes(
     again = await tap_data(telegram, CID, waiting, "qc")
     assert again["text"] == en.POPUP_NOT_WAITING
     assert current(telegram, waiting).text == en.QUEUE_CANCELLED
+    # (The journeys found it: the second tap's edit, refused as not modified, was an error.)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     await send(telegram, CID, "/play")
     waiting = telegram.last_bot_message(CID["id"])
     # Nobody for 50 s: the next round offers the AI level nearest a newcomer's 1500.
