@@ -81,12 +81,17 @@ class Matchmaker:
         if waiting.message_id is None:
             return
         offer_now = not waiting.offered_ai and waiting.waited(now) >= AI_OFFER_AFTER
-        if not offer_now and waiting.shown_at is not None and now - waiting.shown_at < REDRAW_EVERY:
+        drawn_before = now - REDRAW_EVERY
+        if not offer_now and waiting.shown_at is not None and waiting.shown_at > drawn_before:
             return
+        claimed = await self._matchmaking.claim_redraw(
+            waiting.player_id, now, drawn_before=drawn_before, offer=offer_now
+        )
+        if not claimed:
+            return  # another instance drew it, or the entry is gone (cancelled, paired)
         offer = waiting.offered_ai or offer_now
         message = render_waiting(waiting, now, texts_for(waiting.language), offer=offer)
         await self._edit(waiting, message.text, message.keyboard)
-        await self._matchmaking.shown(waiting.player_id, now, offered_ai=offer_now)
 
     async def _edit(self, waiting: Waiting, text: str, keyboard: object) -> None:
         try:

@@ -123,12 +123,23 @@ class Matchmaking:
         """The "Looking for an opponent…" message of the user's queue entry."""
         await self._set(user_id, message_id=message_id)
 
-    async def shown(self, user_id: int, when: datetime, *, offered_ai: bool = False) -> None:
-        """The waiting message was redrawn at `when` (with the AI's offer, from then on)."""
-        values: dict[str, object] = {"shown_at": when}
-        if offered_ai:
+    async def claim_redraw(
+        self, user_id: int, now: datetime, *, drawn_before: datetime, offer: bool = False
+    ) -> bool:
+        """Take the redraw of the user's waiting message, due when it was last drawn before
+        `drawn_before` (or, with `offer`, when the AI is to be offered): True for the one
+        instance whose UPDATE found it due, so that two instances never redraw it at once
+        and an entry cancelled or paired meanwhile is not redrawn."""
+        due = or_(QueueEntry.shown_at.is_(None), QueueEntry.shown_at <= drawn_before)
+        values: dict[str, object] = {"shown_at": now}
+        if offer:
+            due = or_(due, QueueEntry.offered_ai.is_(False))
             values["offered_ai"] = True
-        await self._set(user_id, **values)
+        async with self._store.transaction() as session:
+            claimed = await session.execute(
+                update(QueueEntry).where(QueueEntry.player_id == user_id, due).values(**values)
+            )
+        return claimed.rowcount == 1
 
     async def _set(self, user_id: int, **values: object) -> None:
         async with self._store.transaction() as session:

@@ -227,3 +227,24 @@ async def test_one_player_joining_many_times_at_once_has_one_entry(games: Games)
     assert {r.status for r in results} == {JoinStatus.QUEUED}
     (entry,) = await games.matchmaking.waiting()
     assert entry.player_id == ANN.id
+
+
+async def test_a_waiting_message_is_redrawn_by_one_instance_and_never_once_gone(
+    games: Games, second_instance: Games
+) -> None:
+    await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
+    now = datetime.now(UTC)
+    before = now - timedelta(seconds=5)
+    claims = await asyncio.gather(
+        games.matchmaking.claim_redraw(ANN.id, now, drawn_before=before),
+        second_instance.matchmaking.claim_redraw(ANN.id, now, drawn_before=before),
+    )
+    assert sorted(claims) == [False, True]
+    # Not due again until it was drawn before `drawn_before`; the AI's offer is due once.
+    assert not await games.matchmaking.claim_redraw(ANN.id, now, drawn_before=before)
+    assert await games.matchmaking.claim_redraw(ANN.id, now, drawn_before=before, offer=True)
+    assert not await games.matchmaking.claim_redraw(ANN.id, now, drawn_before=before, offer=True)
+    later = now + timedelta(seconds=6)
+    assert await games.matchmaking.claim_redraw(ANN.id, later, drawn_before=now)
+    await games.matchmaking.cancel(ANN.id)
+    assert not await games.matchmaking.claim_redraw(ANN.id, later, drawn_before=later)
