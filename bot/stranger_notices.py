@@ -11,9 +11,9 @@ from telegram.error import TelegramError
 
 from bot.flood_gate import Pace, pace_args
 from bot.games.model import GameView
-from bot.rating_view import first_name
-from bot.texts import isolate, texts_for
-from core.board import O, X
+from bot.render import player_name
+from bot.texts import texts_for
+from core.board import O, X, other
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ async def tell_the_winner(bot: Bot, game: GameView, message: str) -> None:
     loser's `{name}`): OPPONENT_LEFT or OPPONENT_TIMED_OUT."""
     if not game.is_between_strangers or game.result not in (X, O):
         return
-    loser = O if game.result == X else X
+    loser = other(game.result)
     chat_id, language = (
         (game.chat_id, game.language)
         if game.result == X
@@ -32,7 +32,7 @@ async def tell_the_winner(bot: Bot, game: GameView, message: str) -> None:
     if chat_id is None:
         return
     tr = texts_for(language)
-    name = isolate(first_name(game.name_of(loser) or tr.NOBODY_YET), tr)
+    name = player_name(game, loser, tr)  # a stranger's first name only
     try:
         await bot.send_message(
             chat_id, getattr(tr, message).format(name=name), **pace_args(bot, Pace.PERSON)

@@ -25,7 +25,7 @@ from bot.games.pairing import Waiting, board_of_key, pairs
 from bot.games.rating_rules import pool_of
 from bot.games.ratings import Ratings
 from bot.games.store import LOST_RACE, Db, Store
-from core.board import O, X
+from core.board import other
 
 _QUEUE = QueueEntry.__table__
 
@@ -121,7 +121,12 @@ class Matchmaking:
 
     async def attach_message(self, user_id: int, message_id: int) -> None:
         """The "Looking for an opponent…" message of the user's queue entry."""
-        await self._set(user_id, message_id=message_id)
+        async with self._store.transaction() as session:
+            await session.execute(
+                update(QueueEntry)
+                .where(QueueEntry.player_id == user_id)
+                .values(message_id=message_id)
+            )
 
     async def claim_redraw(
         self, user_id: int, now: datetime, *, drawn_before: datetime, offer: bool = False
@@ -140,12 +145,6 @@ class Matchmaking:
                 update(QueueEntry).where(QueueEntry.player_id == user_id, due).values(**values)
             )
         return claimed.rowcount == 1
-
-    async def _set(self, user_id: int, **values: object) -> None:
-        async with self._store.transaction() as session:
-            await session.execute(
-                update(QueueEntry).where(QueueEntry.player_id == user_id).values(**values)
-            )
 
     async def pair_waiting(self, only: int | None = None) -> list[Paired]:
         """Make every pair `pairing.pairs` allows now (with `only`, just that player's): the
@@ -198,11 +197,9 @@ class Matchmaking:
                     second_language=second.language,
                 )
                 return (await store.insert(session, draft)).view
-        except (_Gone, *LOST_RACE):
-            return None
-        except DBAPIError:
-            # PostgreSQL broke a deadlock between two instances pairing crosswise: the
-            # survivor paired, the next round tries the rest.
+        except (_Gone, *LOST_RACE, DBAPIError):
+            # Someone left the pair, or PostgreSQL broke a deadlock between two instances
+            # pairing crosswise: the survivor paired, the next round tries the rest.
             return None
 
     async def stranger_game_of(self, user_id: int) -> GameView | None:
@@ -223,8 +220,8 @@ class Matchmaking:
         mark = None if game is None or not game.is_between_strangers else game.mark_of(user.id)
         if game is None or mark is None:
             return None
-        other = O if mark == X else X
-        other_id = game.player_id_of(other)
+        opponent = other(mark)
+        other_id = game.player_id_of(opponent)
         if other_id is not None:
             async with self._store.transaction() as session:
                 exists = await session.scalar(
@@ -238,7 +235,7 @@ class Matchmaking:
                             player_id=user.id, blocked_id=other_id, created_at=utcnow()
                         )
                     )
-        return game.name_of(other) or ""
+        return game.name_of(opponent) or ""
 
 
 # Core, not the ORM: it runs in write transactions on bare connections too.

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.games.model import DRAW, USER, GameStatus, GameView
-from core.board import Board, O, X
+from core.board import Board, O, X, other
 from core.glicko2 import Rating
 from core.positions import is_ultimate
 
@@ -78,7 +78,7 @@ def rated_game(game: GameView) -> RatedGame | None:
     pool = pool_of(game.board)
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
-        level = game.kind_of(O if person == X else X)
+        level = game.kind_of(other(person))
         if game.status == GameStatus.ABANDONED:
             return RatedGame(ai_pool(pool), {person: 0.0}, level)  # walking away is a loss
         if game.status != GameStatus.FINISHED:

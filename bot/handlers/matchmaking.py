@@ -5,21 +5,38 @@ me with them again". Every button here acts for the one who taps it, on their ow
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypeVar
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update, User
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+    User,
+)
 
 from bot.context import BotContext
 from bot.game_spec import GameSpec, parse_play_args
 from bot.games.matchmaking import JoinStatus
 from bot.games.model import USER
 from bot.games.pairing import board_key, board_of_key
-from bot.handlers.common import answer, edit_tapped, player_from, texts_of
+from bot.handlers.common import (
+    answer,
+    edit_tapped,
+    player_from,
+    texts_of,
+    unknown_button,
+)
 from bot.handlers.menu import start_game
 from bot.matchmaking_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
 from bot.matchmaking_view import render_waiting
 from bot.rating_view import first_name
+from bot.render import player_name
 from bot.texts import isolate
-from core.board import BoardSize
+from core.board import BoardSize, X, other
+
+TapKind = TypeVar("TapKind")
 
 
 async def play_command(update: Update, context: BotContext) -> None:
@@ -52,8 +69,8 @@ async def look_for_opponent(
         player_from(user), chat_id, board_key(board), language
     )
     if result.status is JoinStatus.PLAYING and result.game is not None:
-        mark = "O" if result.game.mark_of(user.id) == "X" else "X"
-        name = isolate(first_name(result.game.name_of(mark) or tr.NOBODY_YET), tr)
+        opponent = other(result.game.mark_of(user.id) or X)
+        name = player_name(result.game, opponent, tr)
         await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
     elif result.paired is not None:
         await context.bot_data["matchmaker"].begin(result.paired)
@@ -63,13 +80,28 @@ async def look_for_opponent(
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
 
 
+async def parsed_tap(
+    update: Update, context: BotContext, kind: type[TapKind]
+) -> tuple[CallbackQuery, TapKind] | None:
+    """The tap's data parsed as `kind` (`bot.matchmaking_data`); None, after telling the
+    tapper the button is unknown, for anything else."""
+    query = update.callback_query
+    assert query is not None  # a CallbackQueryHandler's callback
+    tap = parse(query.data)
+    if not isinstance(tap, kind):
+        await unknown_button(update, context)
+        return None
+    return query, tap
+
+
 async def tap_queue(update: Update, context: BotContext) -> None:
     """Play someone (again), Cancel, or play the AI offered instead."""
-    query = update.callback_query
-    assert query is not None
-    tap = parse(query.data)
-    if not isinstance(tap, QueueTap) or query.message is None:
-        await answer(query, texts_of(query.from_user, context).POPUP_UNKNOWN_BUTTON)
+    tapped = await parsed_tap(update, context, QueueTap)
+    if tapped is None:
+        return
+    query, tap = tapped
+    if query.message is None:
+        await unknown_button(update, context)
         return
     tr, chat = texts_of(query.from_user, context), query.message.chat
     if chat.type != Chat.PRIVATE:
@@ -96,12 +128,11 @@ async def tap_queue(update: Update, context: BotContext) -> None:
 
 async def tap_block(update: Update, context: BotContext) -> None:
     """Don't pair me with my opponent of this game again."""
-    query = update.callback_query
-    assert query is not None
-    tap, tr = parse(query.data), texts_of(query.from_user, context)
-    if not isinstance(tap, BlockPlayerTap):
-        await answer(query, tr.POPUP_UNKNOWN_BUTTON)
+    tapped = await parsed_tap(update, context, BlockPlayerTap)
+    if tapped is None:
         return
+    query, tap = tapped
+    tr = texts_of(query.from_user, context)
     blocked = await context.games.matchmaking.block(player_from(query.from_user), tap.game_id)
     if blocked is None:
         await answer(query, tr.POPUP_NOT_A_PLAYER)

@@ -7,7 +7,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from bot.context import BotContext
 from bot.games.rating_rules import POOLS, ai_pool
 from bot.handlers.common import answer, is_group, player_from, texts_of
-from bot.matchmaking_data import LadderTap, ladder_data, parse
+from bot.handlers.matchmaking import parsed_tap
+from bot.matchmaking_data import LadderTap, ladder_data
 from bot.rating_view import render_ladders, render_ratings
 from bot.render import render_top
 from bot.texts import Texts
@@ -47,11 +48,10 @@ def ladder_keyboard(tr: Texts, on: bool) -> InlineKeyboardMarkup:
 
 async def tap_ladder(update: Update, context: BotContext) -> None:
     """Show the tapper on the global ladder, or take them off it."""
-    query = update.callback_query
-    assert query is not None
-    tap, tr = parse(query.data), texts_of(query.from_user, context)
-    if not isinstance(tap, LadderTap):
-        await answer(query, tr.POPUP_UNKNOWN_BUTTON)
+    tapped = await parsed_tap(update, context, LadderTap)
+    if tapped is None:
         return
+    query, tap = tapped
+    tr = texts_of(query.from_user, context)
     await context.games.ratings.set_on_ladder(player_from(query.from_user), tap.on)
     await answer(query, tr.POPUP_LADDER_ON if tap.on else tr.POPUP_LADDER_OFF, alert=True)
