@@ -11,6 +11,7 @@ Run from the repository root:
     .venv/bin/python bench/ai.py --ultimate [--ultimate-games 100] [--ultimate-budget 0.5]
                                  [--workers 2]
     .venv/bin/python bench/ai.py --ultimate-10x [--ultimate-games 5] [--ultimate-budget 0.5]
+                                 [--ultimate-before PATH]
 
 Strength (--strength, instead of the other sections; see bench/strength.py): for every size in
 --sizes and every k from 3 to the size, hard at --budget CPU seconds a move plays the attacker
@@ -18,7 +19,9 @@ and hard at 10× --budget, as X and as O, from the empty board and from --openin
 two-move openings. It prints W/D/L from hard's view and hard's CPU time per move (p50, p99,
 max), then the moves of every game hard lost on a drawn board or failed to win as X on a won
 one. At the defaults (2 openings, 0.05 s) it takes about 20 minutes on 2 cores.
---ultimate-10x plays ultimate hard at --ultimate-budget against itself at 10× that (CPU).
+--ultimate-10x plays ultimate hard at --ultimate-budget against itself at 10× that (CPU), or
+with --ultimate-before PATH against the hard of another checkout at 10× (a worktree of an older
+commit, `git worktree add /tmp/before <commit>`; its core is loaded as a renamed copy).
 
 3×3: it prints the time to solve the table from scratch, the time of one `hard` move over every
 reachable position in play, and the time of the naive minimax (no memo, every free cell scored
@@ -469,6 +472,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="ultimate hard at --ultimate-budget against itself at 10x (--ultimate-games a side)",
     )
     parser.add_argument(
+        "--ultimate-before",
+        metavar="PATH",
+        help="with --ultimate-10x: the 10x side is the hard of this checkout (an older commit's"
+        " worktree, say) instead of today's",
+    )
+    parser.add_argument(
         "--openings",
         type=int,
         default=2,
@@ -507,7 +516,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.ultimate_10x:
         from strength import bench_ultimate_10x
 
-        bench_ultimate_10x(args.ultimate_games, args.ultimate_budget, args.workers)
+        bench_ultimate_10x(
+            args.ultimate_games, args.ultimate_budget, args.workers, args.ultimate_before
+        )
         return
     if args.ultimate:
         bench_ultimate(args.ultimate_games, args.ultimate_budget, args.workers)

@@ -15,12 +15,17 @@ shortens the long boards' dead endings without changing any result. Hard's time 
 
 from __future__ import annotations
 
+import importlib
 import random
+import re
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from multiprocessing import Pool
+from pathlib import Path
 
 from attacker import attacker_move, game_is_dead
 
@@ -175,35 +180,62 @@ def _print_failures(played: list[Game]) -> None:
             )
 
 
-# --- ultimate: hard at a budget against the same search at 10× it ------------------------------
+# --- ultimate: hard at a budget against a search at 10× it ---------------------------------------
 
 
-def play_ultimate_10x(task: tuple[int, str, float]) -> str:
-    """One seeded ultimate game, hard (budget) against hard (10× budget): hard's result."""
+def renamed_core(tree: str) -> str:
+    """A copy of `tree`'s core package as `core_before` (its imports rewritten), in a new
+    temporary folder to put on sys.path: an older search to play against today's."""
+    folder = Path(tempfile.mkdtemp(prefix="core_before_"))
+    shutil.copytree(Path(tree) / "core", folder / "core_before")
+    for module in (folder / "core_before").glob("*.py"):
+        text = module.read_text()
+        text = re.sub(r"^from core([ .])", r"from core_before\1", text, flags=re.M)
+        module.write_text(text)
+    return str(folder)
+
+
+def play_ultimate_10x(task: tuple[int, str, float, str | None]) -> str:
+    """One seeded ultimate game, hard (budget) against hard (10× budget, from `before` if
+    given: a folder made by renamed_core): hard's result."""
     from core import ultimate, ultimate_ai
 
-    seed, hard_mark, budget = task
+    seed, hard_mark, budget, before = task
+    opponent = ultimate_ai
+    if before:
+        sys.path.insert(0, before)
+        opponent = importlib.import_module("core_before.ultimate_ai")
     rng = random.Random(seed)
     board = ultimate.UltimateBoard.empty()
     while not ultimate.is_over(board):
         mine = ultimate.turn(board) == hard_mark
-        think = budget if mine else 10 * budget
-        move = ultimate_ai.hard_move(board, rng, time_budget=think, clock=time.process_time)
+        ai, think = (ultimate_ai, budget) if mine else (opponent, 10 * budget)
+        move = ai.hard_move(board, rng, time_budget=think, clock=time.process_time)
         board = ultimate.play(board, move)
     mark = ultimate.winner(board)
     return "draw" if mark is None else "win" if mark == hard_mark else "loss"
 
 
-def bench_ultimate_10x(games: int, budget: float, workers: int) -> None:
-    """Ultimate hard at `budget` (CPU) against itself at 10×: the score, both sides."""
+def bench_ultimate_10x(games: int, budget: float, workers: int, before: str | None) -> None:
+    """Ultimate hard at `budget` (CPU) against itself at 10×, or against the hard of the
+    checkout `before` at 10×: the score, both sides."""
+    folder = renamed_core(before) if before else None
     tasks = [
-        (9_000_001 + g * 2 + (mark == O), mark, budget) for g in range(games) for mark in (X, O)
+        (9_000_001 + g * 2 + (mark == O), mark, budget, folder)
+        for g in range(games)
+        for mark in (X, O)
     ]
     with Pool(workers) as pool:
         results = list(pool.imap(play_ultimate_10x, tasks))
     count = Counter(results)
     score = (count["win"] + count["draw"] / 2) / len(results)
+    opponent = f"the hard of {before}" if before else "hard"
+    sides = " ".join(
+        f"as {mark}: {'/'.join(str(results[i::2].count(r)) for r in ('win', 'draw', 'loss'))}"
+        for i, mark in enumerate((X, O))
+    )
     print(
-        f"ultimate: hard at {budget:g} s CPU against hard at {10 * budget:g} s, {games} games "
-        f"a side: W/D/L {count['win']}/{count['draw']}/{count['loss']}, score {score:.0%}"
+        f"ultimate: hard at {budget:g} s CPU against {opponent} at {10 * budget:g} s, "
+        f"{games} games a side: W/D/L {count['win']}/{count['draw']}/{count['loss']} "
+        f"({sides}), score {score:.0%}"
     )
