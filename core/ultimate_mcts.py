@@ -160,7 +160,9 @@ class Tree:
             return first + tried
         visits, score = self.visits, self.score
         amaf_visits, amaf_score, proven = self.amaf_visits, self.amaf_score, self.proven
-        scale = EXPLORATION * math.sqrt(math.log(visits[node]))
+        # Twice the value, in one division: with k = 1 + a·RAVE_BIAS the blend of the mean
+        # s / 2n and the AMAF mean s' / 2a with weight a / (a + n·k) is (s·k + s') / 2(a + n·k).
+        scale = 2 * EXPLORATION * math.sqrt(math.log(visits[node]))
         sqrt = math.sqrt
         best, best_value = first, -1.0
         for child in range(first, first + tried):
@@ -169,11 +171,9 @@ class Tree:
                     return child
                 continue
             n = visits[child]
-            mean = score[child] / (2 * n)
             a = amaf_visits[child]
-            if a:
-                mean += a / (a + n + n * a * RAVE_BIAS) * (amaf_score[child] / (2 * a) - mean)
-            value = mean + scale / sqrt(n)
+            k = 1 + a * RAVE_BIAS
+            value = (score[child] * k + amaf_score[child]) / (a + n * k) + scale / sqrt(n)
             if value > best_value:
                 best, best_value = child, value
         return best  # the first child when every one is proven lost
