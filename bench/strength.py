@@ -203,7 +203,8 @@ def play_ultimate_10x(task: tuple[int, str, float, str | None]) -> str:
     seed, hard_mark, budget, before = task
     opponent = ultimate_ai
     if before:
-        sys.path.insert(0, before)
+        if before not in sys.path:  # a worker plays many games
+            sys.path.insert(0, before)
         opponent = importlib.import_module("core_before.ultimate_ai")
     rng = random.Random(seed)
     board = ultimate.UltimateBoard.empty()

@@ -3,13 +3,10 @@ must agree with playing each move and looking at the opponent's replies."""
 
 from __future__ import annotations
 
-from core.ultimate import Position, UltimateBoard, is_over, legal_moves, play, turn, winner
+from core.ultimate import Position, is_over, legal_moves
 from core.ultimate_tactics import block_wins, game_wins, safe_moves
+from tests.core.test_ultimate_ai import game_wins as model_game_wins
 from tests.core.test_ultimate_ai import gives_a_game_win, sample, wins_small_board
-
-
-def model_game_wins(board: UltimateBoard) -> list[int]:
-    return [m for m in legal_moves(board) if winner(play(board, m)) == turn(board)]
 
 
 def test_game_wins_are_the_moves_that_win_the_game() -> None:
