@@ -1,0 +1,107 @@
+"""A learned evaluation of ultimate positions for the tree search (core.ultimate_mcts): the
+chance that the player to move wins, from a table of weights.
+
+The evaluation is an n-tuple network, a logistic sum of weights, one per feature that holds:
+- for each small board, its exact contents (3⁹ states, or won by either player, or drawn)
+  together with whether the mover must play there, may play anywhere, or is sent elsewhere;
+- for each of the eight lines of small boards, the three boards' kinds: won by either
+  player, drawn, or open, and then whether each player has a cell there that wins it;
+- the whole big board: each small board open, won by either player, or drawn;
+- a constant.
+All are read from the mover's point of view, so one table serves both players.
+
+The weights (core.ultimate_weights, data) were learned offline by bench/ultimate_eval_train.py,
+which regenerates them: first fitted to the results of playouts from positions of games
+between medium players, then refined by temporal-difference learning over games in which each
+side plays the move the evaluation likes best. Pure: arithmetic on the position's masks.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import zlib
+from array import array
+
+from core.ultimate import COMPLETING, LINES, Position
+from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
+
+# A small board's state as a base-3 number: 1 for the mover's marks, 2 for the opponent's.
+TERNARY: tuple[int, ...] = tuple(sum(3**i for i in range(9) if m >> i & 1) for m in range(512))
+WON_BY_MOVER, WON_BY_OPPONENT, DRAWN = 3**9, 3**9 + 1, 3**9 + 2
+BLOCK_STATES = 3**9 + 3
+# Where the mover plays relative to a small board: sent elsewhere, sent here, or anywhere.
+ELSEWHERE, HERE, ANYWHERE = 0, 1, 2
+# A small board's kind in a line: 0 drawn, 1 won by the mover, 2 by the opponent; open boards
+# are 3 + (1 if the mover can win it with one cell) + (2 if the opponent can).
+KINDS = 7
+LINE_BASE = 9 * BLOCK_STATES * 3
+BIG_BASE = LINE_BASE + 8 * KINDS**3
+FEATURES = BIG_BASE + 4**9 + 1
+BIAS = FEATURES - 1
+# A kind's digit in the big board's index: open 0, won by the mover 1, by the opponent 2,
+# drawn 3.
+BIG_DIGIT = (3, 1, 2, 0, 0, 0, 0)
+
+
+def unpack(packed: bytes, step: float) -> list[float]:
+    """The weights from their stored form: base-85 text of zlib-compressed signed bytes, each
+    a multiple of `step`."""
+    steps = array("b", zlib.decompress(base64.b85decode(packed)))
+    values = [i * step for i in range(-128, 128)]  # one float object per distinct weight
+    return [values[s + 128] for s in steps]
+
+
+WEIGHTS = unpack(PACKED_WEIGHTS, WEIGHT_STEP)
+if len(WEIGHTS) != FEATURES:
+    raise ImportError(f"core.ultimate_weights holds {len(WEIGHTS)} weights, not {FEATURES}")
+
+
+def features(position: Position) -> list[int]:
+    """The indices of the features that hold in `position` (a game not yet over)."""
+    p = position.player
+    mine, theirs = position.marks[p], position.marks[3 - p]
+    won_mine, won_theirs, closed = position.won[p], position.won[3 - p], position.closed
+    target = position.target
+    found = []
+    kinds = []
+    for b in range(9):
+        bit = 1 << b
+        if won_mine & bit:
+            state, kind = WON_BY_MOVER, 1
+        elif won_theirs & bit:
+            state, kind = WON_BY_OPPONENT, 2
+        elif closed & bit:
+            state, kind = DRAWN, 0
+        else:
+            m, t = mine[b], theirs[b]
+            state = TERNARY[m] + 2 * TERNARY[t]
+            kind = 3 + (1 if COMPLETING[m] & ~t else 0) + (2 if COMPLETING[t] & ~m else 0)
+        where = ANYWHERE if target < 0 else HERE if target == b else ELSEWHERE
+        found.append((b * BLOCK_STATES + state) * 3 + where)
+        kinds.append(kind)
+    for i, (a, b, c) in enumerate(LINES):
+        found.append(LINE_BASE + i * KINDS**3 + (kinds[a] * KINDS + kinds[b]) * KINDS + kinds[c])
+    big = 0
+    for kind in kinds:
+        big = big * 4 + BIG_DIGIT[kind]
+    found.append(BIG_BASE + big)
+    found.append(BIAS)
+    return found
+
+
+def logistic(z: float) -> float:
+    """1 / (1 + e^-z), without overflow for any z."""
+    if z < -30.0:
+        return 0.0
+    if z > 30.0:
+        return 1.0
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def mover_wins(position: Position, weights: list[float] = WEIGHTS) -> float:
+    """The evaluation: the chance, in [0, 1], that the player to move wins (a draw counts ½)."""
+    z = 0.0
+    for i in features(position):
+        z += weights[i]
+    return logistic(z)
