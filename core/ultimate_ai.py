@@ -6,9 +6,10 @@ medium a one-move lookahead, as a cascade of filters over the legal moves (each 
        after which the opponent cannot win the game at once; among those, win a small board;
        else take a cell where the opponent would win its small board; else avoid sending the
        opponent to a small board it could win at once, or to a free choice; else random
-hard   Monte Carlo tree search (UCT) within a time budget, behind two exact rules: a move that
-       wins the game at once is taken, and when the opponent threatens to win the game with
-       its next move, only the moves that leave it no such win are searched
+hard   Monte Carlo tree search (UCT) within a time budget, guided by a learned evaluation
+       (core.ultimate_eval), behind two exact rules: a move that wins the game at once is
+       taken, and when the opponent threatens to win the game with its next move, only the
+       moves that leave it no such win are searched
 
 The search, `search(board, rng, time_budget=..., clock=..., max_iterations=...)`, returns a
 game-winning move at once; otherwise its root's moves are the safe ones (above), and a single
