@@ -1,0 +1,189 @@
+"""Telegram's flood limits, the token bucket that keeps one, and the paces calls queue by.
+
+Each bucket holds up to the burst Telegram tolerates less one token, and refills at Telegram's
+rate. The spare token is a margin for the network: a request that leaves here a moment late
+reaches Telegram next to the following one, and one token covers any delay shorter than a
+refill (3 s in a group).
+
+A bucket's queue is ordered by pace, then by arrival:
+
+* `Pace.PERSON` (every call that names no pace): someone is waiting for it, e.g. the edit
+  after a tap. It goes before every waiting background call.
+* `Pace.BACKGROUND` (the final board of an AI match, turn-clock nudges): after every person,
+  and in a group never out of the last `reserve` tokens, which stay for people. So in a group
+  where four AI matches play, a tap is edited at once, not after the matches' queue.
+* `Pace.FRAME`: background that would rather not wait. When its chat has no token for it now,
+  it is not queued at all but raises `FrameSkipped`; the AI match shows a later frame instead
+  (the board jumps two moves), and its final board always comes, as BACKGROUND.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from dataclasses import dataclass
+from enum import Enum
+
+#: Tokens a bucket keeps below Telegram's burst, as a margin for network delays.
+SPARE_TOKENS = 1
+
+
+class Pace(Enum):
+    """How urgent a Bot API call is; pass it as `rate_limit_args` (`PERSON` when none is)."""
+
+    PERSON = 0
+    BACKGROUND = 1
+    FRAME = 2
+
+
+class FrameSkipped(Exception):
+    """A `Pace.FRAME` call found no token for it: it was not sent."""
+
+
+@dataclass(frozen=True)
+class Rate:
+    """`count` messages per `seconds`, up to `burst` of them at once (default: `count`)."""
+
+    count: float
+    seconds: float
+    burst: int | None = None
+
+    @property
+    def per_second(self) -> float:
+        return self.count / self.seconds
+
+    @property
+    def size(self) -> int:
+        return self.burst if self.burst is not None else max(1, int(self.count))
+
+
+@dataclass(frozen=True)
+class FloodLimits:
+    """Telegram's flood limits: in all, per group, per private chat (None: not limited), and
+    the tokens of a group's bucket that background calls leave to people."""
+
+    overall: Rate | None = Rate(30, 1.0)
+    group: Rate | None = Rate(20, 60.0)
+    private: Rate | None = Rate(1, 1.0, burst=3)
+    reserve: int = 3
+
+    @classmethod
+    def unlimited(cls) -> FloodLimits:
+        """No pacing at all (a fake Bot API server that sets no limits)."""
+        return cls(overall=None, group=None, private=None, reserve=0)
+
+
+#: What Telegram allows: the production setting.
+TELEGRAM_FLOOD_LIMITS = FloodLimits()
+
+
+def capacity(rate: Rate) -> float:
+    """The tokens a bucket for this rate holds: the burst less the spare ones."""
+    return float(max(1, rate.size - SPARE_TOKENS))
+
+
+class TokenBucket:
+    """One flood limit: tokens refilled at a rate, handed out by pace, then by arrival."""
+
+    _arrivals = itertools.count()
+
+    def __init__(self, rate: Rate, reserve: int = 0) -> None:
+        self.capacity = capacity(rate)
+        if reserve >= self.capacity:
+            raise ValueError(f"a reserve of {reserve} leaves no token of {self.capacity:g}")
+        self._rate = rate.per_second
+        self._reserve = reserve
+        self._level = self.capacity
+        self._stamp = _now()
+        self._closed_until = 0.0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._timer: asyncio.TimerHandle | None = None
+
+    @property
+    def waiting(self) -> int:
+        """Calls queued here now."""
+        return sum(1 for *_, future in self._waiters if not future.done())
+
+    def is_idle(self) -> bool:
+        """Full and nobody waiting: forgetting it changes nothing."""
+        self._refill(_now())
+        return not self.waiting and self._level >= self.capacity
+
+    async def take(self, pace: Pace) -> None:
+        """Wait for a token (FRAME: take one now or raise `FrameSkipped`)."""
+        rank = min(pace.value, Pace.BACKGROUND.value)
+        if self.has_token(pace):
+            self._level -= 1
+            return
+        if pace is Pace.FRAME:
+            raise FrameSkipped
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (rank, next(self._arrivals), future))
+        self._pump()
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.give_back()  # granted, then cancelled: the token was never used
+            raise
+
+    def has_token(self, pace: Pace) -> bool:
+        """Whether a call of this pace would take a token now, without waiting."""
+        rank = min(pace.value, Pace.BACKGROUND.value)
+        head = self._head()
+        return (head is None or head[0] > rank) and self._delay(rank, _now()) <= 0
+
+    def give_back(self) -> None:
+        """Return a token that was taken but not used."""
+        self._level = min(self.capacity, self._level + 1)
+        self._pump()
+
+    def close_for(self, seconds: float) -> None:
+        """Telegram said 429: nothing more for `seconds`, then one token to start again."""
+        now = _now()
+        self._closed_until = max(self._closed_until, now + seconds)
+        self._level, self._stamp = 1.0, self._closed_until
+        self._pump()
+
+    def cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _head(self) -> tuple[int, int, asyncio.Future[None]] | None:
+        while self._waiters and self._waiters[0][2].done():
+            heapq.heappop(self._waiters)  # cancelled while waiting
+        return self._waiters[0] if self._waiters else None
+
+    def _refill(self, now: float) -> None:
+        if now > self._stamp:
+            self._level = min(self.capacity, self._level + (now - self._stamp) * self._rate)
+            self._stamp = now
+
+    def _delay(self, rank: int, now: float) -> float:
+        """Seconds until a call of this rank may take a token (0: now)."""
+        if now < self._closed_until:
+            return self._closed_until - now
+        self._refill(now)
+        needed = 1 + (self._reserve if rank >= Pace.BACKGROUND.value else 0)
+        return max(0.0, (needed - self._level) / self._rate)
+
+    def _pump(self) -> None:
+        """Hand tokens to the waiters in order; set a timer for the first that must wait."""
+        self.cancel_timer()
+        now = _now()
+        while (head := self._head()) is not None:
+            delay = self._delay(head[0], now)
+            if delay > 0:
+                self._timer = asyncio.get_running_loop().call_later(delay, self._pump)
+                return
+            heapq.heappop(self._waiters)
+            self._level -= 1
+            head[2].set_result(None)
+
+
+def _now() -> float:
+    # The event loop's clock (timers are set on it), readable before a loop runs.
+    return time.monotonic()
