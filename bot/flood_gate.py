@@ -145,7 +145,7 @@ class FloodGate(BaseRateLimiter[Pace]):
         while True:
             await _wait_for_tokens(buckets, pace)
             try:
-                return await callback(*args, **kwargs)
+                return await _counted(callback(*args, **kwargs), buckets)
             except RetryAfter as error:
                 delay = retry_after_seconds(error)
                 if delay > self.max_retry_after or attempt >= self.max_attempts:
@@ -202,6 +202,23 @@ async def _wait_for_tokens(buckets: list[TokenBucket], pace: Pace) -> None:
         return
     await _take_all(buckets, pace)
     await slot.step_in()
+
+
+async def _counted(call: Coroutine[Any, Any, JSONResult], buckets: list[TokenBucket]) -> JSONResult:
+    """The call's answer; its tokens are spent when it comes (or fails: it may have arrived),
+    and given back after a 429, which Telegram did not count."""
+    refused = False
+    try:
+        return await call
+    except RetryAfter:
+        refused = True
+        raise
+    finally:
+        for bucket in buckets:
+            if refused:
+                bucket.give_back()
+            else:
+                bucket.spend()
 
 
 async def _take_all(buckets: list[TokenBucket], pace: Pace) -> None:

@@ -1,9 +1,11 @@
 """Telegram's flood limits, the token bucket that keeps one, and the paces calls queue by.
 
-Each bucket holds up to the burst Telegram tolerates less one token, and refills at Telegram's
-rate. The spare token is a margin for the network: a request that leaves here a moment late
-reaches Telegram next to the following one, and one token covers any delay shorter than a
-refill (3 s in a group).
+Each bucket holds up to the burst Telegram tolerates less one spare token, and refills at
+Telegram's rate. A call holds its token while it is in flight, and the bucket counts it as spent
+only from its answer on: Telegram counted it somewhere in between, and a busy host or a slow
+network can make calls that left here well apart arrive at Telegram together. Counting each at
+the latest moment it can have arrived keeps the bucket no more generous than Telegram's, however
+late the calls arrive; the spare token is a margin for what Telegram does not document.
 
 A bucket's queue is ordered by pace, then by arrival:
 
@@ -22,11 +24,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from enum import Enum
 
-#: Tokens a bucket keeps below Telegram's burst, as a margin for network delays.
+#: Tokens a bucket keeps below Telegram's burst, as a margin.
 SPARE_TOKENS = 1
 
 
@@ -95,8 +98,9 @@ class TokenBucket:
             raise ValueError(f"a reserve of {reserve} leaves no token of {self.capacity:g}")
         self._rate = rate.per_second
         self._reserve = reserve
-        self._level = self.capacity
+        self._level = self.capacity  # counting only the calls already answered
         self._stamp = _now()
+        self._in_flight = 0  # tokens taken by calls not answered yet
         self._closed_until = 0.0
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._timer: asyncio.TimerHandle | None = None
@@ -109,13 +113,13 @@ class TokenBucket:
     def is_idle(self) -> bool:
         """Full and nobody waiting: forgetting it changes nothing."""
         self._refill(_now())
-        return not self.waiting and self._level >= self.capacity
+        return not self.waiting and not self._in_flight and self._level >= self.capacity
 
     async def take(self, pace: Pace) -> None:
         """Wait for a token (FRAME: take one now or raise `FrameSkipped`)."""
         rank = min(pace.value, Pace.BACKGROUND.value)
         if self.has_token(pace):
-            self._level -= 1
+            self._in_flight += 1
             return
         if pace is Pace.FRAME:
             raise FrameSkipped
@@ -136,8 +140,16 @@ class TokenBucket:
         return (head is None or head[0] > rank) and self._delay(rank, _now()) <= 0
 
     def give_back(self) -> None:
-        """Return a token that was taken but not used."""
-        self._level = min(self.capacity, self._level + 1)
+        """Return a token that was taken but not used (or refused by Telegram: 429)."""
+        self._in_flight -= 1
+        self._pump()
+
+    def spend(self) -> None:
+        """The call that took a token is answered: Telegram has counted it by now, so the
+        bucket refills for it from now on, not from when it left."""
+        self._in_flight -= 1
+        self._refill(_now())
+        self._level -= 1
         self._pump()
 
     def close_for(self, seconds: float) -> None:
@@ -163,11 +175,14 @@ class TokenBucket:
             self._stamp = now
 
     def _delay(self, rank: int, now: float) -> float:
-        """Seconds until a call of this rank may take a token (0: now)."""
+        """Seconds until a call of this rank may take a token (0: now; infinity: not before
+        a call in flight is answered)."""
         if now < self._closed_until:
             return self._closed_until - now
         self._refill(now)
-        needed = 1 + (self._reserve if rank >= Pace.BACKGROUND.value else 0)
+        needed = 1 + (self._reserve if rank >= Pace.BACKGROUND.value else 0) + self._in_flight
+        if needed > self.capacity:
+            return math.inf
         return max(0.0, (needed - self._level) / self._rate)
 
     def _pump(self) -> None:
@@ -177,10 +192,11 @@ class TokenBucket:
         while (head := self._head()) is not None:
             delay = self._delay(head[0], now)
             if delay > 0:
-                self._timer = asyncio.get_running_loop().call_later(delay, self._pump)
+                if delay < math.inf:  # else an answer pumps again
+                    self._timer = asyncio.get_running_loop().call_later(delay, self._pump)
                 return
             heapq.heappop(self._waiters)
-            self._level -= 1
+            self._in_flight += 1
             head[2].set_result(None)
 
 

@@ -37,6 +37,8 @@ class Calls:
         self.gate = gate
         self.ran: list[str] = []
         self.floods: dict[str, list[int]] = {}
+        #: Calls that, once sent, wait for their event before they are answered.
+        self.in_flight: dict[str, asyncio.Event] = {}
 
     async def send(
         self,
@@ -50,6 +52,8 @@ class Calls:
                 self.ran.append(f"{name}: 429")
                 raise RetryAfter(self.floods[name].pop(0))
             self.ran.append(name)
+            if name in self.in_flight:
+                await self.in_flight[name].wait()
             return True
 
         data = {} if chat_id is None else {"chat_id": chat_id}
@@ -163,6 +167,23 @@ async def test_the_whole_bots_bucket_holds_every_chat() -> None:
     queued = await calls.queue("another private", PRIVATE + 1)
     assert not queued.done()
     await cancel(queued)
+
+
+async def test_a_call_in_flight_holds_its_token_until_it_is_answered() -> None:
+    # Telegram counts a call when it arrives, and a busy host or network can delay that until
+    # the answer: so tokens refill from the answer on, however long ago the call left.
+    limits = FloodLimits(overall=Rate(1000, 1.0, burst=3), group=None, private=None, reserve=0)
+    calls = Calls(FloodGate(limits))  # two tokens, then one a millisecond
+    calls.in_flight = {"a": asyncio.Event(), "b": asyncio.Event()}
+    sent = [await calls.queue(name, PRIVATE + i) for i, name in enumerate("ab")]
+    third = await calls.queue("c", PRIVATE + 2)
+    await asyncio.sleep(0.05)  # fifty refills' time, all spent waiting for an answer
+    assert calls.ran == ["a", "b"] and not third.done()
+    calls.in_flight["a"].set()
+    await asyncio.gather(sent[0], third)
+    assert calls.ran == ["a", "b", "c"]
+    calls.in_flight["b"].set()
+    await sent[1]
 
 
 async def test_a_cancelled_waiter_gives_its_place_to_the_next() -> None:
