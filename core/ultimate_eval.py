@@ -19,6 +19,7 @@ side plays the move the evaluation likes best. Pure: arithmetic on the position'
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import zlib
 from array import array
@@ -52,9 +53,14 @@ def unpack(packed: bytes, step: float) -> list[float]:
     return [values[s + 128] for s in steps]
 
 
-WEIGHTS = unpack(PACKED_WEIGHTS, WEIGHT_STEP)
-if len(WEIGHTS) != FEATURES:
-    raise ImportError(f"core.ultimate_weights holds {len(WEIGHTS)} weights, not {FEATURES}")
+@functools.cache
+def shipped_weights() -> list[float]:
+    """The weights of core.ultimate_weights, unpacked on first use: only a process that
+    evaluates pays for them (some 60 ms and 6 MB), not the bot's, which only imports this."""
+    weights = unpack(PACKED_WEIGHTS, WEIGHT_STEP)
+    if len(weights) != FEATURES:
+        raise ValueError(f"core.ultimate_weights holds {len(weights)} weights, not {FEATURES}")
+    return weights
 
 
 def features(position: Position) -> list[int]:
@@ -99,8 +105,11 @@ def logistic(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def mover_wins(position: Position, weights: list[float] = WEIGHTS) -> float:
-    """The evaluation: the chance, in [0, 1], that the player to move wins (a draw counts ½)."""
+def mover_wins(position: Position, weights: list[float] | None = None) -> float:
+    """The evaluation: the chance, in [0, 1], that the player to move wins (a draw counts ½),
+    by `weights` (by default the shipped ones)."""
+    if weights is None:
+        weights = shipped_weights()
     z = 0.0
     for i in features(position):
         z += weights[i]

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import base64
 import random
+import subprocess
+import sys
 import zlib
 from array import array
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,10 +29,10 @@ from core.ultimate import (
 from core.ultimate_eval import (
     BIAS,
     FEATURES,
-    WEIGHTS,
     features,
     logistic,
     mover_wins,
+    shipped_weights,
     unpack,
 )
 from core.ultimate_mcts import Tree, iterate, playout
@@ -97,7 +100,19 @@ def test_weights_unpack_from_signed_steps() -> None:
     steps = array("b", [0, 1, -1, 127, -127, 5])
     packed = base64.b85encode(zlib.compress(steps.tobytes()))
     assert unpack(packed, 0.5) == [0.0, 0.5, -0.5, 63.5, -63.5, 2.5]
-    assert len(WEIGHTS) == FEATURES and WEIGHTS[BIAS] != 0.0
+    weights = shipped_weights()
+    assert len(weights) == FEATURES and weights[BIAS] != 0.0
+
+
+def test_the_bot_process_does_not_unpack_the_weights() -> None:
+    # The bot imports the AI but never searches in its own process (the AI runs in workers):
+    # the 6 MB of weights are unpacked only where something is evaluated.
+    code = "import bot.app, core.ultimate_eval as e; print(e.shipped_weights.cache_info().currsize)"
+    root = Path(__file__).resolve().parents[2]
+    unpacked = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, check=True, cwd=root
+    )
+    assert unpacked.stdout.strip() == b"0"
 
 
 def test_logistic_is_bounded_for_any_sum() -> None:
