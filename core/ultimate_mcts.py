@@ -181,6 +181,7 @@ class Tree:
         # s / 2n and the AMAF mean s' / 2a with weight a / (a + n·k) is (s·k + s') / 2(a + n·k).
         scale = 2 * EXPLORATION * math.sqrt(math.log(visits[node]))
         sqrt = math.sqrt
+        results_share, evaluation_share = 1 - EVALUATION_SHARE, 2 * EVALUATION_SHARE
         best, best_value = first, -1.0
         for child in range(first, first + tried):
             if proven[child]:
@@ -191,11 +192,7 @@ class Tree:
             a = amaf_visits[child]
             k = 1 + a * RAVE_BIAS
             results = (score[child] * k + amaf_score[child]) / (a + n * k)
-            value = (
-                (1 - EVALUATION_SHARE) * results
-                + 2 * EVALUATION_SHARE * evaluation[child]
-                + scale / sqrt(n)
-            )
+            value = results_share * results + evaluation_share * evaluation[child] + scale / sqrt(n)
             if value > best_value:
                 best, best_value = child, value
         return best  # the first child when every one is proven lost
