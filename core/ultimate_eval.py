@@ -23,6 +23,7 @@ import functools
 import math
 import zlib
 from array import array
+from collections.abc import Iterable
 
 from core.ultimate import COMPLETING, LINES, Position
 from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
@@ -43,6 +44,13 @@ BIAS = FEATURES - 1
 # A kind's digit in the big board's index: open 0, won by the mover 1, by the opponent 2,
 # drawn 3.
 BIG_DIGIT = (3, 1, 2, 0, 0, 0, 0)
+
+
+def pack(weights: list[float], step: float) -> bytes:
+    """The stored form of `weights` (see `unpack`): each rounded to a multiple of `step`,
+    within ±127 steps."""
+    steps = array("b", (max(-127, min(127, round(w / step))) for w in weights))
+    return base64.b85encode(zlib.compress(steps.tobytes(), 9))
 
 
 def unpack(packed: bytes, step: float) -> list[float]:
@@ -103,6 +111,11 @@ def logistic(z: float) -> float:
     if z > 30.0:
         return 1.0
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def chance(indices: Iterable[int], weights: list[float]) -> float:
+    """The logistic sum of the weights of these features."""
+    return logistic(sum(map(weights.__getitem__, indices)))
 
 
 def mover_wins(position: Position, weights: list[float] | None = None) -> float:

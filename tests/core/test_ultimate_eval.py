@@ -32,10 +32,12 @@ from core.ultimate_eval import (
     features,
     logistic,
     mover_wins,
+    pack,
     shipped_weights,
     unpack,
 )
 from core.ultimate_mcts import Tree, iterate, playout
+from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
 from tests.core.test_ultimate import random_game
 
 
@@ -100,8 +102,13 @@ def test_weights_unpack_from_signed_steps() -> None:
     steps = array("b", [0, 1, -1, 127, -127, 5])
     packed = base64.b85encode(zlib.compress(steps.tobytes()))
     assert unpack(packed, 0.5) == [0.0, 0.5, -0.5, 63.5, -63.5, 2.5]
+    # pack is unpack's inverse on multiples of the step, and clamps to ±127 steps.
+    weights = [0.0, 0.5, -0.5, 63.5, -63.5, 2.5]
+    assert unpack(pack(weights, 0.5), 0.5) == weights
+    assert unpack(pack([0.26, 100.0, -100.0], 0.5), 0.5) == [0.5, 63.5, -63.5]
     weights = shipped_weights()
     assert len(weights) == FEATURES and weights[BIAS] != 0.0
+    assert pack(weights, WEIGHT_STEP) == PACKED_WEIGHTS  # what the training script writes
 
 
 def test_the_bot_process_does_not_unpack_the_weights() -> None:
