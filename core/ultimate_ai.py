@@ -35,7 +35,7 @@ from core.ai import LEVELS, move_at_level
 from core.board import GameOverError
 from core.search import Clock
 from core.ultimate import Position, UltimateBoard, legal_moves
-from core.ultimate_mcts import Tree, iterate, settled
+from core.ultimate_mcts import Tree, iterate, ranked_children, settled
 from core.ultimate_tactics import block_wins, game_wins, safe_moves
 
 UltimateStrategy = Callable[[UltimateBoard, random.Random], int]
@@ -120,7 +120,7 @@ def search(
     limit = math.inf if max_iterations is None else max_iterations
     rand = rng.random
     tree = Tree()
-    tree.expand(0, moves, rand)
+    tree.expand(0, *ranked_children(position, moves, rand))
     iterations = 0
     while iterations < limit and not tree.proven[0]:
         now = clock()

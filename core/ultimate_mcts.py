@@ -3,12 +3,12 @@ all-moves-as-first statistics, proofs of forced wins and the minimax of a learne
 (core.ultimate_eval), over heavy playouts. One iteration:
 
 1. it walks down the tree from the root: at a node with untried moves it takes the next of
-   them (in a random order fixed when the node's children were made, the first time an
-   iteration passed through it), else a child proven won if there is one, else the child with
-   the best value: its mean reward, blended with its all-moves-as-first (AMAF, "RAVE") mean,
-   and that mixed half and half (EVALUATION_SHARE) with the minimax value of the evaluation
-   below it, + EXPLORATION * sqrt(ln N / n); children proven lost are skipped while any other
-   is left.
+   them (best first by the evaluation, in the order fixed when the node's children were made,
+   the second time an iteration passed through it), else a child proven won if there is one,
+   else the child with the best value: its mean reward, blended with its all-moves-as-first
+   (AMAF, "RAVE") mean, and that mixed half and half (EVALUATION_SHARE) with the minimax
+   value of the evaluation below it, + EXPLORATION * sqrt(ln N / n); children proven lost are
+   skipped while any other is left.
    It stops at the first node it has never visited. A node's children follow the root's two
    rules: a game-winning move as the only child if there is one, else the moves that leave
    the opponent no game win (all of them if none does), so no iteration is spent on a
@@ -23,11 +23,14 @@ all-moves-as-first statistics, proofs of forced wins and the minimax of a learne
    budget: at 0.1 s a move this beat uniform playouts 19-11 (10 draws). Making them heavier
    (blocking the opponent's small boards, not sending it to a free choice) lost more in
    iterations than it gained;
-4. the new node is evaluated (the chance its mover wins, by core.ultimate_eval), and the
-   minimax of the evaluations is carried up the path ("implicit minimax backups", Lanctot et
-   al. 2014): a visited node is worth to the player who made its move one minus the best of its
-   visited children. An evaluation is biased, a playout is noisy; the mix of the two ranks
-   moves better than either (module constants);
+4. when a node's children are made, each is evaluated (the chance the player to move after
+   it wins, by core.ultimate_eval), and the minimax of the evaluations is carried up the path
+   ("implicit minimax backups", Lanctot et al. 2014): a node with children is worth to the
+   player who made its move one minus the best of them. An evaluation is biased, a playout is
+   noisy; the mix of the two ranks moves better than either (module constants). Evaluating
+   all the children at once costs about a fifth of the iterations, and pays: it orders the
+   untried moves, and the minimax sees every reply, not only those tried (64%, 60% and 59% in
+   three sets of 80 games at 0.05 s a move against evaluating each node when first visited);
 5. the result (1 for a win, ½ for a draw, 0 for a loss) is added to every node on the path,
    each from the point of view of the player who made the node's move, and to the AMAF
    statistics of every child of a node on the path whose move its player made later in the
@@ -148,10 +151,10 @@ class Tree:
         self.proven = [0]
         self.evaluation = [-1.0]
 
-    def expand(self, node: int, moves: list[int], rand: Callable[[], float]) -> None:
-        for i in range(len(moves) - 1, 0, -1):  # Fisher-Yates, so untried moves come at random
-            j = int(rand() * (i + 1))
-            moves[i], moves[j] = moves[j], moves[i]
+    def expand(self, node: int, moves: list[int], values: list[float]) -> None:
+        """Give `node` its children: `moves` in the order they will be tried, each worth
+        `values` (its evaluation, to the player who makes it); the node is then worth one
+        minus the best of them."""
         n = len(moves)
         self.first[node] = len(self.move)
         self.count[node] = n
@@ -164,7 +167,8 @@ class Tree:
         self.amaf_visits += [0] * n
         self.amaf_score += [0] * n
         self.proven += [0] * n
-        self.evaluation += [-1.0] * n
+        self.evaluation += values
+        self.evaluation[node] = 1.0 - max(values)
 
     def select(self, node: int) -> int:
         """The next untried child, else a child proven won, else the child with the best
@@ -207,6 +211,30 @@ def tree_moves(position: Position) -> list[int]:
     return wins[:1] if wins else safe_moves(position, position.moves())
 
 
+def ranked_children(
+    position: Position, moves: list[int], rand: Callable[[], float]
+) -> tuple[list[int], list[float]]:
+    """`moves` from `position`, best first for the player to move by the evaluation (ties in
+    a random order), and what each is worth to that player: the chance it wins after the move
+    (1 for a won game, ½ for a drawn one)."""
+    moves = moves[:]
+    for i in range(len(moves) - 1, 0, -1):  # Fisher-Yates, so equal moves come at random
+        j = int(rand() * (i + 1))
+        moves[i], moves[j] = moves[j], moves[i]
+    me = position.player
+    ranked = [(worth(position.after(move), me), move) for move in moves]
+    ranked.sort(key=lambda pair: -pair[0])  # stable: ties keep their random order
+    return [move for _, move in ranked], [value for value, _ in ranked]
+
+
+def worth(after: Position, mover: int) -> float:
+    """What the move to `after` is worth to its `mover`: 1 if it won the game, ½ if it drew
+    it, else one minus the evaluation of the next player's chance."""
+    if after.result:
+        return 1.0 if after.result == mover else 0.5
+    return 1.0 - mover_wins(after)
+
+
 def iterate(tree: Tree, position: Position, rand: Callable[[], float]) -> None:
     """One iteration: select down to a new node, play out from it, back the result up."""
     position = position.copy()
@@ -218,7 +246,7 @@ def iterate(tree: Tree, position: Position, rand: Callable[[], float]) -> None:
         if tree.first[node] < 0:
             if tree.visits[node] == 0 and node:
                 break  # a new node: play out from here
-            tree.expand(node, tree_moves(position), rand)
+            tree.expand(node, *ranked_children(position, tree_moves(position), rand))
         node = tree.select(node)
         move = tree.move[node]
         seen[position.player] |= 1 << move
@@ -226,7 +254,7 @@ def iterate(tree: Tree, position: Position, rand: Callable[[], float]) -> None:
         path.append(node)
     if position.result in (1, 2):
         prove(tree, path)
-    back_up_evaluation(tree, path, position)
+    back_up_evaluation(tree, path)
     result = position.result or playout(position, rand, seen)
     mine = 2 if result == me else 1 if result == 3 else 0  # half points for the root's player
     back_up(tree, path, mine, (seen[me], seen[3 - me]))
@@ -251,20 +279,15 @@ def back_up(tree: Tree, path: list[int], mine: int, seen: tuple[int, int]) -> No
                 amaf_score[child] += reward
 
 
-def back_up_evaluation(tree: Tree, path: list[int], position: Position) -> None:
-    """Evaluate the node `path` ends at (its `position`, before the playout) and carry the
-    change up the path as long as it changes a node's minimax value: a node is worth to the
-    player who made its move one minus the best of its visited children."""
-    evaluation, first, tried = tree.evaluation, tree.first, tree.tried
-    result = position.result
-    if result:
-        evaluation[path[-1]] = 0.5 if result == 3 else 1.0  # only the last mover can win
-    else:
-        evaluation[path[-1]] = 1.0 - mover_wins(position)
-    for i in range(len(path) - 2, -1, -1):
+def back_up_evaluation(tree: Tree, path: list[int]) -> None:
+    """Carry a node's new value (the walk expanded the one before its last) up the path, as
+    long as it changes a node's value: an expanded node is worth to the player who made its
+    move one minus the best of its children."""
+    evaluation, first, count = tree.evaluation, tree.first, tree.count
+    for i in range(len(path) - 3, -1, -1):
         node = path[i]
         start = first[node]
-        value = 1.0 - max(evaluation[start : start + tried[node]])
+        value = 1.0 - max(evaluation[start : start + count[node]])
         if value == evaluation[node]:
             return
         evaluation[node] = value

@@ -36,7 +36,7 @@ from core.ultimate_eval import (
     shipped_weights,
     unpack,
 )
-from core.ultimate_mcts import Tree, iterate, playout
+from core.ultimate_mcts import Tree, iterate, playout, ranked_children
 from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
 from tests.core.test_ultimate import random_game
 
@@ -149,26 +149,46 @@ def test_the_shipped_weights_predict_playouts() -> None:
 
 
 def test_the_tree_keeps_the_minimax_of_the_evaluation() -> None:
-    # After a search, every visited node is worth, to the player who made its move, one minus
-    # the best of its visited children; a new node its evaluation; a won game 1.
+    # After a search, every expanded node is worth, to the player who made its move, one
+    # minus the best of its children; a node never expanded is worth its evaluation (a won
+    # game 1, a drawn one ½).
     for seed, board in enumerate(random_game(3)[10:40:6]):
         if is_over(board):
             continue
         position = Position(board)
         rng = random.Random(seed)
         tree = Tree()
-        tree.expand(0, position.moves(), rng.random)
+        tree.expand(0, *ranked_children(position, position.moves(), rng.random))
         for _ in range(300):
             iterate(tree, position, rng.random)
         checked = 0
         for node in range(len(tree.move)):
-            value, tried, first = tree.evaluation[node], tree.tried[node], tree.first[node]
-            if tried:
-                best = max(tree.evaluation[first : first + tried])
-                assert value == 1.0 - best
+            value, count, first = tree.evaluation[node], tree.count[node], tree.first[node]
+            children = tree.evaluation[first : first + count]
+            if count:
+                assert value == 1.0 - max(children)
                 checked += 1
-            elif tree.visits[node]:
-                assert 0.0 <= value <= 1.0
             else:
-                assert value == -1.0  # never reached: never evaluated
+                assert 0.0 <= value <= 1.0
         assert checked >= 20
+
+
+def test_children_are_ranked_by_the_evaluation() -> None:
+    # Each child is worth, to the player who makes it, one minus the evaluation after it, or 1
+    # for a move that wins the game; the best come first, and the order of equals is random.
+    for board in random_game(5)[8:50:7]:
+        if is_over(board):
+            continue
+        position = Position(board)
+        moves, values = ranked_children(position, position.moves(), random.Random(1).random)
+        assert sorted(moves) == sorted(position.moves())
+        for move, value in zip(moves, values, strict=True):
+            after = position.after(move)
+            expected = 1.0 if after.result == position.player else 1.0 - mover_wins(after)
+            assert value == (0.5 if after.result == 3 else expected)
+        assert values == sorted(values, reverse=True)
+    empty = Position(UltimateBoard.empty())
+    orders = {
+        tuple(ranked_children(empty, empty.moves(), random.Random(s).random)[0]) for s in range(5)
+    }
+    assert len(orders) > 1  # the empty board's symmetric moves are equal: shuffled
