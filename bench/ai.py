@@ -11,7 +11,7 @@ Run from the repository root:
     .venv/bin/python bench/ai.py --ultimate [--ultimate-games 100] [--ultimate-budget 0.5]
                                  [--workers 2]
     .venv/bin/python bench/ai.py --ultimate-10x [--ultimate-games 5] [--ultimate-budget 0.5]
-                                 [--ultimate-before PATH]
+                                 [--ultimate-before PATH] [--ultimate-seed N]
 
 Strength (--strength, instead of the other sections; see bench/strength.py): for every size in
 --sizes and every k from 3 to the size, hard at --budget CPU seconds a move plays the attacker
@@ -21,7 +21,8 @@ max), then the moves of every game hard lost on a drawn board or failed to win a
 one. At the defaults (2 openings, 0.05 s) it takes about 20 minutes on 2 cores.
 --ultimate-10x plays ultimate hard at --ultimate-budget against itself at 10× that (CPU), or
 with --ultimate-before PATH against the hard of another checkout at 10× (a worktree of an older
-commit, `git worktree add /tmp/before <commit>`; its core is loaded as a renamed copy).
+commit, `git worktree add /tmp/before <commit>`; its core is loaded as a renamed copy). Game g
+is seeded --ultimate-seed + 2g (+1 for hard as O): another seed gives another sample of games.
 
 3×3: it prints the time to solve the table from scratch, the time of one `hard` move over every
 reachable position in play, and the time of the naive minimax (no memo, every free cell scored
@@ -478,6 +479,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         " worktree, say) instead of today's",
     )
     parser.add_argument(
+        "--ultimate-seed",
+        type=int,
+        default=9_000_001,
+        help="with --ultimate-10x: the first game's seed (default 9000001)",
+    )
+    parser.add_argument(
         "--openings",
         type=int,
         default=2,
@@ -517,7 +524,11 @@ def main(argv: list[str] | None = None) -> None:
         from strength import bench_ultimate_10x
 
         bench_ultimate_10x(
-            args.ultimate_games, args.ultimate_budget, args.workers, args.ultimate_before
+            args.ultimate_games,
+            args.ultimate_budget,
+            args.workers,
+            args.ultimate_before,
+            args.ultimate_seed,
         )
         return
     if args.ultimate:

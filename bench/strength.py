@@ -217,14 +217,14 @@ def play_ultimate_10x(task: tuple[int, str, float, str | None]) -> str:
     return "draw" if mark is None else "win" if mark == hard_mark else "loss"
 
 
-def bench_ultimate_10x(games: int, budget: float, workers: int, before: str | None) -> None:
+def bench_ultimate_10x(
+    games: int, budget: float, workers: int, before: str | None, seed: int = 9_000_001
+) -> None:
     """Ultimate hard at `budget` (CPU) against itself at 10×, or against the hard of the
-    checkout `before` at 10×: the score, both sides."""
+    checkout `before` at 10×: the score, both sides, over games seeded from `seed`."""
     folder = renamed_core(before) if before else None
     tasks = [
-        (9_000_001 + g * 2 + (mark == O), mark, budget, folder)
-        for g in range(games)
-        for mark in (X, O)
+        (seed + g * 2 + (mark == O), mark, budget, folder) for g in range(games) for mark in (X, O)
     ]
     with Pool(workers) as pool:
         results = list(pool.imap(play_ultimate_10x, tasks))
