@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from core import ultimate, ultimate_ai  # noqa: E402
 from core.ultimate import Position  # noqa: E402
-from core.ultimate_eval import FEATURES, chance, features, mover_wins, pack  # noqa: E402
+from core.ultimate_eval import FEATURES, chance, features, move_worth, pack  # noqa: E402
 from core.ultimate_mcts import playout  # noqa: E402
 
 TRAIN_SEEDS = range(1000, 1100)
@@ -107,11 +107,7 @@ def best_reply(position: Position, weights: list[float]) -> tuple[float, list[in
     me, best, best_value = position.player, -1, -1.0
     moves = position.moves()
     for move in moves:
-        after = position.after(move)
-        if after.result:
-            value = 1.0 if after.result == me else 0.5
-        else:
-            value = 1.0 - mover_wins(after, weights)
+        value = move_worth(position.after(move), me, weights)
         if value > best_value:
             best, best_value = move, value
     return best_value, moves, best

@@ -125,3 +125,11 @@ def mover_wins(position: Position, weights: list[float] | None = None) -> float:
     """The evaluation: the chance, in [0, 1], that the player to move wins (a draw counts ½),
     by `weights` (by default the shipped ones)."""
     return chance(features(position), shipped_weights() if weights is None else weights)
+
+
+def move_worth(after: Position, mover: int, weights: list[float] | None = None) -> float:
+    """What the move to `after` is worth to its `mover`: 1 if it won the game, ½ if it drew
+    it, else one minus the next player's chance by the evaluation."""
+    if after.result:
+        return 1.0 if after.result == mover else 0.5
+    return 1.0 - mover_wins(after, weights)

@@ -51,7 +51,7 @@ import math
 from collections.abc import Callable
 
 from core.ultimate import COMPLETING, FULL, HAS_LINE, MASK_CELLS, Position
-from core.ultimate_eval import mover_wins
+from core.ultimate_eval import move_worth
 from core.ultimate_tactics import game_wins, safe_moves
 
 # The UCT constant, for rewards in [0, 1], and how soon a child's own mean replaces its AMAF
@@ -222,17 +222,9 @@ def ranked_children(
         j = int(rand() * (i + 1))
         moves[i], moves[j] = moves[j], moves[i]
     me = position.player
-    ranked = [(worth(position.after(move), me), move) for move in moves]
+    ranked = [(move_worth(position.after(move), me), move) for move in moves]
     ranked.sort(key=lambda pair: -pair[0])  # stable: ties keep their random order
     return [move for _, move in ranked], [value for value, _ in ranked]
-
-
-def worth(after: Position, mover: int) -> float:
-    """What the move to `after` is worth to its `mover`: 1 if it won the game, ½ if it drew
-    it, else one minus the evaluation of the next player's chance."""
-    if after.result:
-        return 1.0 if after.result == mover else 0.5
-    return 1.0 - mover_wins(after)
 
 
 def iterate(tree: Tree, position: Position, rand: Callable[[], float]) -> None:
