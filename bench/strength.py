@@ -218,7 +218,7 @@ def play_ultimate_10x(task: tuple[int, str, float, str | None]) -> str:
 
 
 def bench_ultimate_10x(
-    games: int, budget: float, workers: int, before: str | None, seed: int = 9_000_001
+    games: int, budget: float, workers: int, before: str | None, seed: int
 ) -> None:
     """Ultimate hard at `budget` (CPU) against itself at 10×, or against the hard of the
     checkout `before` at 10×: the score, both sides, over games seeded from `seed`."""
