@@ -258,7 +258,11 @@ def open_chores(application: Application, settings: Settings, games: Games) -> d
         ),
         "housekeeping": Housekeeping(games.updates),
         "board_catch_up": BoardCatchUp(
-            games.outbox, games.chats, bot, every=settings.board_catch_up_seconds
+            games.outbox,
+            games.chats,
+            bot,
+            every=settings.board_catch_up_seconds,
+            tap_redraw_after=settings.board_tap_redraw_seconds,
         ),
         "matchmaker": Matchmaker(games.matchmaking, games.chats, bot),
     }

@@ -44,6 +44,9 @@ class Settings:
     ai_time_budget_seconds: float = 0.5
     # How often every instance looks for boards left behind their games (`bot.outbox`).
     board_catch_up_seconds: float = 5.0
+    # A tap redraws a board behind its game once the game has been still this long (at most):
+    # before, another instance's edit may still be waiting for a busy group's pace.
+    board_tap_redraw_seconds: float = 10.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_url: str | None = None
     webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
@@ -133,6 +136,7 @@ def load_settings(
     turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
     ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
     catch_up = _number(values, "BOARD_CATCH_UP_SECONDS", 5.0, 0.1, 300.0)
+    tap_redraw = _number(values, "BOARD_TAP_REDRAW_SECONDS", 10.0, 0.1, 300.0)
     webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
     webapp_url, webapp_short_name, web_port = _webapp_settings(values)
     return Settings(
@@ -144,6 +148,7 @@ def load_settings(
         turn_timeout_seconds=turn_timeout,
         ai_time_budget_seconds=ai_budget,
         board_catch_up_seconds=catch_up,
+        board_tap_redraw_seconds=tap_redraw,
         webhook_url=webhook_url,
         webhook_listen=webhook_listen,
         webhook_port=webhook_port,

@@ -26,7 +26,7 @@ import heapq
 import itertools
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 #: Tokens a bucket keeps below Telegram's burst, as a margin.
@@ -76,6 +76,20 @@ class FloodLimits:
     def unlimited(cls) -> FloodLimits:
         """No pacing at all (a fake Bot API server that sets no limits)."""
         return cls(overall=None, group=None, private=None, reserve=0)
+
+    def scaled(self, factor: float) -> FloodLimits:
+        """The same counts and bursts over windows `factor` times as long (tests shorten
+        Telegram's minute this way; the counts the bot must keep to stay the same)."""
+
+        def scale(rate: Rate | None) -> Rate | None:
+            return None if rate is None else replace(rate, seconds=rate.seconds * factor)
+
+        return replace(
+            self,
+            overall=scale(self.overall),
+            group=scale(self.group),
+            private=scale(self.private),
+        )
 
 
 #: What Telegram allows: the production setting.

@@ -42,7 +42,8 @@ EVERY_SECONDS = 5.0
 GRACE = 1.6
 POST_GRACE = 6.0
 #: A tap redraws a board behind its game only once the game has been still this long (at
-#: most): before, another instance's edit may be waiting for a busy group's pace.
+#: most; BOARD_TAP_REDRAW_SECONDS): before, another instance's edit may be waiting for a busy
+#: group's pace.
 TAP_REDRAW_AFTER_SECONDS = 10.0
 #: How long shown boards gather before their marks are written (one statement for all): at
 #: 0.05 s a busy bot wrote one for every tap or two; a mark lost in a crash costs one redraw
@@ -62,8 +63,10 @@ class BoardCatchUp:
         bot: Bot,
         *,
         every: float = EVERY_SECONDS,
+        tap_redraw_after: float = TAP_REDRAW_AFTER_SECONDS,
     ) -> None:
         self._outbox, self._chats, self._bot = outbox, chats, bot
+        self._tap_redraw_after = tap_redraw_after
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
         # game id → the newest version this process drew or is drawing.
         self._drawn: OrderedDict[int, int] = OrderedDict()
@@ -97,7 +100,7 @@ class BoardCatchUp:
         for another instance's to have come (a crash lost it)."""
         if not is_behind(game) or self._drawn.get(game.id, -1) >= game.version:
             return False
-        still = min(self._grace, TAP_REDRAW_AFTER_SECONDS)
+        still = min(self._grace, self._tap_redraw_after)
         changed = game.updated_at
         return changed is None or (now or utcnow()) - changed >= timedelta(seconds=still)
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import os
 import random
+import shutil
+import sqlite3
 import time
 import uuid
 import warnings
@@ -24,6 +27,7 @@ from bot.games.db.migrate import upgrade_database
 from bot.games.use_cases import Games, open_games
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram
+from tests.support.time_scale import TELEGRAM_CLOCK, scaled_time
 
 # CI is a gate, not a fuzzing campaign: there the property tests replay the same examples
 # every run (derandomized, no example database), so a pass or a failure is reproducible.
@@ -33,18 +37,97 @@ if os.environ.get("CI"):
     hypothesis.settings.load_profile("ci")
 
 
-@pytest.fixture
-def database_url(tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database (migrations not applied): a SQLite file, or, when
-    TEST_DATABASE_URL names a PostgreSQL server (`postgresql+asyncpg://…`), a database of its
-    own there, dropped after the test."""
-    admin_url = os.environ.get("TEST_DATABASE_URL", "").strip()
-    if not admin_url:
-        yield f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+DATABASE_FIXTURES = frozenset({"database_url", "empty_database_url"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use a test database: CI runs those again on PostgreSQL."""
+    for item in items:
+        if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.database)
+
+
+@pytest.fixture(autouse=True)
+def _telegram_clock(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tests marked `paced` run on Telegram's own clock; the others on the run's shortened
+    flood windows (`tests.support.time_scale`)."""
+    if request.node.get_closest_marker("paced") is None:
+        yield
         return
-    admin = make_url(admin_url)
-    name = f"test_{uuid.uuid4().hex[:16]}"
+    with scaled_time(TELEGRAM_CLOCK):
+        yield
+
+
+@pytest.fixture(params=["shortened", pytest.param("telegram", marks=pytest.mark.paced)])
+def both_clocks(request: pytest.FixtureRequest) -> str:
+    """Runs a test twice: on the shortened flood windows (in the default run) and on
+    Telegram's own clock (in the paced tier). For tests that prove something of the flood
+    limits that holds whatever their window, and is worth proving on the real one too."""
+    return str(request.param)
+
+
+def _admin_url() -> URL | None:
+    """The PostgreSQL server named by TEST_DATABASE_URL, or None for SQLite."""
+    admin_url = os.environ.get("TEST_DATABASE_URL", "").strip()
+    return make_url(admin_url) if admin_url else None
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One database per test process with every migration applied, for tests to copy: a
+    SQLite file, or a PostgreSQL database that `CREATE DATABASE … TEMPLATE` copies. Running
+    the ten Alembic migrations costs far more than a copy; `tests/games/test_migrations.py`
+    runs the migrations themselves on empty databases."""
+    admin = _admin_url()
+    if admin is None:
+        path = tmp_path_factory.mktemp("template") / "migrated.sqlite3"
+        upgrade_database(f"sqlite+aiosqlite:///{path}")
+        # Fold the write-ahead log into the file, so that a copy of the file is the database.
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        yield str(path)
+        return
+    name = f"template_{uuid.uuid4().hex[:16]}"
     _run_admin(admin, f'CREATE DATABASE "{name}"')
+    try:
+        upgrade_database(admin.set(database=name).render_as_string(hide_password=False))
+        yield name
+    finally:
+        _drop_database(admin, name)
+
+
+@pytest.fixture
+def database_url(tmp_path: Path, _migrated_template: str) -> Iterator[str]:
+    """A fresh database of the test's own with the schema at the migrations' head: a SQLite
+    file, or, when TEST_DATABASE_URL names a PostgreSQL server (`postgresql+asyncpg://…`), a
+    database there, dropped after the test."""
+    admin = _admin_url()
+    if admin is None:
+        path = tmp_path / "bot.sqlite3"
+        shutil.copyfile(_migrated_template, path)
+        yield f"sqlite+aiosqlite:///{path}"
+        return
+    with _postgres_database(admin, f'TEMPLATE "{_migrated_template}"') as url:
+        yield url
+
+
+@pytest.fixture
+def empty_database_url(tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database (no migration applied), as `database_url` otherwise: for the
+    tests of the migrations and of a bot's first start."""
+    admin = _admin_url()
+    if admin is None:
+        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.sqlite3'}"
+        return
+    with _postgres_database(admin) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _postgres_database(admin: URL, options: str = "") -> Iterator[str]:
+    """A new database on the server (CREATE DATABASE with `options`), dropped afterwards."""
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    _run_admin(admin, f'CREATE DATABASE "{name}" {options}')
     try:
         yield admin.set(database=name).render_as_string(hide_password=False)
     finally:
@@ -89,7 +172,6 @@ def _run_admin(admin: URL, sql: str) -> None:
 @pytest.fixture
 async def games(database_url: str) -> AsyncIterator[Games]:
     """The use-cases on a migrated database (see `database_url`), with a seeded generator."""
-    await asyncio.to_thread(upgrade_database, database_url)
     engine = create_engine(database_url)
     try:
         yield open_games(create_session_factory(engine), random.Random(7))

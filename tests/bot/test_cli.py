@@ -17,6 +17,9 @@ import pytest
 
 from tests.support.processes import clean_env, free_port
 
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).with_name("tictactoe-bot")
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
@@ -103,11 +106,9 @@ def test_an_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("url", "code", "says"),
     [
-        (
-            f"postgresql+asyncpg://bot:hunter2@127.0.0.1:{free_port()}/games",
-            1,
-            "cannot use the database",
-        ),
+        # {port}: a port nothing listens on, found when the test runs (a test's id must be
+        # the same in every process that collects it).
+        ("postgresql+asyncpg://bot:hunter2@127.0.0.1:{port}/games", 1, "cannot use the database"),
         ("mysql://bot:hunter2@db/games", 2, "DATABASE_URL uses 'mysql'"),
         ("postgresql://bot:hunter2@db/games", 2, "DATABASE_URL uses 'postgresql'"),
         ("sqlite+aiosqlite:////no/such/folder/games.sqlite3", 1, "cannot use the database"),
@@ -119,6 +120,7 @@ def test_run_checks_the_database_first_in_one_line(
 ) -> None:
     # Telegram is out of reach too: the database is checked first, and named alone.
     api = f"http://127.0.0.1:{free_port()}/bot"
+    url = url.replace("{port}", str(free_port()))
     done = run(cwd=tmp_path, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=url)
     assert done.returncode == code, done.stderr
     assert done.stdout == ""

@@ -743,6 +743,7 @@ def test_medium_wins_and_blocks_in_a_dialogue() -> None:
 # --- the real program ---------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_python_m_bot_console() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bot", "console"],
@@ -763,6 +764,7 @@ def test_python_m_bot_console() -> None:
     assert out.endswith("\n\nInput command: ")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("typed", "prompt"),
     [("", "Input command: "), ("start user hard\n", "Enter the coordinates: ")],

@@ -12,6 +12,7 @@ import zlib
 from array import array
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -111,6 +112,7 @@ def test_weights_unpack_from_signed_steps() -> None:
     assert pack(weights, WEIGHT_STEP) == PACKED_WEIGHTS  # what the training script writes
 
 
+@pytest.mark.process
 def test_the_bot_process_does_not_unpack_the_weights() -> None:
     # The bot imports the AI but never searches in its own process (the AI runs in workers):
     # the 6 MB of weights are unpacked only where something is evaluated.

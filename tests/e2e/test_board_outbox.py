@@ -14,6 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.engine import create_session_factory
@@ -23,11 +24,24 @@ from tests.support.chat import board_cells, cell_data, current, game_id_on
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 from tests.support.processes import WAIT, BotProcess, bot_env, bot_process, bots_done
 
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
+
 ALICE = FakeTelegram.user(1001, "Alice")
 
 
+#: How long a game must be still before a tap redraws its board (BOARD_TAP_REDRAW_SECONDS).
+TAP_REDRAW_SECONDS = 0.5
+
+
 def env_for(fake: FakeTelegram, database_url: str, catch_up: str) -> dict[str, str]:
-    return bot_env(fake, database_url, AI_PAUSE_SECONDS="0.01", BOARD_CATCH_UP_SECONDS=catch_up)
+    return bot_env(
+        fake,
+        database_url,
+        AI_PAUSE_SECONDS="0.01",
+        BOARD_CATCH_UP_SECONDS=catch_up,
+        BOARD_TAP_REDRAW_SECONDS=str(TAP_REDRAW_SECONDS),
+    )
 
 
 async def stored(engine: AsyncEngine, game_id: int) -> Game:
@@ -125,8 +139,8 @@ async def test_a_tap_on_a_board_left_behind_redraws_it(
         env = env_for(fake, database_url, catch_up="300")
         board, game = await left_behind(fake, tmp_path, env, engine, 0)
         # Another instance's edit may still be on its way for a while: a tap redraws a
-        # board only once its game has been still for 10 s (this setting's round is longer).
-        await asyncio.sleep(10.0)
+        # board only once its game has been still that long (BOARD_TAP_REDRAW_SECONDS).
+        await asyncio.sleep(TAP_REDRAW_SECONDS)
         async with bot_process(tmp_path, env, name="second") as second:
             await started(fake, second)
             behind = current(fake, board)

@@ -104,6 +104,7 @@ async def new_board(fake: FakeTelegram, user: dict[str, Any], text: str) -> Stor
 # --- a. SIGTERM with an update in flight -----------------------------------------------------
 
 
+@pytest.mark.process
 async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
     telegram: FakeTelegram, tmp_path: Path, database_url: str, engine: AsyncEngine
 ) -> None:
@@ -312,7 +313,11 @@ ROUNDS = 4
 
 
 async def test_a_burst_of_simultaneous_taps_never_reaches_users_as_an_error(
-    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine, caplog: pytest.LogCaptureFixture
+    both_clocks: str,
+    telegram: FakeTelegram,
+    bot: BotRunner,
+    engine: AsyncEngine,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     fake = telegram
     caplog.set_level(logging.WARNING)

@@ -42,6 +42,9 @@ from tests.support.chat import board_cells, cell_data, successful_answers
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 from tests.support.processes import WebhookBot, post_update
 
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
+
 SECRET = "shared_Secret-of-both-instances"
 WAIT = 20.0  # generous: a wait only takes this long when something is broken
 STOP_WAIT = 10.0
@@ -79,6 +82,12 @@ class Instance(WebhookBot):
         status = await post_update(self.url, update, self.secret, http)
         assert status == 200, (self, status)
         self.posted.add(update["update_id"])
+
+
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """Both instances start on an empty database and migrate it at the same moment."""
+    return empty_database_url
 
 
 @pytest.fixture

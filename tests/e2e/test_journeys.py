@@ -55,6 +55,7 @@ from bot.texts import available_languages, texts_for
 from core.positions import is_ultimate
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.time_scale import TELEGRAM_CLOCK
 
 JOURNEYS = int(os.environ.get("JOURNEYS", "20"))
 JOURNEY_STEPS = int(os.environ.get("JOURNEY_STEPS", "30"))
@@ -464,7 +465,11 @@ class Journey(RuleBasedStateMachine):
             assert second.text in views, (game_id, "second board", second.text)
 
 
-def test_journeys_across_every_feature(world: World) -> None:
+def test_journeys_across_every_feature(both_clocks: str, world: World) -> None:
+    # On the shortened flood windows (the default run), and on Telegram's own clock (the
+    # paced tier), where a group's minute is a minute and the steps interleave as they do live.
+    assert (world.telegram.time_scale == TELEGRAM_CLOCK) == (both_clocks == "telegram")
+
     class WorldJourney(Journey):
         pass
 

@@ -31,6 +31,9 @@ from tests.support.processes import (
     run_to_exit,
 )
 
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
+
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = TOKEN.split(":", 1)[1]
 ALICE = FakeTelegram.user(1001, "Alice")

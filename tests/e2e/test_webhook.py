@@ -29,6 +29,9 @@ from bot.web import SECRET_HEADER, WebServer, build_web_app
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import WebhookBot, free_port, get_json, post_update, run_to_exit
 
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
+
 TOKEN = "7412589630:AAF-secretPart_ForTests-xyz"
 SECRET = "webhook_Secret-123"
 ALICE = FakeTelegram.user(1001, "Alice")

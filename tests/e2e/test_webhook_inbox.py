@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -20,6 +21,9 @@ from bot.update_lanes import PER_LANE
 from tests.e2e.test_webhook import SECRET, update_with_text
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import WAIT, WebhookBot, post_update
+
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
 
 ALICE = FakeTelegram.user(1001, "Alice")
 

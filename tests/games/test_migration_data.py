@@ -20,6 +20,12 @@ ALICE = PlayerInfo(7001, "Alice", "en")
 NOW = "2026-01-02 03:04:05"
 
 
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """These tests run the migrations themselves: an empty database."""
+    return empty_database_url
+
+
 async def _execute(database_url: str, *statements: str) -> list[tuple]:
     engine = create_engine(database_url)
     try:

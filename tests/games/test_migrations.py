@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -19,6 +20,12 @@ from bot.games.db.migrate import alembic_config, head_revision, is_current, upgr
 from bot.games.db.models import Base
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def database_url(empty_database_url: str) -> str:
+    """These tests run the migrations themselves: an empty database."""
+    return empty_database_url
 
 
 async def _schema_differences(database_url: str) -> list:
@@ -102,6 +109,7 @@ async def test_start_up_sees_whether_the_schema_is_current(database_url: str) ->
         await engine.dispose()
 
 
+@pytest.mark.process
 def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
     database = tmp_path / "cli.sqlite3"
     env = {**os.environ, "DATABASE_URL": f"sqlite+aiosqlite:///{database}"}

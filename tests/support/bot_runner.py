@@ -27,8 +27,9 @@ class BotRunner:
     ) -> None:
         self.telegram = telegram
         # The bot paces itself where the fake enforces Telegram's flood limits (per group and
-        # for the whole bot; private chats' short bursts Telegram tolerates), as in production.
-        paced = replace(TELEGRAM_FLOOD_LIMITS, private=None)
+        # for the whole bot; private chats' short bursts Telegram tolerates), as in production,
+        # on the fake's clock (`tests.support.time_scale`).
+        paced = replace(TELEGRAM_FLOOD_LIMITS, private=None).scaled(telegram.time_scale)
         default = paced if telegram.flood_limits_on else FloodLimits.unlimited()
         settings.setdefault("flood_limits", default)
         self.settings = Settings(

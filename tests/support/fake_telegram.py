@@ -43,6 +43,7 @@ from aiohttp import web
 
 from tests.support import telegram_rules as rules
 from tests.support.telegram_rules import Refused
+from tests.support.time_scale import time_scale as current_time_scale
 
 JSONDict = dict[str, Any]
 Handler = Callable[[JSONDict], Any]
@@ -377,6 +378,7 @@ class FakeTelegram:
         callback_answer_deadline: float = rules.CALLBACK_ANSWER_DEADLINE,
         clock: Callable[[], float] = time.monotonic,
         test_environment: bool = False,
+        time_scale: float | None = None,
     ) -> None:
         self.token = token
         self.bot_username = bot_username
@@ -424,6 +426,9 @@ class FakeTelegram:
         #: Calls still to be dropped without an answer, by lower-case method name.
         self._drops: dict[str, int] = {}
         self.clock = clock
+        #: How much shorter than Telegram's the flood windows are (default: the run's setting,
+        #: `tests.support.time_scale`; 1: Telegram's own).
+        self.time_scale = current_time_scale() if time_scale is None else time_scale
         #: Telegram's test environment, where Mini Apps may use plain HTTP links.
         self.test_environment = test_environment
         #: Flood limits enforced (see :meth:`enforce_flood_limits`); None: no limits. On by
@@ -1381,8 +1386,9 @@ class FakeTelegram:
         What counts is what Telegram counts: messages sent and edited, not answers to queries,
         chat actions or other calls. A refused call is not carried out; it is answered 429
         with ``parameters.retry_after``, the whole seconds until a token is back (see
-        :attr:`too_many_requests`)."""
-        self._flood = _FloodBuckets(group, overall, private, self.clock)
+        :attr:`too_many_requests`). The windows are Telegram's seconds, shortened by
+        :attr:`time_scale` (`tests.support.time_scale`); counts and bursts never are."""
+        self._flood = _FloodBuckets(group, overall, private, self.clock, self.time_scale)
 
     def flood_limits_off(self) -> None:
         """Enforce no flood limits (they are on from the start, with Telegram's numbers)."""
@@ -1556,6 +1562,14 @@ class FakeTelegram:
 FloodLimit = tuple[int, float] | tuple[int, float, int]
 
 
+def _scaled(limit: FloodLimit | None, scale: float) -> FloodLimit | None:
+    """The same count (and burst) over a window ``scale`` times as long."""
+    if limit is None:
+        return None
+    count, seconds, *burst = limit
+    return (count, seconds * scale, *burst)  # type: ignore[return-value]
+
+
 def _counts_as_message(method: str) -> bool:
     """Whether Telegram's flood limits count this method: it sends or edits a message."""
     if method == "sendChatAction":
@@ -1590,9 +1604,11 @@ class _FloodBuckets:
         overall: FloodLimit | None,
         private: FloodLimit | None,
         clock: Callable[[], float],
+        scale: float = 1.0,
     ) -> None:
-        self.limits = {"group": group, "private": private}
+        self.limits = {"group": _scaled(group, scale), "private": _scaled(private, scale)}
         self.clock = clock
+        overall = _scaled(overall, scale)
         self.overall = _TokenBucket(clock, *overall) if overall else None
         self.chats: dict[Any, _TokenBucket] = {}
 

@@ -18,6 +18,7 @@ from PIL import Image
 
 from tests.support import telegram_rules as rules
 from tests.support.fake_telegram import QUERY_INVALID, FakeTelegram
+from tests.support.time_scale import TELEGRAM_CLOCK
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
@@ -42,7 +43,9 @@ def clock() -> Clock:
 
 @pytest.fixture
 async def fake(clock: Clock) -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram(clock=clock) as server:
+    # Telegram's own clock: the rules are checked with Telegram's numbers, on a clock the
+    # tests move by hand.
+    async with FakeTelegram(clock=clock, time_scale=TELEGRAM_CLOCK) as server:
         server.send_text(ALICE, "/start")  # Alice started the bot: her private chat is open
         server.add_chat(GROUP)
         yield server
@@ -398,6 +401,28 @@ async def test_flood_limits_are_on_by_default_and_refill_by_the_clock(
     clock.now += 3.0  # one token back: 20 a minute is one every 3 s
     assert (await api("sendMessage", chat_id=GROUP["id"], text="x"))["ok"]
     assert (await api("sendMessage", chat_id=GROUP["id"], text="x"))["error_code"] == 429
+
+
+async def test_shortened_windows_keep_the_counts(clock: Clock) -> None:
+    # The default test run shortens the windows (tests.support.time_scale): a group's 20 a
+    # minute become 20 in 6 s, and the 21st is still refused.
+    async with FakeTelegram(clock=clock, time_scale=0.1) as fake, aiohttp.ClientSession() as http:
+        fake.add_chat(GROUP)
+        url = f"{fake.base_url}{fake.token}/sendMessage"
+
+        async def send() -> dict[str, Any]:
+            async with http.post(url, json={"chat_id": GROUP["id"], "text": "x"}) as response:
+                return await response.json()
+
+        for _ in range(20):
+            assert (await send())["ok"]
+        too_many = await send()
+        assert too_many["error_code"] == 429 and too_many["parameters"] == {"retry_after": 1}
+        clock.now += 0.29  # a token comes back every 0.3 s
+        assert (await send())["error_code"] == 429
+        clock.now += 0.02
+        assert (await send())["ok"]
+        assert (await send())["error_code"] == 429
 
 
 async def test_every_refusal_is_logged_with_its_rule(

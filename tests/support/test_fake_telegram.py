@@ -39,6 +39,7 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning
 
 from tests.support.fake_telegram import NOT_MODIFIED, QUERY_INVALID, FakeTelegram
+from tests.support.time_scale import TELEGRAM_CLOCK
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
 
@@ -378,6 +379,7 @@ async def retry_after_of(call: object) -> float:
 async def test_flood_limits_per_group_count_sends_and_edits(fake: FakeTelegram, bot: Bot) -> None:
     for chat in (GROUP, OTHER_GROUP):
         fake.add_chat(chat)
+    fake.time_scale = TELEGRAM_CLOCK  # Telegram's numbers, below
     fake.enforce_flood_limits(group=(3, 60.0), overall=None)
     first = await bot.send_message(GROUP["id"], "one")
     await bot.edit_message_text("one, edited", chat_id=GROUP["id"], message_id=first.message_id)
@@ -408,7 +410,8 @@ class ManualClock:
 
 async def test_flood_limits_overall_and_private_refill_evenly() -> None:
     clock = ManualClock()
-    async with FakeTelegram(clock=clock) as fake, Bot(fake.token, base_url=fake.base_url) as bot:
+    fake = FakeTelegram(clock=clock, time_scale=TELEGRAM_CLOCK)
+    async with fake, Bot(fake.token, base_url=fake.base_url) as bot:
         await _refill_evenly(fake, bot, clock)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.support.chat import board_cells, game_id_on, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import (
@@ -17,6 +19,9 @@ from tests.webapp.browser import (
     wait_ply,
 )
 from tests.webapp.support import bot_with_mini_app
+
+# Every test here drives the page in Chromium.
+pytestmark = pytest.mark.browser
 
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 MARYAM = FakeTelegram.user(1004, "مریم", language_code="fa")

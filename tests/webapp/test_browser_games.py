@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.support.chat import game_id_on, press, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_page, page_cells, play_on, screenshot, wait_ply
 from tests.webapp.support import bot_with_mini_app
+
+# Every test here drives the page in Chromium.
+pytestmark = pytest.mark.browser
 
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 BOB = FakeTelegram.user(1002, "Bartholomew Montgomery-Smythe", language_code="en")

@@ -8,10 +8,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from tests.support.chat import board_cells, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_page, page_cells, wait_ply
 from tests.webapp.support import bot_with_mini_app, start_web_server, stop_web_server
+
+# Every test here drives the page in Chromium.
+pytestmark = pytest.mark.browser
 
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 OFFLINE = "No connection to the server. Trying again…"
@@ -30,10 +35,21 @@ async def test_losing_the_server_mid_game_and_recovering(
 
         # Away for a moment: the move waits, says why, and lands when the server is back.
         await stop_web_server(runner)
+        failed_sends: list[str] = []
+        sent_again = asyncio.Event()
+
+        def on_failed(request: Any) -> None:
+            if request.url.endswith("/moves"):
+                failed_sends.append(request.url)
+            if len(failed_sends) >= 2:
+                sent_again.set()
+
+        page.on("requestfailed", on_failed)
         await page.click("#board .cell[data-cell='4']")
         await page.wait_for_selector(f"#connection:has-text('{OFFLINE}')")
         assert await page.locator("#board .cell:not([disabled])").count() == 0
-        await asyncio.sleep(1)
+        # Back once the page has sent the move again at least once, in vain.
+        await asyncio.wait_for(sent_again.wait(), 20)
         await start_web_server(runner)
         await wait_ply(page, 2)
         await page.wait_for_selector("#connection", state="hidden")

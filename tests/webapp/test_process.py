@@ -10,10 +10,14 @@ import time
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import BotProcess, WebhookBot, bot_env, free_port
 from tests.webapp.support import telegram_init_data
+
+# Every test here runs `python -m bot` (or its script) as a process.
+pytestmark = pytest.mark.process
 
 WAIT = 15.0  # generous: a wait only takes this long when something is broken
 ALICE = FakeTelegram.user(1001, "Alice")
