@@ -40,11 +40,19 @@ if os.environ.get("CI"):
 DATABASE_FIXTURES = frozenset({"database_url", "empty_database_url"})
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that use a test database: CI runs those again on PostgreSQL."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that use a test database (CI runs those again on PostgreSQL), and leave
+    the paced tier out unless `-m` names it (`-m paced`, `-m "paced and database"`): it waits
+    on Telegram's real clock, minutes where the rest takes seconds."""
     for item in items:
         if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.database)
+    if "paced" in (config.getoption("markexpr") or ""):
+        return
+    paced = [item for item in items if item.get_closest_marker("paced") is not None]
+    if paced:
+        config.hook.pytest_deselected(items=paced)
+        items[:] = [item for item in items if item.get_closest_marker("paced") is None]
 
 
 @pytest.fixture(autouse=True)

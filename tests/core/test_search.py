@@ -126,6 +126,7 @@ def test_the_model_on_known_positions() -> None:
 # --- wins, blocks, open threats -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("size", "k"), CONFIGS)
 def test_hard_takes_every_win_in_one(size: int, k: int) -> None:
     seen = 0

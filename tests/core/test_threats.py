@@ -106,6 +106,7 @@ def test_vcf_leaves_the_board_as_it_was() -> None:
     ) == (before)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("size", "k"), CONFIGS)
 def test_hard_leaves_the_opponent_no_short_win_by_fours(size: int, k: int) -> None:
     """Whenever some move leaves the opponent no win by (up to two) fours, hard's does."""

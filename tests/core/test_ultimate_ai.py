@@ -117,6 +117,7 @@ def test_easy_plays_any_legal_move() -> None:
         assert possible_moves(easy_move, board) == legal_moves(board)
 
 
+@pytest.mark.slow
 def test_medium_follows_its_cascade() -> None:
     kinds: Counter[str] = Counter()
     for board in sample()[::2]:
@@ -157,6 +158,7 @@ def test_hard_takes_every_win_in_one() -> None:
     assert seen >= 10
 
 
+@pytest.mark.slow
 def test_hard_blocks_every_loss_in_one() -> None:
     seen = 0
     for seed, board in enumerate(sample()[::3]):  # a third: the model is slow on free choices
@@ -190,6 +192,7 @@ def wins_in_three(board: UltimateBoard) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_hard_proves_and_plays_every_win_in_three() -> None:
     # The tree's children follow the root's rules, so a win two moves ahead is proven within
     # a few hundred iterations; the search then stops and plays it (the search before did
@@ -253,6 +256,7 @@ def test_max_iterations_makes_hard_deterministic() -> None:
         assert runs[0].iterations <= 200
 
 
+@pytest.mark.slow
 def test_stopping_early_never_changes_the_move(monkeypatch: Any) -> None:
     boards = [b for b in sample()[::25] if not game_wins(b)]
     early = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
@@ -272,6 +276,7 @@ def _play_out(levels: dict[str, Any], seed: int) -> str | None:
     return winner(board)
 
 
+@pytest.mark.slow
 def test_hard_beats_easy() -> None:
     def strong(board: UltimateBoard, rng: random.Random) -> int:
         return hard_move(board, rng, clock=NodeClock(0), max_iterations=200)

@@ -3,6 +3,8 @@ must agree with playing each move and looking at the opponent's replies."""
 
 from __future__ import annotations
 
+import pytest
+
 from core.ultimate import Position, is_over, legal_moves
 from core.ultimate_tactics import block_wins, game_wins, safe_moves
 from tests.core.test_ultimate_ai import game_wins as model_game_wins
@@ -22,6 +24,7 @@ def test_block_wins_are_the_moves_that_win_a_small_board() -> None:
             assert sorted(block_wins(position, player)) == expected
 
 
+@pytest.mark.slow
 def test_safe_moves_leave_the_opponent_no_game_win() -> None:
     # Every position of the sample where some move gives a game win and some does not, and
     # where every move does: the shortcut (no move played) agrees with playing them.
