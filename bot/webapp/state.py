@@ -75,6 +75,9 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
     return {
         "id": game.id,
         "version": version(game),
+        # The stored game's write counter: it only grows, so the page can tell an older
+        # picture (a move's answer that came after the live stream's newer one) and skip it.
+        "stored": game.version,
         "variant": "ultimate" if is_ultimate(board) else "classic",
         "size": board.size,
         "k": board.k,

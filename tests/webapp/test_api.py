@@ -165,11 +165,17 @@ async def test_events_carry_a_tap_in_chat_to_the_page(
         ):
             assert ev.status == 200
             assert ev.headers["Content-Type"].startswith("text/event-stream")
-            assert (await read_state(ev))["ply"] == 0
+            first = await read_state(ev)
+            assert first["ply"] == 0
             await tap_cell(telegram, ALICE, board, 0)
             after = await read_state(ev)
-        assert after["ply"] == 2 and after["cells"] == board_cells(telegram, board)
+            assert after["ply"] == 2 and after["cells"] == board_cells(telegram, board)
+            # An undo takes the ply back, and the stored version still only grows: the page
+            # tells an older picture from a newer one by it, whatever the ply.
+            await send(telegram, ALICE, "/undo")
+            undone = await read_state(ev)
         assert after["moves"][0] == {"ply": after["moves"][0]["ply"], "cell": 0, "mark": "X"}
+        assert undone["ply"] == 0 and first["stored"] < after["stored"] < undone["stored"]
 
 
 async def test_the_start_page_lists_open_games_and_starts_one(

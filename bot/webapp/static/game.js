@@ -118,6 +118,9 @@ function buzzAtTheEnd(before, game) {
 
 export function renderGame(game) {
   const before = current && current.id === game.id ? current : null;
+  // A move's answer can come after the live stream brought a newer picture of the game: an
+  // older picture never replaces a newer one.
+  if (before && game.stored < before.stored) return;
   if (!before || before.ply !== game.ply) hint = null;
   current = game;
   buzzAtTheEnd(before, game);
