@@ -126,7 +126,9 @@ async def play_on(page: Any, pick: str = "#board .cell:not([disabled])") -> None
     """The player moves on the page (the first cell `pick` finds) until the game is over."""
     while await page.get_attribute("#board", "data-status") == "active":
         ply = int(await page.get_attribute("#board", "data-ply"))
-        if await page.locator(pick).count():
+        if await page.get_attribute("#board", "data-your-turn") == "true":
+            # The cells are disabled while the last move's answer is on its way (the live
+            # stream may show the AI's reply before it): the click waits for them.
             await page.click(pick)
         await page.wait_for_selector(f"#board:not([data-ply='{ply}'])")
 

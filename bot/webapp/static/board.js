@@ -85,6 +85,9 @@ export function drawBoard(board, game, options) {
   board.replaceChildren(...children);
   board.dataset.ply = String(game.ply);
   board.dataset.status = game.status;
+  // Whose turn it is, apart from whether the cells are clickable now (not while a move is
+  // on its way): what a test, or an assistive tool, waits on.
+  board.dataset.yourTurn = String(game.your_turn);
   drawLines(board, game);
 }
 
