@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import Message, Update
 
 from bot.aftermath import rate_if_over
 from bot.boards import show_board
@@ -52,7 +52,8 @@ async def tap_resign(update: Update, context: BotContext) -> None:
         await answer(query, popup(tr, result.status))
         return
     game = result.game
-    shown = query.message.reply_markup if query.message is not None else None
+    # An InaccessibleMessage (Telegram no longer shows the bot that message) has no markup.
+    shown = query.message.reply_markup if isinstance(query.message, Message) else None
     markup = shown or render_game(game).keyboard
     await answer(query, tr.POPUP_RESIGN_CONFIRM)
     if markup is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import Message, Update
 
 from bot.boards import show_board
 from bot.callback_data import ForgetTap, parse_callback_data
@@ -32,7 +32,8 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     if tap.user_id != query.from_user.id:
         await answer(query, tr.POPUP_NOT_YOURS)
         return
-    markup = query.message.reply_markup if query.message is not None else None
+    # An InaccessibleMessage (Telegram no longer shows the bot that message) has no markup.
+    markup = query.message.reply_markup if isinstance(query.message, Message) else None
     buttons = markup.inline_keyboard if markup is not None else ()
     if query.data not in {button.callback_data for row in buttons for button in row}:
         # Forged: only the /forget question carries this button. Never overwrite a board.

@@ -1176,10 +1176,15 @@ class FakeTelegram:
             raise AssertionError(f"the bot sent no message {key} (chat_id, message_id)")
         return msg
 
-    def tap(self, user: Mapping[str, Any], message: MessageRef, data: str) -> str:
+    def tap(
+        self, user: Mapping[str, Any], message: MessageRef, data: str, *, inaccessible: bool = False
+    ) -> str:
         """Queue a callback query from ``user`` on a bot message; return the query id.
 
         ``data`` is sent as is (it need not be on the keyboard: stale or forged clients).
+        ``inaccessible``: the query carries an InaccessibleMessage (Bot API: "a message that
+        was deleted or is otherwise inaccessible to the bot": its chat, its id, date 0),
+        as Telegram sends for a message it no longer shows the bot.
         """
         msg = self._resolve(message)
         if msg.deleted:
@@ -1189,6 +1194,13 @@ class FakeTelegram:
         if msg.inline_message_id:
             query["inline_message_id"] = msg.inline_message_id
             query["chat_instance"] = str(-7_000_000_000_000 - int(user["id"]))
+        elif inaccessible:
+            query["message"] = {
+                "chat": msg.to_dict()["chat"],
+                "message_id": msg.message_id,
+                "date": 0,
+            }
+            query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
         else:
             query["message"] = msg.to_dict()
             query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
@@ -1199,15 +1211,18 @@ class FakeTelegram:
         self.queue_update({"callback_query": query})
         return query_id
 
-    def tap_button(self, user: Mapping[str, Any], message: MessageRef, text: str) -> str:
-        """Tap the inline button labelled ``text`` on the message's current keyboard."""
+    def tap_button(
+        self, user: Mapping[str, Any], message: MessageRef, text: str, *, inaccessible: bool = False
+    ) -> str:
+        """Tap the inline button labelled ``text`` on the message's current keyboard (see
+        :meth:`tap` for ``inaccessible``)."""
         rows = self.keyboard(message)
         for row in rows:
             for label, data in row:
                 if label == text:
                     if data is None:
                         raise AssertionError(f"button {text!r} has no callback_data")
-                    return self.tap(user, message, data)
+                    return self.tap(user, message, data, inaccessible=inaccessible)
         raise AssertionError(f"no button {text!r} on the keyboard {rows!r}")
 
     def inline_query(self, user: Mapping[str, Any], query: str, offset: str = "") -> str:
