@@ -8,7 +8,15 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TypeVar
 
-from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update, User
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+    User,
+)
 from telegram.error import BadRequest
 
 from bot.aftermath import follow_up
@@ -77,6 +85,12 @@ def board_ref(query: CallbackQuery) -> BoardRef | None:
     if query.message is not None:
         return BoardRef(chat_id=query.message.chat.id)
     return None
+
+
+def tapped_markup(message: MaybeInaccessibleMessage | None) -> InlineKeyboardMarkup | None:
+    """The keyboard of the message a button was tapped on, as Telegram sent it: none for an
+    InaccessibleMessage (one Telegram no longer shows the bot), which carries no markup."""
+    return message.reply_markup if isinstance(message, Message) else None
 
 
 async def board_tap(

@@ -3,7 +3,7 @@ and the menu's buttons: a new game, a board size, help."""
 
 from __future__ import annotations
 
-from telegram import Chat, Message, Update, User
+from telegram import Chat, Update, User
 
 from bot.callback_data import NEW_GAME, HelpTap, MenuTap, NewGameTap
 from bot.context import BotContext
@@ -18,6 +18,7 @@ from bot.handlers.common import (
     post_game,
     refuse_others,
     show_game,
+    tapped_markup,
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
@@ -81,9 +82,7 @@ async def tap_menu(update: Update, context: BotContext) -> None:
     await answer(query)
     tr, chat = texts_of(query.from_user, context), message.chat
     menu = menu_keyboard(tr, query.from_user.id, group=is_group(chat), board=tap.board)
-    # An InaccessibleMessage (Telegram no longer shows the bot that message) has no markup:
-    # the menu is posted anew.
-    markup = message.reply_markup if isinstance(message, Message) else None
+    markup = tapped_markup(message)  # none on a message Telegram no longer shows: posted anew
     rows = markup.inline_keyboard if markup is not None else ()
     first = rows[0][0] if rows and rows[0] else None
     if first is not None and str(first.callback_data or "").startswith(f"{NEW_GAME}:"):

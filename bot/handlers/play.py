@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from telegram import Message, Update
+from telegram import Update
 
 from bot.aftermath import rate_if_over
 from bot.boards import show_board
@@ -17,6 +17,7 @@ from bot.handlers.common import (
     player_from,
     popup,
     show_game,
+    tapped_markup,
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
@@ -52,8 +53,7 @@ async def tap_resign(update: Update, context: BotContext) -> None:
         await answer(query, popup(tr, result.status))
         return
     game = result.game
-    # An InaccessibleMessage (Telegram no longer shows the bot that message) has no markup.
-    shown = query.message.reply_markup if isinstance(query.message, Message) else None
+    shown = tapped_markup(query.message)
     markup = shown or render_game(game).keyboard
     await answer(query, tr.POPUP_RESIGN_CONFIRM)
     if markup is not None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from telegram import Message, Update
+from telegram import Update
 
 from bot.boards import show_board
 from bot.callback_data import ForgetTap, parse_callback_data
 from bot.context import BotContext
-from bot.handlers.common import answer, edit_tapped, player_from, texts_of, unknown_button
+from bot.handlers.common import (
+    answer,
+    edit_tapped,
+    player_from,
+    tapped_markup,
+    texts_of,
+    unknown_button,
+)
 from bot.keyboards import forget_keyboard
 
 
@@ -32,8 +39,7 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     if tap.user_id != query.from_user.id:
         await answer(query, tr.POPUP_NOT_YOURS)
         return
-    # An InaccessibleMessage (Telegram no longer shows the bot that message) has no markup.
-    markup = query.message.reply_markup if isinstance(query.message, Message) else None
+    markup = tapped_markup(query.message)
     buttons = markup.inline_keyboard if markup is not None else ()
     if query.data not in {button.callback_data for row in buttons for button in row}:
         # Forged: only the /forget question carries this button. Never overwrite a board.

@@ -1194,15 +1194,11 @@ class FakeTelegram:
         if msg.inline_message_id:
             query["inline_message_id"] = msg.inline_message_id
             query["chat_instance"] = str(-7_000_000_000_000 - int(user["id"]))
-        elif inaccessible:
-            query["message"] = {
-                "chat": msg.to_dict()["chat"],
-                "message_id": msg.message_id,
-                "date": 0,
-            }
-            query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
         else:
-            query["message"] = msg.to_dict()
+            shown = msg.to_dict()
+            if inaccessible:
+                shown = {"chat": shown["chat"], "message_id": msg.message_id, "date": 0}
+            query["message"] = shown
             query["chat_instance"] = str(-8_000_000_000_000 - int(msg.chat_id or 0))
         query["data"] = data
         self.callback_queries[query_id] = query
