@@ -147,7 +147,8 @@ BUTTONS: dict[tuple[str, ...], HandlerCallback] = {
     (data.REMATCH,): challenges.tap_rematch,
     (data.REVIEW,): records.tap_review,
     (data.PICTURE,): cards.tap_picture,
-    (data.NEW_GAME,): menu.tap_new_game,
+    (data.NEW_GAME, data.NEW_GAME_RESIGNING): menu.tap_new_game,
+    (data.KEEP_PLAYING,): menu.tap_keep_playing,
     (data.MENU_DATA,): menu.tap_menu,
     (data.HELP_DATA,): menu.tap_help,
     (data.INLINE_JOIN,): inline.tap_join,
@@ -251,11 +252,9 @@ def open_chores(application: Application, settings: Settings, games: Games) -> d
     bot = application.bot
     return {
         "matches": AiMatchRunner(
-            games.store, games.ai_turns, games.chats, bot, settings.ai_pause_seconds, games.ratings
+            games.store, games.ai_turns, games.chats, bot, settings.ai_pause_seconds
         ),
-        "turn_clock": TurnClock(
-            games.timeouts, games.chats, bot, settings.turn_timeout_seconds, games.ratings
-        ),
+        "turn_clock": TurnClock(games.timeouts, games.chats, bot, settings.turn_timeout_seconds),
         "housekeeping": Housekeeping(games.updates),
         "board_catch_up": BoardCatchUp(
             games.outbox,

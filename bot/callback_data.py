@@ -98,6 +98,16 @@ class NewGameTap:
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4: a game of more people (all of them `user`)
     owner: int | None = None  # whose buttons these are (None: data from before owners)
+    #: The answer to "resign your game and start a new one?": the game the tapper moved in
+    #: counts as a loss.
+    resign_underway: bool = False
+
+
+@dataclass(frozen=True)
+class KeepPlayingTap:
+    """The other answer: keep the game that is on."""
+
+    owner: int | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +154,7 @@ class LanguageTap:
 
 
 #: The taps of a menu: each names the person whose menu it is.
-OwnedTap = NewGameTap | MenuTap | HelpTap | LanguageTap
+OwnedTap = NewGameTap | KeepPlayingTap | MenuTap | HelpTap | LanguageTap
 
 
 Tap = (
@@ -155,6 +165,7 @@ Tap = (
     | BlockTap
     | GameTap
     | NewGameTap
+    | KeepPlayingTap
     | InlineJoinTap
     | InlineAiTap
     | ForgetTap
@@ -165,6 +176,8 @@ Tap = (
 
 # The kinds of data: the prefix before the first colon. Each has a handler of its own.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
+# "Your game is still on": resign it and start the new one, or keep playing it.
+NEW_GAME_RESIGNING, KEEP_PLAYING = "nr", "nk"
 RESIGN_YES, RESIGN_NO = "ry", "rn"
 HINT, UNDO = "h", "u"
 BLOCK = "ub"
@@ -175,7 +188,7 @@ FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"
 HELP_DATA = "help"
 LANGUAGE = "lang"
-OWNED = (NEW_GAME, MENU_DATA, HELP_DATA, LANGUAGE)
+OWNED = (NEW_GAME, NEW_GAME_RESIGNING, KEEP_PLAYING, MENU_DATA, HELP_DATA, LANGUAGE)
 OWNER_MARK = "o"
 
 
@@ -223,9 +236,16 @@ def new_game_data(
     board: BoardSize = CLASSIC,
     seats: int = 2,
     owner: int | None = None,
+    *,
+    resign_underway: bool = False,
 ) -> str:
     more = f":{USER}" * (seats - 2)
-    return f"{NEW_GAME}:{x_kind}:{o_kind}{more}{_size_suffix(board)}{_owner_suffix(owner)}"
+    kind = NEW_GAME_RESIGNING if resign_underway else NEW_GAME
+    return f"{kind}:{x_kind}:{o_kind}{more}{_size_suffix(board)}{_owner_suffix(owner)}"
+
+
+def keep_playing_data(owner: int) -> str:
+    return f"{KEEP_PLAYING}{_owner_suffix(owner)}"
 
 
 # Inline buttons name the person who posted them, and the bot never sees an inline
@@ -297,8 +317,8 @@ def parse_callback_data(data: str | None) -> Tap | None:
 
 
 def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
-    if kind == HELP_DATA and not fields:
-        return HelpTap()
+    if kind in (HELP_DATA, KEEP_PLAYING) and not fields:
+        return HelpTap() if kind == HELP_DATA else KeepPlayingTap()
     if kind == LANGUAGE:
         # Only a language the bot speaks; any other code is forged.
         known = len(fields) == 1 and fields[0] in available_languages()
@@ -312,17 +332,19 @@ def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
             return None
         payload = data[: -SIGNATURE_LENGTH - 1]
     kinds = next((i for i, f in enumerate(fields) if f not in PLAYER_KINDS), len(fields))
+    new_game = kind in (NEW_GAME, NEW_GAME_RESIGNING)
     fields, board = _split_size(
-        fields, {MENU_DATA: 0, NEW_GAME: kinds, INLINE_JOIN: 2, INLINE_AI: 3}.get(kind)
+        fields, {MENU_DATA: 0, INLINE_JOIN: 2, INLINE_AI: 3}.get(kind, kinds if new_game else None)
     )
     if board is None:
         return None
     if kind == MENU_DATA and not fields:
         return MenuTap(board)
-    if kind == NEW_GAME and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
-        return NewGameTap(fields[0], fields[1], board)
-    if kind == NEW_GAME and len(fields) in (3, 4) and set(fields) == {USER}:
-        return NewGameTap(USER, USER, board, len(fields))
+    resigning = kind == NEW_GAME_RESIGNING
+    if new_game and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
+        return NewGameTap(fields[0], fields[1], board, resign_underway=resigning)
+    if new_game and len(fields) in (3, 4) and set(fields) == {USER}:
+        return NewGameTap(USER, USER, board, len(fields), resign_underway=resigning)
     if kind == INLINE_JOIN and len(fields) == 2 and fields[1] in MARKS:
         creator = plain_int(fields[0])
         if creator is None:

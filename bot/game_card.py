@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.card import Card
-from bot.games.model import DRAW, EndReason, GameView
+from bot.games.model import DRAW, FORFEITS, EndReason, GameView
 from bot.render import player_name
 from bot.texts import Texts
 from core import ultimate
@@ -60,7 +60,7 @@ def _result(game: GameView, names: dict[str, str], tr: Texts) -> str:
     if game.is_many:
         return tr.RESULT_NAME_WON.format(name=names[game.result])
     loser = names[other(game.result)]
-    if game.end_reason == EndReason.RESIGNED:
+    if game.end_reason in FORFEITS:
         return tr.RESULT_NAME_RESIGNED.format(name=loser)
     if game.end_reason == EndReason.TIMEOUT:
         return tr.RESULT_NAME_TIMED_OUT.format(name=loser)

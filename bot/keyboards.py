@@ -24,12 +24,13 @@ from bot.callback_data import (
     help_data,
     inline_ai_data,
     inline_join_data,
+    keep_playing_data,
     language_data,
     menu_data,
     new_game_data,
     resign_data,
 )
-from bot.game_spec import MANY_BOARDS, MENU_DEEP_LINK
+from bot.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from bot.games.model import USER, GameStatus, GameView
 from bot.matchmaking_data import block_player_data, play_someone_data
 from bot.texts import LANGUAGE_NAMES, Texts, available_languages
@@ -41,6 +42,19 @@ from core.rules import winning_cells
 
 def _button(text: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(text, callback_data=data)
+
+
+def replace_keyboard(tr: Texts, spec: GameSpec, owner: int) -> InlineKeyboardMarkup:
+    """ "Your game is still on": resign it and start `spec`, or keep playing. The `owner`'s."""
+    resign = new_game_data(
+        spec.x_kind, spec.o_kind, spec.board, spec.seats, owner, resign_underway=True
+    )
+    return InlineKeyboardMarkup(
+        [
+            [_button(tr.BUTTON_REPLACE, resign)],
+            [_button(tr.BUTTON_KEEP_PLAYING, keep_playing_data(owner))],
+        ]
+    )
 
 
 def menu_keyboard(

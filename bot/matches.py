@@ -23,7 +23,6 @@ from bot.games import lifecycle
 from bot.games.ai_turns import AiTurns
 from bot.games.chats import Chats
 from bot.games.model import GameView
-from bot.games.ratings import Ratings
 from bot.games.store import Store
 
 log = logging.getLogger(__name__)
@@ -44,11 +43,9 @@ class AiMatchRunner:
         chats: Chats,
         bot: Bot,
         pause_seconds: float,
-        ratings: Ratings | None = None,
     ) -> None:
         self._store = games
         self._ai_turns = ai_turns
-        self._ratings = ratings
         self._chats = chats
         self._bot = bot
         self._pause = pause_seconds
@@ -146,8 +143,6 @@ class AiMatchRunner:
                 if game_id in self._again:
                     continue
                 return
-            if self._ratings is not None:
-                game = await self._ratings.rate_ended(game)  # the AI's move ended it
             try:
                 posted = await self._show(game)
                 if posted is not None:

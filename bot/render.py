@@ -8,18 +8,8 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardMarkup
 
 from bot.game_spec import StartProblem
-from bot.games.model import (
-    DRAW,
-    HUMAN,
-    USER,
-    EndReason,
-    GameStatus,
-    GameView,
-    LeaderRow,
-    Review,
-    ReviewStatus,
-    Stats,
-)
+from bot.games.model import DRAW, FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView
+from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.keyboards import board_keyboard
 from bot.rating_view import first_name, rating_lines
 from bot.texts import Texts, isolate, texts_for
@@ -65,7 +55,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         if ultimate and game.kind_to_move == USER:
             lines.append(where_to_play(game, tr, block if hint is None else hint // 9))
     elif game.status == GameStatus.ABANDONED:
-        lines.append(tr.GAME_CLOSED)
+        lines.append(tr.GAME_REPLACED if game.end_reason == EndReason.REPLACED else tr.GAME_CLOSED)
     elif game.status == GameStatus.CANCELLED:
         if game.end_reason != EndReason.EXPIRED:
             lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
@@ -95,6 +85,13 @@ def player_name(game: GameView, mark: str, tr: Texts) -> str:
             name = first_name(name)  # strangers see each other's first name only
         return isolate(name, tr) if name else tr.NOBODY_YET
     return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
+
+
+def opponent_name(game: GameView, user_id: int, tr: Texts) -> str:
+    """Who the user plays in a game of two: the AI level, or the other person's name."""
+    mine = game.mark_of(user_id)
+    theirs = next((mark for mark in game.marks if mark != mine), O)
+    return player_name(game, theirs, tr)
 
 
 def render_nudge(game: GameView, tr: Texts) -> str:
@@ -198,18 +195,23 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
     words = tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS
     if game.is_ai_match:
         return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
+    forfeit = game.end_reason in FORFEITS
     if game.is_one_phone:
-        if game.end_reason == EndReason.RESIGNED:
+        if forfeit:
             return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
         return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
     if _is_private(game) and not game.is_between_strangers:
         if game.kind_of(winner) == USER:
             return [words, tr.RESULT_YOU_WON]
-        if game.end_reason == EndReason.RESIGNED:
+        if game.end_reason == EndReason.REPLACED:
+            return [words, tr.RESULT_YOU_REPLACED]
+        if forfeit:
             return [words, tr.RESULT_YOU_RESIGNED]
         return [words, tr.RESULT_YOU_LOST]
     loser_name = player_name(game, loser, tr)
-    if game.end_reason == EndReason.RESIGNED:
+    if game.end_reason in (EndReason.BLOCKED, EndReason.FORGOTTEN):
+        return [words, tr.RESULT_NAME_LEFT.format(name=loser_name)]
+    if forfeit:
         return [words, tr.RESULT_NAME_RESIGNED.format(name=loser_name)]
     if game.end_reason == EndReason.TIMEOUT:
         return [words, tr.RESULT_NAME_TIMED_OUT.format(name=loser_name)]

@@ -19,7 +19,6 @@ from bot.flood_gate import Pace, pace_args
 from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import GameView, TurnEvent
-from bot.games.ratings import Ratings
 from bot.games.timeouts import TurnTimeouts
 from bot.render import render_nudge
 from bot.stranger_notices import tell_the_winner
@@ -39,10 +38,8 @@ class TurnClock:
         chats: Chats,
         bot: Bot,
         timeout_seconds: float,
-        ratings: Ratings | None = None,
     ) -> None:
         self._timeouts = timeouts
-        self._ratings = ratings
         self._chats = chats
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
@@ -69,8 +66,6 @@ class TurnClock:
                 continue
             event, game = outcome
             happened.append((event, game.id))
-            if event is TurnEvent.TIMEOUT and self._ratings is not None:
-                game = await self._ratings.rate_ended(game)
             try:
                 posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
                 if posted is not None:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy import or_
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import USER, GameStatus, GameView
 from bot.games.store import LOST_RACE, Store
@@ -47,7 +47,7 @@ class AiTurns:
             cell = await self._think(level, snapshot.board, snapshot.last_cell, seed)
         try:
             async with self._store.transaction() as session:
-                game = await store.load(session, game_id)
+                game = await reads.load(session, game_id)
                 if game is None or not game.view.is_active or game.view.board != snapshot.board:
                     return None  # the game moved on while the AI was thinking
                 turn = lifecycle.play_cell(game.view, cell, None, utcnow())
@@ -59,7 +59,7 @@ class AiTurns:
         """Running games with a board message where the AI is to move (AI matches, and
         replies that were still being thought about): resumed after a restart."""
         async with self._store.sessions() as session:
-            found = await store.load_all(
+            found = await reads.load_all(
                 session,
                 Game.status == GameStatus.ACTIVE,
                 or_(Game.x_kind != USER, Game.o_kind != USER),

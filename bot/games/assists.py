@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from bot.games import assist_rules, store
+from bot.games import assist_rules, reads, store
 from bot.games.ai_turns import Thinker, think_in_thread
 from bot.games.db import statements
 from bot.games.db.batch import Later
@@ -29,7 +29,7 @@ class Assists:
     async def current_game(self, chat_id: int, user: PlayerInfo) -> GameView | None:
         """The chat's running game of this user against the AI (for /hint and /undo)."""
         async with self._store.sessions() as session:
-            for loaded in await store.live_games_in_chat(session, chat_id):
+            for loaded in await reads.live_games_in_chat(session, chat_id):
                 game = loaded.view
                 if game.is_active and game.is_against_ai and game.mark_of(user.id) is not None:
                     return game

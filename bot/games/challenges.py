@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import lifecycle, player_rows, store
+from bot.games import challenge_rules, lifecycle, player_rows, reads, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import (
     USER,
@@ -71,11 +71,13 @@ class Challenges:
         """Accept a challenge: the joiner plays O and the game starts."""
 
         async def join(session: store.Db, game: Loaded) -> MoveResult:
-            refusal = lifecycle.join_refusal(game.view, user)
+            refusal = challenge_rules.join_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             joiner = await player_rows.upsert_player(session, user)
-            after = await store.save(session, game, lifecycle.join(game.view, joiner, utcnow()))
+            after = await store.save(
+                session, game, challenge_rules.join(game.view, joiner, utcnow())
+            )
             return MoveResult(MoveStatus.PLAYED, after)
 
         return await self._store.on_game(game_id, ref, join)
@@ -84,7 +86,7 @@ class Challenges:
         """The invited person says no."""
 
         async def decline(session: store.Db, game: Loaded) -> MoveResult:
-            refusal = lifecycle.decline_refusal(game.view, user)
+            refusal = challenge_rules.decline_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             declined = lifecycle.close(game.view, GameStatus.DECLINED, EndReason.DECLINED)
@@ -96,7 +98,7 @@ class Challenges:
         """The challenger withdraws a challenge nobody has joined yet."""
 
         async def cancel(session: store.Db, game: Loaded) -> MoveResult:
-            refusal = lifecycle.cancel_refusal(game.view, user.id)
+            refusal = challenge_rules.cancel_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             cancelled = lifecycle.close(game.view, GameStatus.CANCELLED, EndReason.CANCELLED)
@@ -118,9 +120,9 @@ class Challenges:
             return MoveResult(MoveStatus.INVALID)
         try:
             async with self._store.transaction() as session:
-                existing = await store.load_on_inline_message(session, inline_message_id)
+                existing = await reads.load_on_inline_message(session, inline_message_id)
                 if existing is not None:
-                    refusal = lifecycle.join_refusal(existing.view, user)
+                    refusal = challenge_rules.join_refusal(existing.view, user)
                     return MoveResult(refusal or MoveStatus.GAME_OVER, existing.view)
                 if user.id == creator_id:
                     return MoveResult(MoveStatus.OWN_GAME)
@@ -162,10 +164,10 @@ class Challenges:
     async def _rematch(
         self, session: store.Db, game_id: int, ref: BoardRef, user: PlayerInfo
     ) -> MoveResult:
-        old = await store.load(session, game_id)
+        old = await reads.load(session, game_id)
         if old is not None and ref.inline_message_id and not ref.matches(old.view):
             # A second Rematch tap: the first one's offer took the inline message over.
-            taken = await store.load_on_inline_message(session, ref.inline_message_id)
+            taken = await reads.load_on_inline_message(session, ref.inline_message_id)
             if taken is not None and taken.view.rematch_of_id == old.view.id:
                 return await _answer_offer(session, taken, user)
         if old is None or not ref.matches(old.view):
@@ -175,7 +177,7 @@ class Challenges:
             return MoveResult(MoveStatus.INVALID, view)
         if view.mark_of(user.id) is None:
             return MoveResult(MoveStatus.NOT_A_PLAYER, view)
-        offered = await store.load_all(session, Game.rematch_of_id == view.id)
+        offered = await reads.load_all(session, Game.rematch_of_id == view.id)
         if offered:
             return await _answer_offer(session, offered[0], user)
         tapper = await player_rows.upsert_player(session, user)
@@ -197,11 +199,11 @@ async def _answer_offer(session: store.Db, offer: Loaded, user: PlayerInfo) -> M
         return MoveResult(MoveStatus.REMATCH_TAKEN if taken else MoveStatus.REMATCH_CLOSED, game)
     if game.created_by_id == user.id:
         return MoveResult(MoveStatus.REMATCH_OFFERED, game)
-    refusal = lifecycle.join_refusal(game, user)
+    refusal = challenge_rules.join_refusal(game, user)
     if refusal is not None:
         return MoveResult(refusal, game)
     joiner = await player_rows.upsert_player(session, user)
-    after = await store.save(session, offer, lifecycle.join(game, joiner, utcnow()))
+    after = await store.save(session, offer, challenge_rules.join(game, joiner, utcnow()))
     return MoveResult(MoveStatus.PLAYED, after)
 
 

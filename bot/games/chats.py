@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy import or_, update
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, reads, store
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.db.models import Game, utcnow
-from bot.games.model import GameStatus, GameView
+from bot.games.model import EndReason, GameStatus, GameView
 from bot.games.store import Store
 
 
@@ -41,7 +41,7 @@ class Chats:
         """The game that ended last in the chat with a result (for /card); a game between
         strangers ended in both players' chats."""
         async with self._store.sessions() as session:
-            found = await store.load_all(
+            found = await reads.load_all(
                 session,
                 or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
                 Game.status == GameStatus.FINISHED,
@@ -67,7 +67,7 @@ class Chats:
                 return tuple(
                     [
                         await store.save(session, game, _closed(game.view, chat_id))
-                        for game in await store.live_games_in_chat(session, chat_id)
+                        for game in await reads.live_games_in_chat(session, chat_id)
                     ]
                 )
 
@@ -75,10 +75,14 @@ class Chats:
 
 
 def _closed(game: GameView, chat_id: int) -> GameView:
-    """A live game whose chat the bot left. Against a stranger, the player of that chat (who
-    blocked the bot) walks away from a running game: a loss, as a resignation."""
-    if game.is_between_strangers and game.is_active:
-        leaver = game.x_player_id if chat_id == game.chat_id else game.o_player_id
-        if leaver is not None:
-            return lifecycle.resign(game, leaver)
+    """A live game whose chat the bot left. In a private chat its player blocked the bot:
+    they walk away from a running game they moved in (a loss, as a resignation: against a
+    stranger whatever the moves, as the stranger is left waiting). A group that removed the
+    bot ends its games with no result: nobody in particular left."""
+    if chat_id > 0 and game.is_active:  # a private chat's id is the user's
+        leaver = chat_id if game.mark_of(chat_id) is not None else None
+        if leaver is not None and (
+            game.is_between_strangers or lifecycle.is_underway(game, leaver)
+        ):
+            return lifecycle.resign(game, leaver, EndReason.BLOCKED)
     return lifecycle.shut(game)

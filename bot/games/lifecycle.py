@@ -23,7 +23,7 @@ from bot.games.model import (
     TurnEvent,
 )
 from core import ultimate
-from core.board import EMPTY, Board, X, other
+from core.board import EMPTY, Board, other
 from core.positions import (
     choose_move,
     is_full,
@@ -187,103 +187,61 @@ def human_move(game: GameView, cell: int, user_id: int, rng: random.Random, now:
     return ai_replies(play_cell(game, cell, user_id, now), rng, now)
 
 
-def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
-    """The joiner takes the next free seat (O, then 🔺, then 🟦); once every seat is taken
-    the game starts."""
-    seat = next(mark for mark in game.marks if game.player_id_of(mark) is None)
-    column = seat.lower()
-    after = replace(game, **{f"{column}_player_id": joiner.id, f"{column}_name": joiner.name})
-    if any(after.player_id_of(mark) is None for mark in after.marks):
-        return after  # seats left: still open
-    started = replace(after, status=GameStatus.ACTIVE, turn_started_at=now, nudges=0)
-    return replace(started, turn_mark=X) if game.is_many else started
-
-
-def join_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
-    seated = game.mark_of(user.id) is not None
-    # The one who opened the game: the challenger (X), or who offered a rematch (any seat).
-    opener = game.created_by_id if game.created_by_id is not None else game.x_player_id
-    if game.is_active and seated:
-        return MoveStatus.STALE  # already in: a double tap on Join
-    if game.is_open and seated and opener != user.id:
-        return MoveStatus.JOINED_ALREADY  # a seat of a game of more, waiting for the rest
-    if game.is_active:
-        return MoveStatus.NOT_A_PLAYER  # someone else joined first: the game is running
-    if not game.is_open:
-        return MoveStatus.GAME_OVER
-    if opener == user.id:
-        return MoveStatus.OWN_GAME
-    if not is_invited(game, user):
-        return MoveStatus.NOT_INVITED
-    return None
-
-
-def is_invited(game: GameView, user: PlayerInfo) -> bool:
-    if not game.is_invitation:
-        return True  # an open challenge: anyone may join
-    if game.invited_player_id is not None and game.invited_player_id == user.id:
-        return True
-    return bool(
-        game.invited_username
-        and user.username
-        and game.invited_username.lower() == user.username.lower()
-    )
-
-
-def decline_refusal(game: GameView, user: PlayerInfo) -> MoveStatus | None:
-    if not game.is_open:
-        return MoveStatus.GAME_OVER
-    # An open challenge (nobody invited) has no one to decline it: only cancel.
-    if not game.is_invitation or not is_invited(game, user):
-        return MoveStatus.NOT_INVITED
-    return None
-
-
-def cancel_refusal(game: GameView, user_id: int) -> MoveStatus | None:
-    if not game.is_open:
-        return MoveStatus.GAME_OVER
-    if game.created_by_id != user_id:
-        return MoveStatus.NOT_CHALLENGER
-    return None
-
-
 def close(game: GameView, status: GameStatus, reason: EndReason) -> GameView:
     """End a game without a result: abandoned, cancelled, declined, expired."""
     return replace(game, status=status, end_reason=reason)
 
 
-def shut(game: GameView) -> GameView:
+def shut(game: GameView, reason: EndReason = EndReason.ABANDONED) -> GameView:
     """A live game closed from outside, with no winner (the bot left its chat, or its data is
     deleted): a challenge is cancelled, a game abandoned."""
     if game.is_open:
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
-    return close(game, GameStatus.ABANDONED, EndReason.ABANDONED)
+    return close(game, GameStatus.ABANDONED, reason)
 
 
-def resign(game: GameView, user_id: int) -> GameView:
-    """The user (allowed by `player_refusal`) gives up; the opponent wins. On one phone both
-    sides belong to the user: the side to move gives up."""
+def resign(game: GameView, user_id: int, reason: EndReason = EndReason.RESIGNED) -> GameView:
+    """The user (allowed by `player_refusal`) gives up, for `reason` (one of `FORFEITS`); the
+    opponent wins. On one phone both sides belong to the user: the side to move gives up."""
     loser = game.to_move if game.is_one_phone else game.mark_of(user_id)
     assert loser is not None
     if game.is_many:
-        return drop_out(game, loser, EndReason.RESIGNED, None)
-    return replace(
-        game,
-        status=GameStatus.FINISHED,
-        result=other(loser),
-        end_reason=EndReason.RESIGNED,
+        return drop_out(game, loser, reason, None)
+    return replace(game, status=GameStatus.FINISHED, result=other(loser), end_reason=reason)
+
+
+def has_moved(game: GameView, user_id: int) -> bool:
+    """Whether the user has made a move in the game: a game they never moved in counts
+    nowhere, and may be replaced without a word."""
+    mark = game.mark_of(user_id)
+    return mark is not None and mark in game.board.cells
+
+
+def is_underway(game: GameView, user_id: int) -> bool:
+    """A running game of the user's, against someone (the AI or a person), that they moved
+    in: leaving it counts as a loss, so a new game asks first."""
+    return (
+        player_refusal(game, user_id) is None and not game.is_one_phone and has_moved(game, user_id)
     )
+
+
+def replaced(game: GameView, user_id: int) -> GameView:
+    """A live game of the chat, closed by the user's new game: a game they moved in counts
+    as resigned (they were asked first); any other is closed without a result."""
+    if is_underway(game, user_id):
+        return resign(game, user_id, EndReason.REPLACED)
+    return shut(game, EndReason.REPLACED)
 
 
 def stop(game: GameView, user_id: int) -> GameView | None:
     """`/stop` on one of the chat's live games: a running game of the user's is resigned, their
     challenge withdrawn, an AI match they started stopped; None if none of that applies."""
     if player_refusal(game, user_id) is None:  # still in the game (not out of one of more)
-        return resign(game, user_id)
+        return resign(game, user_id, EndReason.STOPPED)
     if game.is_open and game.created_by_id == user_id:
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
     if game.is_ai_match and game.created_by_id in (user_id, None):
-        return close(game, GameStatus.ABANDONED, EndReason.ABANDONED)
+        return close(game, GameStatus.ABANDONED, EndReason.STOPPED)
     return None
 
 
@@ -292,7 +250,7 @@ def leave(game: GameView, user_id: int) -> GameView:
     open challenge withdrawn (a seat taken in someone else's game of more is freed when the
     user's id is taken out of it, see `anonymize`)."""
     if player_refusal(game, user_id) is None:
-        return resign(game, user_id)
+        return resign(game, user_id, EndReason.FORGOTTEN)
     if game.is_open and (not game.is_many or game.created_by_id in (user_id, None)):
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)
     return game

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
-from bot.games import lifecycle, player_rows, store
+from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_of_key, pairs
@@ -205,7 +205,7 @@ class Matchmaking:
     async def stranger_game_of(self, user_id: int) -> GameView | None:
         """The user's running game against a stranger, if any."""
         async with self._store.sessions() as session:
-            found = await store.load_all(
+            found = await reads.load_all(
                 session,
                 Game.status.in_(LIVE),
                 Game.second_chat_id.is_not(None),

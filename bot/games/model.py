@@ -32,14 +32,32 @@ LIVE = (GameStatus.OPEN, GameStatus.ACTIVE)
 
 
 class EndReason(StrEnum):
-    LINE = "line"
-    FULL = "full"
+    """How a game ended (`bot.games.endings`): the stored `end_reason`."""
+
+    LINE = "line"  # won: a line of k
+    FULL = "full"  # drawn: the board is full
     RESIGNED = "resigned"
-    TIMEOUT = "timeout"
-    ABANDONED = "abandoned"
+    STOPPED = "stopped"  # /stop: a resignation
+    TIMEOUT = "timeout"  # flagged: the turn ran out after a nudge
+    BLOCKED = "blocked"  # the player blocked the bot: they walked away, a loss
+    REPLACED = "replaced"  # the player started a new game over this one
+    FORGOTTEN = "forgotten"  # the player deleted their data with /forget
+    ABANDONED = "abandoned"  # closed from outside with no result (the bot left the group)
     CANCELLED = "cancelled"
     DECLINED = "declined"
-    EXPIRED = "expired"  # a challenge nobody joined in time
+    EXPIRED = "expired"  # lapsed: a challenge nobody joined in time
+
+
+#: Endings where one player gave the game up (the others win): worded as a resignation.
+FORFEITS = frozenset(
+    {
+        EndReason.RESIGNED,
+        EndReason.STOPPED,
+        EndReason.BLOCKED,
+        EndReason.REPLACED,
+        EndReason.FORGOTTEN,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -296,90 +314,12 @@ class StartResult:
     closed: tuple[GameView, ...] = ()
     #: The update's claim, when the use-case made it.
     claim: Claim | None = None
+    #: Nothing started: the sender's game here is underway (they moved in it), and a new one
+    #: would count it as a loss, so they are asked first (`resign_underway`).
+    underway: GameView | None = None
 
 
 class TurnEvent(StrEnum):
     NUDGE = "nudge"
     TIMEOUT = "timeout"
     EXPIRED = "expired"  # a challenge nobody joined
-
-
-@dataclass
-class Record:
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-
-    @property
-    def played(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    def add(self, outcome: str) -> None:
-        if outcome == "win":
-            self.wins += 1
-        elif outcome == "loss":
-            self.losses += 1
-        else:
-            self.draws += 1
-
-
-@dataclass(frozen=True)
-class Stats:
-    """A player's record per opponent kind (each AI level, `human`) and win streaks."""
-
-    by_opponent: dict[str, Record] = field(default_factory=dict)
-    current_streak: int = 0
-    best_streak: int = 0
-    #: Games won, lost and drawn with a hint or an undo: apart from the rest, out of streaks.
-    assisted: Record = field(default_factory=Record)
-
-    @property
-    def total(self) -> Record:
-        total = Record()
-        for record in self.by_opponent.values():
-            total.wins += record.wins
-            total.losses += record.losses
-            total.draws += record.draws
-        return total
-
-
-@dataclass(frozen=True)
-class LeaderRow:
-    player_id: int
-    name: str
-    record: Record
-
-
-class ReviewStatus(StrEnum):
-    MISTAKE = "mistake"
-    PERFECT = "perfect"
-    WON = "won"
-    NOT_A_PLAYER = "not_a_player"
-    NOT_FINISHED = "not_finished"
-    NO_GAME = "no_game"
-    UNSUPPORTED = "unsupported"
-
-
-@dataclass(frozen=True)
-class Review:
-    """The first move of a player where a better one existed (3×3, from the solved table).
-
-    Scores are from the player's point of view: >0 a forced win, 0 a draw, <0 a loss."""
-
-    status: ReviewStatus
-    move_number: int | None = None
-    played_cell: int | None = None
-    better_cell: int | None = None
-    played_score: int | None = None
-    better_score: int | None = None
-
-
-@dataclass(frozen=True)
-class ForgetReport:
-    """What `/forget` deleted, and the boards of games it ended (to show them ended)."""
-
-    had_profile: bool
-    games_deleted: int
-    moves_deleted: int
-    games_anonymized: int
-    ended: tuple[GameView, ...] = ()

@@ -18,7 +18,6 @@ from sqlalchemy import bindparam, select
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.model import GameView
-from bot.games.ratings import Ratings
 from bot.games.store import Store
 
 _GAMES = statements.GAMES
@@ -39,9 +38,8 @@ _MARK_SHOWN = (
 
 
 class BoardOutbox:
-    def __init__(self, games: Store, ratings: Ratings) -> None:
+    def __init__(self, games: Store) -> None:
         self._store = games
-        self._ratings = ratings
 
     async def behind(self, limit: int = 100) -> dict[int, int]:
         """Games whose board shows an older version than the game's: id → version."""
@@ -50,10 +48,8 @@ class BoardOutbox:
             return {game_id: version for game_id, version in rows}
 
     async def game(self, game_id: int) -> GameView | None:
-        """A game as stored now, to draw its board; one that ended and is not rated yet (a
-        crash came between its end and its rating) is rated first."""
-        game = await self._store.get_game(game_id)
-        return None if game is None else await self._ratings.rate_ended(game)
+        """A game as stored now, to draw its board."""
+        return await self._store.get_game(game_id)
 
     async def mark_shown(self, shown: Iterable[tuple[int, int]]) -> None:
         """These boards show these versions of their games now (game id, version)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from bot.games import lifecycle, player_rows, store
+from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
 from bot.games.model import (
@@ -13,8 +13,6 @@ from bot.games.model import (
     USER,
     BoardRef,
     Claim,
-    EndReason,
-    GameStatus,
     GameView,
     MoveResult,
     MoveStatus,
@@ -45,19 +43,19 @@ class Play:
         replace_current: bool = True,
         board: Board | None = None,
         claim: UpdateClaim | None = None,
+        resign_underway: bool = False,
     ) -> StartResult:
         """A game the sender starts alone: against an AI, an AI match, or two players on one
-        phone. An AI that plays X moves at once, unless both sides are AIs (those games advance
-        through the AI-turns runner). With `claim`, the update is claimed with the game: a
-        repeated one starts nothing."""
+        phone. An AI that plays X moves at once, unless both sides are AIs (those advance
+        through the AI-turns runner). With `claim`, the update is claimed with the game.
+        `replace_current` closes the chat's live games, but one the sender moved in only with
+        `resign_underway` (a loss): else nothing starts, and `underway` names that game."""
         if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
             raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
 
-        async def start() -> StartResult:
-            return await self._start(chat_id, user, x_kind, o_kind, replace_current, board, claim)
-
+        args = (chat_id, user, x_kind, o_kind, replace_current, board, claim, resign_underway)
         try:
-            return await self._store.until_won(start)
+            return await self._store.until_won(lambda: self._start(*args))
         except GuardFailed:
             return StartResult(None, claim=Claim(False))
 
@@ -70,6 +68,7 @@ class Play:
         replace_current: bool,
         board: Board | None,
         claim: UpdateClaim | None,
+        resign_underway: bool,
     ) -> StartResult:
         now = utcnow()
 
@@ -95,26 +94,25 @@ class Play:
             turn = opening(player)
             fast = await self._store.start_in_idle_chat(player, turn.game, turn.moves, claim)
             if fast is not None:
-                started, chosen_language = fast
-                claimed = None if claim is None else Claim(True, chosen_language)
-                return StartResult(started.view, claim=claimed)
+                new, chosen_language = fast
+                made = None if claim is None else Claim(True, chosen_language)
+                return StartResult(new.view, claim=made)
+        started: Loaded | None = None
         async with self._store.transaction() as session:
             player = await player_rows.upsert_player(session, user)
-            closed = []
-            if replace_current:
-                for old in await store.live_games_in_chat(session, chat_id):
-                    if old.view.is_between_strangers:
-                        continue  # it goes on, in the other player's chat too
-                    gone = lifecycle.close(old.view, GameStatus.ABANDONED, EndReason.ABANDONED)
-                    closed.append(await store.save(session, old, gone))
-            turn = opening(player)
-            started = await store.insert(session, turn.game, turn.moves)
-            # The last write (see `Store._act`); a claimed update undoes the others.
+            live = await reads.live_games_in_chat(session, chat_id) if replace_current else []
+            closed, underway = await _replace(session, live, user.id, resign_underway)
+            if underway is None:
+                turn = opening(player)
+                started = await store.insert(session, turn.game, turn.moves)
+            # The last write (see `Store._act`); a claimed update undoes the others. Asked
+            # first (`underway`), the update is handled all the same.
             claimed = None if claim is None else self._store.claim_later(session, claim, guard=True)
         return StartResult(
-            started.view,
-            tuple(closed),
+            None if started is None else started.view,
+            closed,
             None if claimed is None else store.claim_made(claimed),
+            underway=underway,
         )
 
     async def start_inline_ai_game(
@@ -133,7 +131,7 @@ class Play:
             return MoveResult(MoveStatus.INVALID)
         try:
             async with self._store.transaction() as session:
-                existing = await store.load_on_inline_message(session, inline_message_id)
+                existing = await reads.load_on_inline_message(session, inline_message_id)
                 if existing is not None:
                     # The board was already replaced by the game's own buttons: an old tap.
                     return MoveResult(MoveStatus.STALE, existing.view)
@@ -204,7 +202,7 @@ class Play:
         """The user's running games against other people in this chat (newest first): a new
         game leaves them running, and the user is told so before starting one."""
         async with self._store.sessions() as session:
-            found = await store.live_games_in_chat(session, chat_id)
+            found = await reads.live_games_in_chat(session, chat_id)
         return [
             game.view
             for game in found
@@ -222,11 +220,11 @@ class Play:
         try:
             async with self._store.transaction() as session:
                 if message_id is not None:
-                    found = await store.load_all(
+                    found = await reads.load_all(
                         session, Game.chat_id == chat_id, Game.message_id == message_id
                     )
                 else:
-                    found = await store.live_games_in_chat(session, chat_id)
+                    found = await reads.live_games_in_chat(session, chat_id)
                 if not found:
                     return MoveResult(MoveStatus.NO_GAME)
                 game = found[0]
@@ -260,7 +258,7 @@ class Play:
         resigned; a challenge is withdrawn; an AI match the sender started is stopped."""
         try:
             async with self._store.transaction() as session:
-                for game in await store.live_games_in_chat(session, chat_id):
+                for game in await reads.live_games_in_chat(session, chat_id):
                     stopped = lifecycle.stop(game.view, user.id)
                     if stopped is not None:
                         return MoveResult(
@@ -277,3 +275,19 @@ class Play:
         turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())
         after = await store.save(session, game, turn.game, turn.moves)
         return MoveResult(MoveStatus.PLAYED, after)
+
+
+async def _replace(
+    session: store.Db, live: list[Loaded], user_id: int, resign_underway: bool
+) -> tuple[tuple[GameView, ...], GameView | None]:
+    """Close a private chat's live games for the user's new one: the games closed, or, when
+    one the user moved in would be resigned without `resign_underway`, none and that game."""
+    mine = [game.view for game in live if not game.view.is_between_strangers]
+    underway = next((game for game in mine if lifecycle.is_underway(game, user_id)), None)
+    if underway is not None and not resign_underway:
+        return (), underway
+    closed = []
+    for old in live:
+        if not old.view.is_between_strangers:  # that one goes on, in the other player's chat
+            closed.append(await store.save(session, old, lifecycle.replaced(old.view, user_id)))
+    return tuple(closed), None

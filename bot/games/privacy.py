@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, or_, select, update
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game, Move, Player
-from bot.games.model import LIVE, ForgetReport, GameView, PlayerInfo
+from bot.games.model import LIVE, GameView, PlayerInfo
 from bot.games.store import Store
+from bot.games.summaries import ForgetReport
 
 
 class Privacy:
@@ -24,7 +25,7 @@ class Privacy:
     async def _forget(self, uid: int) -> ForgetReport:
         async with self._store.transaction() as session:
             had_profile = await session.scalar(select(Player.id).where(Player.id == uid))
-            games = await store.load_all(
+            games = await reads.load_all(
                 session,
                 or_(
                     Game.x_player_id == uid,

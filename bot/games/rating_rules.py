@@ -7,8 +7,8 @@ levels' fixed ratings, so a player sees how far they are from beating Hard.
 Rated: a game between strangers (paired through the queue) always; another game between two
 people (a group challenge, an inline one) when both are rated in its pool already; a person
 against the AI, unless a hint or an undo helped. Never: one phone, AI matches, games of three
-or four, a game nobody moved in. Abandoning counts as a loss: a game against the AI closed by
-a new one, a resignation, a timeout.
+or four, a game nobody moved in. Giving a game up counts as a loss (it is finished, with the
+opponent as winner: `model.FORFEITS`): a resignation, /stop, a new game over it, a block.
 """
 
 from __future__ import annotations
@@ -79,8 +79,6 @@ def rated_game(game: GameView) -> RatedGame | None:
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
         level = game.kind_of(other(person))
-        if game.status == GameStatus.ABANDONED:
-            return RatedGame(ai_pool(pool), {person: 0.0}, level)  # walking away is a loss
         if game.status != GameStatus.FINISHED:
             return None
         return RatedGame(ai_pool(pool), {person: score(game.result, person)}, level)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy import or_
 
-from bot.games import store
+from bot.games import reads
 from bot.games.db.models import Game
 from bot.games.lifecycle import outcome_for
-from bot.games.model import HUMAN, USER, GameStatus, LeaderRow, Record, Stats
+from bot.games.model import HUMAN, USER, GameStatus
 from bot.games.store import Store
+from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
 
 
@@ -20,7 +21,7 @@ class Records:
         """A user's wins, losses and draws against each AI level and against people, and
         their current and best winning streaks."""
         async with self._store.sessions() as session:
-            found = await store.load_all(
+            found = await reads.load_all(
                 session,
                 Game.status == GameStatus.FINISHED,
                 or_(
@@ -53,7 +54,7 @@ class Records:
     async def top(self, chat_id: int, limit: int = 10) -> list[LeaderRow]:
         """The chat's leaderboard of games between people played there."""
         async with self._store.sessions() as session:
-            found = await store.load_all(
+            found = await reads.load_all(
                 session,
                 Game.chat_id == chat_id,
                 Game.status == GameStatus.FINISHED,

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from bot.games import store
+from bot.games import reads
 from bot.games.db.models import Move
-from bot.games.model import BoardRef, PlayerInfo, Review, ReviewStatus
+from bot.games.model import BoardRef, PlayerInfo
 from bot.games.store import Store
+from bot.games.summaries import Review, ReviewStatus
 from core.board import Board
 from core.rules import play
 from core.solver import position_score
@@ -20,7 +21,7 @@ class Reviews:
     async def review(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> Review:
         """The first move of the tapping player where a better move existed."""
         async with self._store.sessions() as session:
-            loaded = await store.load(session, game_id)
+            loaded = await reads.load(session, game_id)
             if loaded is None or not ref.matches(loaded.view):
                 return Review(ReviewStatus.NO_GAME)
             game = loaded.view

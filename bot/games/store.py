@@ -14,19 +14,18 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import or_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
+from bot.games import endings, reads
 from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
-from bot.games.db.models import Game, aware, utcnow
+from bot.games.db.models import utcnow
 from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded, stored
 from bot.games.model import (
-    LIVE,
     BoardRef,
     Claim,
     GameView,
@@ -36,7 +35,7 @@ from bot.games.model import (
     UpdateClaim,
 )
 from core.notation import format_cells
-from core.positions import board_from_text, variant_of
+from core.positions import variant_of
 
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
 LOST_RACE = (StaleDataError, IntegrityError)
@@ -47,7 +46,7 @@ T = TypeVar("T")
 
 
 #: Where the store's functions run their statements: an ORM session, or a bare connection.
-Db = AsyncSession | CoreTransaction
+Db = reads.Db
 
 
 class _Recheck(Exception):
@@ -60,6 +59,7 @@ class Store:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
         self.live = LiveGames()
+        self._ending_listeners: list[Callable[[GameView], object]] = []
         self._claim = statements.claim_statement(self.dialect)
         self._writes = Writes(sessions.kw.get("bind"))
 
@@ -79,13 +79,22 @@ class Store:
             await transaction.flush(commit=True)
         self._remember(transaction)
 
+    def listen_endings(self, listener: Callable[[GameView], object]) -> None:
+        """Hear of every game this process ends, as settled (`endings`), once its transaction
+        has committed: the one event every view of an ending game hears."""
+        self._ending_listeners.append(listener)
+
     def _remember(self, session: CoreTransaction) -> None:
-        """After a commit: the games it wrote, as they are now stored."""
+        """After a commit: the games it wrote, as they are now stored; the games it ended
+        told to the listeners."""
         for game_id, loaded in session.info.get(WRITTEN, {}).items():
             if loaded is None:
                 self.live.drop(game_id)
             else:
                 self.live.put(loaded)
+        for game in session.info.get(ENDED, ()):
+            for listener in self._ending_listeners:
+                listener(game)
 
     async def until_won(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` (a whole transaction) again after a lost race, on the data as it is
@@ -147,7 +156,7 @@ class Store:
     async def get_game(self, game_id: int) -> GameView | None:
         """A game as stored now (a read, outside any write transaction)."""
         async with self.sessions() as session:
-            loaded = await load(session, game_id)
+            loaded = await reads.load(session, game_id)
             return None if loaded is None else loaded.view
 
     def claim_later(
@@ -213,7 +222,7 @@ class Store:
         update locks them in that order, so two instances given the same update never wait
         for each other in a circle. A claimed update undoes the writes before it."""
         async with self.transaction() as transaction:
-            loaded = held or await load(transaction, game_id)
+            loaded = held or await reads.load(transaction, game_id)
             if loaded is None or not ref.matches(loaded.view):
                 result = MoveResult(MoveStatus.NO_GAME)
             else:
@@ -229,7 +238,7 @@ class Store:
 
     async def conflict_on_inline(self, inline_message_id: str) -> MoveResult:
         async with self.sessions() as session:
-            loaded = await load_on_inline_message(session, inline_message_id)
+            loaded = await reads.load_on_inline_message(session, inline_message_id)
             return MoveResult(MoveStatus.CONFLICT, loaded.view if loaded else None)
 
 
@@ -245,56 +254,6 @@ def claim_made(claimed: Later) -> Claim:
     """The claim a committed transaction made with `claim_later` (new: with `guard`, a repeat
     raised GuardFailed), with the sender's chosen language."""
     return Claim(True, claimed.row[0] if claimed.row else None)
-
-
-def view_of(row: Any) -> Loaded:
-    """The view of a row of `statements.VIEW` (a game with its players' names)."""
-    values: dict[str, Any] = {name: getattr(row, name) for name in statements.VIEW_COLUMNS}
-    values["turn_started_at"] = aware(row.turn_started_at)
-    values["nudges"] = row.nudges or 0
-    values["assisted"] = bool(row.assisted)
-    view = GameView(
-        id=row.id,
-        board=board_from_text(row.board, row.size, row.k, row.seats),
-        x_name=row.x_name,
-        o_name=row.o_name,
-        t_name=row.t_name,
-        s_name=row.s_name,
-        invited_name=row.invited_name,
-        **{"version": row.version, "shown_version": row.shown_version},
-        updated_at=aware(row.updated_at),
-        **values,
-    )
-    return Loaded(view, row.version)
-
-
-async def load(session: Db, game_id: int) -> Loaded | None:
-    row = (await session.execute(statements.BY_ID, {"game_id": game_id})).first()
-    return None if row is None else view_of(row)
-
-
-async def load_all(
-    session: Db, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
-) -> list[Loaded]:
-    """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
-    rows = await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))
-    return [view_of(row) for row in rows]
-
-
-async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:
-    """The chat's running games and open challenges, newest first (a game between strangers
-    is in both players' chats)."""
-    return await load_all(
-        session,
-        or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
-        Game.status.in_(LIVE),
-        order_by=(Game.id.desc(),),
-    )
-
-
-async def load_on_inline_message(session: Db, inline_message_id: str) -> Loaded | None:
-    found = await load_all(session, Game.inline_message_id == inline_message_id)
-    return found[0] if found else None
 
 
 async def insert(
@@ -326,8 +285,13 @@ async def save(
     session: CoreTransaction, loaded: Loaded, after: GameView, moves: Iterable[PlayedMove] = ()
 ) -> GameView:
     """Write what changed from `loaded.view` to `after` (and the moves that changed it) in
-    one versioned UPDATE; raises StaleDataError if another writer came first."""
+    one versioned UPDATE; raises StaleDataError if another writer came first. A write that
+    ends the game settles its ending first, in the same transaction (`endings`): the one
+    place a game is rated."""
     before = loaded.view
+    ending = endings.ends(before, after)
+    if ending:
+        after = await endings.settle(session, after)
     changed: dict[str, Any] = {
         name: value
         for name in statements.VIEW_COLUMNS
@@ -352,6 +316,8 @@ async def save(
         saved = stored(after, loaded.version + 1)
         _written(session)[before.id] = saved
         after = saved.view
+    if ending:
+        session.info.setdefault(ENDED, []).append(after)
     _add_moves(session, before.id, moves)
     return after
 
@@ -370,6 +336,8 @@ async def delete_game(session: CoreTransaction, loaded: Loaded) -> None:
 
 #: `session.info` key: the games a transaction wrote (None: deleted), for `LiveGames`.
 WRITTEN = "games_written"
+#: `session.info` key: the games a transaction ended, for `Store.listen_endings`.
+ENDED = "games_ended"
 
 
 def _written(session: CoreTransaction) -> dict[int, Loaded | None]:

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
-from bot.games import lifecycle, store
+from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game
 from bot.games.model import LIVE, USER, GameView, TurnEvent
 from bot.games.store import LOST_RACE, Store
@@ -36,7 +36,7 @@ class TurnTimeouts:
         """Apply what is due to one game at `now` (see `lifecycle.timeout_verdict`)."""
         try:
             async with self._store.transaction() as session:
-                game = await store.load(session, game_id)
+                game = await reads.load(session, game_id)
                 if game is None or game.view.turn_started_at is None:
                     return None
                 waited = now - game.view.turn_started_at

@@ -67,7 +67,7 @@ def open_games(
         chats=Chats(games),
         updates=HandledUpdates(games),
         players=Players(games),
-        outbox=BoardOutbox(games, ratings),
+        outbox=BoardOutbox(games),
         inbox=Inbox(games),
         ratings=ratings,
         matchmaking=Matchmaking(games, ratings),

@@ -3,10 +3,16 @@ chat."""
 
 from __future__ import annotations
 
+import logging
+
 from telegram import Chat, ChatMember, Update
+from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.common import texts_of
+from bot.handlers.common import show_game, texts_of
+from bot.stranger_notices import tell_the_winner
+
+log = logging.getLogger(__name__)
 
 
 async def chat_migrated(update: Update, context: BotContext) -> None:
@@ -35,6 +41,13 @@ async def bot_membership(update: Update, context: BotContext) -> None:
     elif was_in and not is_in:
         for game in await context.games.chats.close_all(chat.id):
             context.ai_matches.cancel(game.id)
+            # The other player (a stranger, in their own chat) sees at once how it ended; the
+            # board in the chat the bot just left cannot be edited any more.
+            try:
+                await show_game(context, game)
+            except TelegramError as error:
+                log.info("game %s: board not shown after the bot left: %s", game.id, error)
+            await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
 
 
 def _is_in(member: ChatMember) -> bool:

@@ -176,7 +176,7 @@ async def show_game(
     """Show a game's new state on its board (a `hint` cell lit, ultimate's small board
     `block`), record a board that had to be posted afresh, and let the AI play its turns if
     it is to move (a quick reply in the same edit)."""
-    game = await follow_up(context.ai_matches, context.games.ratings, game)
+    game = await follow_up(context.ai_matches, game)
     posted = await show_board(context.bot, game, hint=hint, block=block)
     if posted is not None:
         await context.games.chats.attach_message(game.id, posted)
@@ -187,7 +187,7 @@ async def show_game(
 async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
     """Post a new game's board in a chat, record where it is, and let the AI start (a quick
     first move is on the board as it is posted)."""
-    game = await follow_up(context.ai_matches, context.games.ratings, game)
+    game = await follow_up(context.ai_matches, game)
     message_id = await send_board(context.bot, chat_id, game)
     if message_id is not None:
         # None: the board's answer was lost; the next tap on it (or the turn clock) records it.

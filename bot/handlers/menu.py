@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from telegram import Chat, Update, User
 
-from bot.callback_data import NEW_GAME, HelpTap, MenuTap, NewGameTap
+from bot.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
 from bot.context import BotContext
 from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
 from bot.games.model import USER, GameView
@@ -22,8 +22,8 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
-from bot.keyboards import help_keyboard, menu_keyboard
-from bot.render import render_bad_parameters, render_games_going_on
+from bot.keyboards import help_keyboard, menu_keyboard, replace_keyboard
+from bot.render import opponent_name, render_bad_parameters, render_games_going_on
 from bot.texts import Texts
 
 
@@ -68,7 +68,33 @@ async def tap_new_game(update: Update, context: BotContext) -> None:
         return
     await answer(query)
     spec = GameSpec(tap.x_kind, tap.o_kind, tap.board, tap.seats)
+    if tap.resign_underway:
+        # The answer to "your game is still on": the question becomes what was done.
+        started = await start_game(
+            context, message.chat, query.from_user, spec, resign_underway=True
+        )
+        replaced = next((g for g in started if g.is_finished), None) if started else None
+        tr = texts_of(query.from_user, context)
+        if replaced is not None:
+            name = opponent_name(replaced, query.from_user.id, tr)
+            await edit_tapped(query.edit_message_text(tr.REPLACED_NOTICE.format(name=name)))
+        else:  # the game ended meanwhile: nothing left to ask
+            await edit_tapped(query.edit_message_reply_markup(None))
+        return
     await start_game(context, message.chat, query.from_user, spec)
+
+
+async def tap_keep_playing(update: Update, context: BotContext) -> None:
+    """ "Keep playing" under "your game is still on": the question is put away."""
+    tapped = await message_tap(update, context, KeepPlayingTap)
+    if tapped is None:
+        return
+    query, tap, _message = tapped
+    if await refuse_others(query, context, tap.owner):
+        return
+    await answer(query)
+    tr = texts_of(query.from_user, context)
+    await edit_tapped(query.edit_message_text(tr.KEEP_PLAYING))
 
 
 async def tap_menu(update: Update, context: BotContext) -> None:
@@ -128,24 +154,28 @@ async def _say_games_go_on(context: BotContext, chat: Chat, user: User, new: Gam
         await context.bot.send_message(chat.id, text)
 
 
-async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec) -> None:
+async def start_game(
+    context: BotContext, chat: Chat, user: User, spec: GameSpec, *, resign_underway: bool = False
+) -> tuple[GameView, ...]:
     """Start a game in the chat and post its board. In a group, `user user` is a challenge
-    anyone can join; in a private chat a new game replaces the current one. An update that
-    comes unclaimed (`/start <game>`) is claimed with the game, or first if none starts."""
+    anyone can join; in a private chat a new game replaces the current one, but one the user
+    moved in only with `resign_underway` (else they are asked first). An update that comes
+    unclaimed (`/start <game>`) is claimed with the game, or first if none starts. Returns
+    the games the new one closed."""
     board = spec.board.empty_board()
     if spec.seats > 2 and not is_group(chat):
         if await claim_now(context):
             await context.bot.send_message(chat.id, texts_of(user, context).MANY_GROUPS_ONLY)
-        return
+        return ()
     if is_group(chat) and spec.x_kind == USER and spec.o_kind == USER:
         if not await claim_now(context):
-            return
+            return ()
         challenge = await context.games.challenges.create(
             chat.id, player_from(user), board=board, seats=spec.seats
         )
         await post_game(context, chat.id, challenge)
         await _say_games_go_on(context, chat, user, challenge)
-        return
+        return ()
     started = await context.games.play.start_game(
         chat.id,
         player_from(user),
@@ -154,11 +184,24 @@ async def start_game(context: BotContext, chat: Chat, user: User, spec: GameSpec
         replace_current=chat.type == Chat.PRIVATE,
         board=board,
         claim=context.deferred_claim,
+        resign_underway=resign_underway,
     )
-    if not await claimed_by(context, started.claim) or started.game is None:
-        return
+    if not await claimed_by(context, started.claim):
+        return ()
+    if started.underway is not None:
+        tr = texts_of(user, context)
+        name = opponent_name(started.underway, user.id, tr)
+        await context.bot.send_message(
+            chat.id,
+            tr.REPLACE_QUESTION.format(name=name),
+            reply_markup=replace_keyboard(tr, spec, user.id),
+        )
+        return ()
+    if started.game is None:
+        return ()
     for closed in started.closed:
         context.ai_matches.cancel(closed.id)
         await show_game(context, closed)
     await post_game(context, chat.id, started.game)
     await _say_games_go_on(context, chat, user, started.game)
+    return started.closed

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.aftermath import rate_if_over
 from bot.boards import show_board
 from bot.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from bot.context import BotContext
@@ -146,7 +145,6 @@ async def stop(update: Update, context: BotContext) -> None:
         return
     game = result.game
     context.ai_matches.cancel(game.id)
-    game = await rate_if_over(context.games.ratings, game)
     await show_board(context.bot, game)  # a closed game: nothing to post afresh
     await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
     if game.is_ai_match:

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from telegram.ext import Application
 
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.render import opponent_name
+from bot.texts import texts_for
 from bot.webapp.state import ACTIONS, HINT, REMATCH, RESIGN, SWAP, UNDO, actions
 
 #: The HTTP status of a refusal; any other one is 409.
@@ -62,7 +64,8 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     elif action == REMATCH:
         result = await games.challenges.rematch(game.id, BoardRef(), user)
     else:
-        return await _again(host, game, user, swap=action == SWAP)
+        resigning = body.get("resign_underway") is True
+        return await _again(host, game, user, swap=action == SWAP, resign_underway=resigning)
     return await _answer(host, game, user, result, new=action == REMATCH)
 
 
@@ -85,7 +88,9 @@ async def _answer(
     return Done(200, body)
 
 
-async def _again(host: Host, game: GameView, user: PlayerInfo, *, swap: bool) -> Done:
+async def _again(
+    host: Host, game: GameView, user: PlayerInfo, *, swap: bool, resign_underway: bool
+) -> Done:
     """Play again (or with sides swapped): a new game in the finished one's chat, as the
     chat's buttons start it (bot.handlers.menu.start_game)."""
     if (SWAP if swap else "again") not in actions(game, user.id) or game.chat_id is None:
@@ -100,12 +105,23 @@ async def _again(host: Host, game: GameView, user: PlayerInfo, *, swap: bool) ->
         o_kind,
         replace_current=game.chat_id > 0,  # a private chat has one current game
         board=game.board.shape.empty_board(),
+        resign_underway=resign_underway,
     )
+    if started.underway is not None:
+        return underway(started.underway, user)
     if started.game is None:
         return Done(409, {"status": str(MoveStatus.CONFLICT), "game": None})
     await host.started(started.game, started.closed)
     state = await host.state(started.game.id, user.id)
     return Done(201, {"status": str(MoveStatus.PLAYED), "game": state, "opened": started.game.id})
+
+
+def underway(game: GameView, user: PlayerInfo) -> Done:
+    """A new game asked for over one the user moved in: the page asks them first, in these
+    words, and sends the request again with `resign_underway` on yes."""
+    tr = texts_for(user.language_code)
+    question = tr.REPLACE_QUESTION.format(name=opponent_name(game, user.id, tr))
+    return Done(409, {"status": "underway", "question": question, "game": None})
 
 
 def _is_int(value: Any) -> bool:

@@ -40,7 +40,7 @@ from telegram.ext import Application
 from bot.aftermath import follow_up
 from bot.boards import send_board, show_board
 from bot.games.model import USER, BoardRef, GameView, PlayerInfo
-from bot.webapp.actions import REFUSED, act
+from bot.webapp.actions import REFUSED, act, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
@@ -206,8 +206,16 @@ class MiniApp:
         x_kind, o_kind = (USER, level) if mark == X else (level, USER)
         games = self.application.bot_data["games"]
         started = await games.play.start_game(
-            user.id, player_of(user), x_kind, o_kind, board=shape.empty_board()
+            user.id,
+            player_of(user),
+            x_kind,
+            o_kind,
+            board=shape.empty_board(),
+            resign_underway=body.get("resign_underway") is True,
         )
+        if started.underway is not None:
+            asked = underway(started.underway, player_of(user))
+            return web.json_response(asked.body, status=asked.status)
         assert started.game is not None  # only a repeated update starts none
         await self.started(started.game, started.closed)
         state = await self.state(started.game.id, user.id)
@@ -225,7 +233,7 @@ class MiniApp:
         """As after a tap in chat: the board shows the game (a `hint` cell lit), a board
         posted afresh is recorded, and the AI plays its turns if it is to move."""
         bot_data = self.application.bot_data
-        game = await follow_up(bot_data["matches"], bot_data["games"].ratings, game)
+        game = await follow_up(bot_data["matches"], game)
         try:
             posted = await show_board(self.application.bot, game, hint=hint)
         except TelegramError as failed:  # the move is stored; the next edit shows it
@@ -239,7 +247,7 @@ class MiniApp:
     async def post(self, game: GameView) -> None:
         """Post a new game's board in its chat, record it, let the AI start."""
         bot_data = self.application.bot_data
-        game = await follow_up(bot_data["matches"], bot_data["games"].ratings, game)
+        game = await follow_up(bot_data["matches"], game)
         posted = None
         if game.chat_id is not None:
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import or_, select
 
-from bot.games import store
+from bot.games import reads
 from bot.games.db.models import Game, Move, Player
 from bot.games.model import LIVE, GameView
 from bot.games.store import Store
@@ -18,7 +18,7 @@ OPEN_GAMES_SHOWN = 20
 async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, list[MoveRow]]:
     """A game as stored now and its moves in order, read in one session."""
     async with games.sessions() as session:
-        loaded = await store.load(session, game_id)
+        loaded = await reads.load(session, game_id)
         if loaded is None:
             return None, []
         rows = await session.execute(
@@ -30,7 +30,7 @@ async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, l
 async def open_games_of(games: Store, user_id: int) -> list[GameView]:
     """The user's running games and challenges, newest first."""
     async with games.sessions() as session:
-        found = await store.load_all(
+        found = await reads.load_all(
             session,
             Game.status.in_(LIVE),
             or_(Game.x_player_id == user_id, Game.o_player_id == user_id),

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.games.model import USER, GameView
+from bot.games.model import FORFEITS, USER, GameView
 from bot.rating_view import first_name
 from core import ultimate
 from core.board import EMPTY, MARKS, O, X
@@ -94,6 +94,8 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         "last_cell": moves[-1].cell if moves else game.last_cell,
         "result": game.result,
         "end_reason": game.end_reason,
+        # One player gave the game up (resigned, /stop, a new game, a block, /forget).
+        "forfeit": game.end_reason in FORFEITS,
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),

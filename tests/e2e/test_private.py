@@ -323,7 +323,7 @@ async def test_a_new_game_closes_the_previous_board(telegram: FakeTelegram, bot:
     first = await new_board(telegram, ALICE, "/start easy")
     second = await new_board(telegram, ALICE, "/start hard")
     assert first.key != second.key
-    assert "closed" in telegram.messages[first.key].text
+    assert en.GAME_REPLACED in telegram.messages[first.key].text
     assert "over" in (await tap_cell(telegram, ALICE, telegram.messages[first.key], 0))["text"]
     await send(telegram, ALICE, "2 2")
     assert board_cells(telegram, telegram.messages[second.key])[4] == "X"

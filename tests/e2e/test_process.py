@@ -312,7 +312,9 @@ async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: 
         assert len(failed) == 1
         assert board_cells(fake, fake.messages[board.key]) == cells  # type: ignore[index]
 
-        # The bot carries on: a new game, played to the end, and the stats.
+        # The bot carries on: the game (its move was stored) stopped, a new game played to
+        # the end, and the stats.
+        await send(fake, "/stop")
         board = await send(fake, "/start hard")
         assert "Your move ❌" in board.text
         final = await play_to_the_end(fake, board)

@@ -50,7 +50,7 @@ async def test_forget_deletes_solo_games_and_anonymizes_games_with_people(
     assert await _count(games, Move, Move.player_id == ALICE.id) == 0
     # Bob keeps his game: Alice resigned it, so he won.
     kept = await games.store.get_game(duel.id)
-    assert kept is not None and kept.result == "O" and kept.end_reason == "resigned"
+    assert kept is not None and kept.result == "O" and kept.end_reason == "forgotten"
     assert (await games.records.stats(BOB.id)).by_opponent["human"].wins == 1
     assert (await games.records.stats(ALICE.id)).by_opponent == {}
     # Forgetting twice finds nothing.

@@ -18,10 +18,9 @@ from bot.games.model import (
     GameView,
     MoveStatus,
     PlayerInfo,
-    Record,
-    ReviewStatus,
     TurnEvent,
 )
+from bot.games.summaries import Record, ReviewStatus
 from bot.games.use_cases import Games
 from core.notation import format_cells
 

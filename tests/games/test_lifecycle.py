@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.games import lifecycle
+from bot.games import challenge_rules, lifecycle
 from bot.games.model import (
     USER,
     EndReason,
@@ -94,16 +94,16 @@ def test_on_one_phone_the_side_to_move_resigns() -> None:
 
 def test_join_and_its_refusals() -> None:
     open_game = duel(status=GameStatus.OPEN, o_player_id=None, o_name=None)
-    assert lifecycle.join_refusal(open_game, ALICE) is MoveStatus.OWN_GAME
-    assert lifecycle.join_refusal(open_game, CAROL) is None
-    joined = lifecycle.join(open_game, CAROL, NOW)
+    assert challenge_rules.join_refusal(open_game, ALICE) is MoveStatus.OWN_GAME
+    assert challenge_rules.join_refusal(open_game, CAROL) is None
+    joined = challenge_rules.join(open_game, CAROL, NOW)
     assert (joined.status, joined.o_player_id, joined.o_name) == ("active", 3, "Carol")
-    assert lifecycle.join_refusal(joined, CAROL) is MoveStatus.STALE
-    assert lifecycle.join_refusal(joined, BOB) is MoveStatus.NOT_A_PLAYER
+    assert challenge_rules.join_refusal(joined, CAROL) is MoveStatus.STALE
+    assert challenge_rules.join_refusal(joined, BOB) is MoveStatus.NOT_A_PLAYER
     for_bob = replace(open_game, invited_username="BOB")
-    assert lifecycle.join_refusal(for_bob, CAROL) is MoveStatus.NOT_INVITED
-    assert lifecycle.join_refusal(for_bob, BOB) is None
-    assert lifecycle.decline_refusal(open_game, CAROL) is MoveStatus.NOT_INVITED
+    assert challenge_rules.join_refusal(for_bob, CAROL) is MoveStatus.NOT_INVITED
+    assert challenge_rules.join_refusal(for_bob, BOB) is None
+    assert challenge_rules.decline_refusal(open_game, CAROL) is MoveStatus.NOT_INVITED
 
 
 @pytest.mark.parametrize(

@@ -130,7 +130,7 @@ async def test_stop_resigns_and_counts_as_a_loss(games: Games) -> None:
     assert (result.game.status, result.game.result, result.game.end_reason) == (
         GameStatus.FINISHED,
         "O",
-        "resigned",
+        "stopped",
     )
     assert (await games.play.stop_current(CHAT, ALICE)).status is MoveStatus.NO_GAME
     record = (await games.records.stats(ALICE.id)).by_opponent["medium"]

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.games.model import BoardRef, GameStatus, PlayerInfo
+from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo
 from bot.games.rating_rules import AI_RATINGS, nearest_level
 from bot.games.use_cases import Games
 from core import glicko2
@@ -30,13 +30,20 @@ async def lose_to_hard(games: Games, size: int = 3) -> int:
     return resigned.game.id
 
 
+async def rated(games: Games, game_id: int) -> GameView:
+    game = await games.store.get_game(game_id)
+    assert game is not None
+    return game
+
+
 async def test_a_loss_to_hard_moves_the_vs_ai_rating_once(games: Games) -> None:
-    game_id = await lose_to_hard(games)
-    rated = await games.ratings.rate(game_id)
-    assert rated is not None and rated.x_rating_change is not None
-    assert rated.x_rating_change < 0 and rated.o_rating_change is None
-    # Rated once: a second call (another instance, a retry) changes nothing.
-    assert await games.ratings.rate(game_id) is None
+    heard: list[GameView] = []
+    games.store.listen_endings(heard.append)
+    game = await rated(games, await lose_to_hard(games))
+    # Rated where it ended, in the same transaction: the resignation's answer carries it.
+    assert game.x_rating_change is not None
+    assert game.x_rating_change < 0 and game.o_rating_change is None
+    assert [g.id for g in heard] == [game.id] and heard[0].x_rating_change == game.x_rating_change
     (mine,) = await games.ratings.of_player(ME.id)
     assert mine.pool == "ai:3x3" and mine.games == 1
     expected = glicko2.rate(
@@ -44,9 +51,9 @@ async def test_a_loss_to_hard_moves_the_vs_ai_rating_once(games: Games) -> None:
         [glicko2.Result(glicko2.Rating(AI_RATINGS["3x3"]["hard"], 50.0), 0.0)],
     )
     assert mine.rating == pytest.approx(expected.rating)
-    assert mine.last_change == rated.x_rating_change
+    assert mine.last_change == game.x_rating_change
     # Big boards are their own class.
-    await games.ratings.rate(await lose_to_hard(games, size=6))
+    await lose_to_hard(games, size=6)
     pools = {r.pool for r in await games.ratings.of_player(ME.id)}
     assert pools == {"ai:3x3", "ai:big"}
 
@@ -55,46 +62,76 @@ async def test_a_game_nobody_moved_in_and_an_assisted_game_are_not_rated(games: 
     started = await games.play.start_game(ME.id, ME, "user", "hard")
     assert started.game is not None
     resigned = await games.play.resign(started.game.id, BoardRef(ME.id), ME)
-    assert resigned.played
-    assert await games.ratings.rate(started.game.id) is None
+    assert resigned.played and resigned.game is not None and not resigned.game.is_rated
     started = await games.play.start_game(ME.id, ME, "user", "easy")
     assert started.game is not None
     await games.assists.hint(started.game.id, BoardRef(ME.id), ME, 0)
     await games.play.tap(started.game.id, BoardRef(ME.id), ME, 0, 4)
     resigned = await games.play.resign(started.game.id, BoardRef(ME.id), ME)
     assert resigned.game is not None and resigned.game.assisted
-    assert await games.ratings.rate(started.game.id) is None
+    assert not resigned.game.is_rated
     assert await games.ratings.of_player(ME.id) == []
 
 
-async def test_walking_away_from_the_ai_counts_as_a_loss(games: Games) -> None:
+async def test_a_new_game_over_one_underway_asks_first_and_then_counts_it_lost(
+    games: Games,
+) -> None:
     started = await games.play.start_game(ME.id, ME, "user", "medium")
     assert started.game is not None
     await games.play.tap(started.game.id, BoardRef(ME.id), ME, 0, 4)
-    again = await games.play.start_game(ME.id, ME, "user", "medium")  # closes the first
+    asked = await games.play.start_game(ME.id, ME, "user", "hard")
+    # Nothing ends behind the player's back: nothing started, the game is named.
+    assert asked.game is None and asked.closed == ()
+    assert asked.underway is not None and asked.underway.id == started.game.id
+    assert (await rated(games, started.game.id)).is_active
+    again = await games.play.start_game(ME.id, ME, "user", "hard", resign_underway=True)
     (closed,) = again.closed
-    assert closed.status == GameStatus.ABANDONED
-    rated = await games.ratings.rate(closed.id)
-    assert rated is not None and rated.x_rating_change is not None and rated.x_rating_change < 0
+    assert (closed.status, closed.result, closed.end_reason) == (
+        GameStatus.FINISHED,
+        "O",
+        EndReason.REPLACED,
+    )
+    assert closed.x_rating_change is not None and closed.x_rating_change < 0
+    # /rating and /stats agree: one game, one loss.
+    (mine,) = await games.ratings.of_player(ME.id)
+    assert mine.games == 1
+    record = (await games.records.stats(ME.id)).by_opponent["medium"]
+    assert (record.wins, record.losses, record.draws) == (0, 1, 0)
+
+
+async def test_a_game_nobody_moved_in_is_replaced_without_a_question(games: Games) -> None:
+    first = await games.play.start_game(ME.id, ME, "hard", "user")  # the AI moved; I did not
+    assert first.game is not None and first.game.ply == 1
+    second = await games.play.start_game(ME.id, ME, "user", "easy")
+    assert second.game is not None and second.underway is None
+    (closed,) = second.closed
+    assert (closed.status, closed.end_reason) == (GameStatus.ABANDONED, EndReason.REPLACED)
+    assert not closed.is_rated and await games.ratings.of_player(ME.id) == []
+    assert (await games.records.stats(ME.id)).by_opponent == {}
 
 
 async def test_friends_are_rated_once_both_are_rated(games: Games) -> None:
     # Neither is rated in 3×3 between people: a group game counts nowhere yet.
     first = await won_by(games, ALICE, BOB)
-    assert await games.ratings.rate(first.id) is None
+    assert not first.is_rated
     assert await games.ratings.of_player(ALICE.id) == []
 
 
-async def test_a_game_is_rated_once_when_two_instances_rate_it_at_once(games: Games) -> None:
-    game_id = await lose_to_hard(games)
-    results = await asyncio.gather(*(games.ratings.rate(game_id) for _ in range(5)))
-    assert sum(r is not None for r in results) == 1
+async def test_a_game_is_rated_once_when_two_instances_end_it_at_once(games: Games) -> None:
+    started = await games.play.start_game(ME.id, ME, "user", "hard")
+    assert started.game is not None
+    await games.play.tap(started.game.id, BoardRef(ME.id), ME, 0, 0)
+    # Five resignations at once (the tap delivered again, another instance): one ends it.
+    results = await asyncio.gather(
+        *(games.play.resign(started.game.id, BoardRef(ME.id), ME) for _ in range(5))
+    )
+    assert sum(r.played for r in results) == 1
     (mine,) = await games.ratings.of_player(ME.id)
     assert mine.games == 1
 
 
 async def test_the_ladder_is_opt_in_and_forgetting_leaves_no_name(games: Games) -> None:
-    await games.ratings.rate(await lose_to_hard(games))
+    await lose_to_hard(games)
     assert await games.ratings.ladder("ai:3x3") == []
     await games.ratings.set_on_ladder(ME, True)
     (row,) = await games.ratings.ladder("ai:3x3")
@@ -109,13 +146,3 @@ def test_the_ai_nearest_a_rating() -> None:
     assert nearest_level("3x3", AI_RATINGS["3x3"]["medium"] + 10) == "medium"
     assert nearest_level("big", AI_RATINGS["big"]["hard"] - 10) == "hard"
     assert nearest_level("big", 5000) == "hard"
-
-
-async def test_a_board_drawn_after_a_crash_shows_its_game_rated(games: Games) -> None:
-    # The game ended, and the process died before rating it: the board outbox, which draws
-    # every board left behind, rates it before drawing.
-    game_id = await lose_to_hard(games)
-    assert game_id in await games.outbox.behind()
-    drawn = await games.outbox.game(game_id)
-    assert drawn is not None and drawn.x_rating_change is not None
-    assert (await games.outbox.behind())[game_id] == drawn.version

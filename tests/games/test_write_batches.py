@@ -16,7 +16,7 @@ from sqlalchemy import event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import store
+from bot.games import reads, store
 from bot.games.db import fused_writes, statements
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
@@ -75,7 +75,7 @@ async def stored(games: Games, game_id: int) -> tuple[int, list[int]]:
 async def test_a_claim_sent_with_a_stale_update_is_rolled_back_with_it(games: Games) -> None:
     game = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
     async with games.store.sessions() as session:
-        loaded = await store.load(session, game.id)
+        loaded = await reads.load(session, game.id)
     assert loaded is not None
     stale = store.Loaded(loaded.view, loaded.version + 5)  # somebody else wrote it since
     after = replace(loaded.view, nudges=1)
@@ -94,7 +94,7 @@ async def test_an_update_claimed_already_undoes_the_writes_before_its_claim(game
     game = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
     assert (await games.updates.claim(901)).new
     async with games.store.sessions() as session:
-        loaded = await store.load(session, game.id)
+        loaded = await reads.load(session, game.id)
     assert loaded is not None
     after = replace(loaded.view, nudges=1)
 
@@ -128,7 +128,7 @@ async def test_writes_sent_before_a_read_roll_back_with_its_transaction(games: G
         async with games.store.transaction() as transaction:
             games.store.claim_later(transaction, UpdateClaim(903, ALICE.id))
             # A read sends the waiting writes first, inside the transaction.
-            assert await store.live_games_in_chat(transaction, CHAT) == []
+            assert await reads.live_games_in_chat(transaction, CHAT) == []
             raise RuntimeError("the use-case failed after the read")
 
     assert await claimed_ids(games) == []
@@ -151,7 +151,7 @@ async def test_one_update_claimed_for_two_games_at_once_changes_one_of_them(
 
     async def move_in(game_id: int) -> None:
         async with games.store.sessions() as session:
-            loaded = await store.load(session, game_id)
+            loaded = await reads.load(session, game_id)
         assert loaded is not None
         after = replace(loaded.view, nudges=1)
         async with games.store.transaction() as transaction:

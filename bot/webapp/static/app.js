@@ -6,7 +6,7 @@
 
 import { markIcon } from "./board.js";
 import { closeGame, openGame } from "./game.js";
-import { api, haptic, initData, tg } from "./net.js";
+import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -84,10 +84,10 @@ async function openHome() {
 async function startGame() {
   haptic("impact", "medium");
   $("start").disabled = true;
-  const { ok, data, offline } = await api("games", newGame);
+  const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
   if (ok) openGame(data.game.id);
-  else say(offline ? t("PAGE.failed") : refusal("error"));
+  else if (!declined) say(offline ? t("PAGE.failed") : refusal("error"));
 }
 
 async function setUp() {

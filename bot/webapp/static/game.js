@@ -4,7 +4,7 @@
 "use strict";
 
 import { drawBoard, drawLines, markIcon, rowCol } from "./board.js";
-import { api, backoff, follow, haptic, sleep } from "./net.js";
+import { api, backoff, follow, haptic, sleep, startAskingFirst } from "./net.js";
 import { levelName, refusal, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -37,14 +37,17 @@ function name(player) {
 
 function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
-  if (game.status !== "finished") return t("GAME_CLOSED");
+  if (game.status !== "finished") return t(game.end_reason === "replaced" ? "GAME_REPLACED" : "GAME_CLOSED");
   if (game.result === "draw") return t("RESULT_DRAW");
   const loser = game.result === "X" ? "O" : "X";
   const only = game.you.length === 1 ? game.you[0] : null;
   if (only === game.result) return t("RESULT_YOU_WON");
-  if (only === loser && game.end_reason === "resigned") return t("RESULT_YOU_RESIGNED");
+  if (only === loser && game.end_reason === "replaced") return t("RESULT_YOU_REPLACED");
+  if (only === loser && game.forfeit) return t("RESULT_YOU_RESIGNED");
   if (only === loser) return t("PAGE.you_lost", { name: name(game.players[game.result]) });
-  if (game.end_reason === "resigned") return t("RESULT_NAME_RESIGNED", { name: name(game.players[loser]) });
+  const left = game.end_reason === "blocked" || game.end_reason === "forgotten";
+  if (left) return t("RESULT_NAME_LEFT", { name: name(game.players[loser]) });
+  if (game.forfeit) return t("RESULT_NAME_RESIGNED", { name: name(game.players[loser]) });
   if (game.end_reason === "timeout") return t("RESULT_NAME_TIMED_OUT", { name: name(game.players[loser]) });
   return t("RESULT_NAME_WON", { name: name(game.players[game.result]) });
 }
@@ -188,9 +191,13 @@ async function act(action) {
   haptic("impact", "medium");
   notice("");
   setBusy(true);
-  const { ok, data, offline } = await api("games/" + game.id + "/actions", { action, ply: game.ply });
+  const sent = { action, ply: game.ply };
+  const starts = action === "again" || action === "swap";
+  const { ok, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + game.id + "/actions", sent);
   busy = false;
-  if (offline) {
+  if (declined) {
+    notice("");
+  } else if (offline) {
     // Not sent again by itself: Play again twice would start two games.
     notice(t("PAGE.failed"));
   } else if (!ok) {

@@ -97,3 +97,18 @@ export function haptic(kind, style) {
     else tg.HapticFeedback.notificationOccurred(style);
   } catch (e) { /* no haptics here */ }
 }
+
+// Yes or no from the user: Telegram's own dialog inside Telegram, the browser's elsewhere.
+export function confirmDialog(text) {
+  if (tg && tg.showConfirm) return new Promise((resolve) => tg.showConfirm(text, resolve));
+  return Promise.resolve(window.confirm(text));
+}
+
+// A new game over one the user moved in: the server asks first (409 "underway", with the
+// question in the user's words), and the game starts only on yes (the old one is resigned).
+export async function startAskingFirst(path, body) {
+  const answer = await api(path, body);
+  if (answer.ok || answer.offline || answer.data.status !== "underway") return answer;
+  if (!(await confirmDialog(answer.data.question))) return { ...answer, declined: true };
+  return api(path, { ...body, resign_underway: true });
+}

@@ -1,0 +1,70 @@
+"""Reading stored games: a row of `statements.VIEW` (a game with its players' names) as a
+`GameView`, parsed once, with the version it was read at."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import or_
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.db import statements
+from bot.games.db.models import Game, aware
+from bot.games.db.writes import CoreTransaction
+from bot.games.live_games import Loaded
+from bot.games.model import LIVE, GameView
+from core.positions import board_from_text
+
+#: Where reads run: an ORM session, or a write transaction (`Store.transaction`).
+Db = AsyncSession | CoreTransaction
+
+
+def view_of(row: Any) -> Loaded:
+    """The view of a row of `statements.VIEW` (a game with its players' names)."""
+    values: dict[str, Any] = {name: getattr(row, name) for name in statements.VIEW_COLUMNS}
+    values["turn_started_at"] = aware(row.turn_started_at)
+    values["nudges"] = row.nudges or 0
+    values["assisted"] = bool(row.assisted)
+    view = GameView(
+        id=row.id,
+        board=board_from_text(row.board, row.size, row.k, row.seats),
+        x_name=row.x_name,
+        o_name=row.o_name,
+        t_name=row.t_name,
+        s_name=row.s_name,
+        invited_name=row.invited_name,
+        **{"version": row.version, "shown_version": row.shown_version},
+        updated_at=aware(row.updated_at),
+        **values,
+    )
+    return Loaded(view, row.version)
+
+
+async def load(session: Db, game_id: int) -> Loaded | None:
+    row = (await session.execute(statements.BY_ID, {"game_id": game_id})).first()
+    return None if row is None else view_of(row)
+
+
+async def load_all(
+    session: Db, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
+) -> list[Loaded]:
+    """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
+    rows = await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))
+    return [view_of(row) for row in rows]
+
+
+async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:
+    """The chat's running games and open challenges, newest first (a game between strangers
+    is in both players' chats)."""
+    return await load_all(
+        session,
+        or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
+        Game.status.in_(LIVE),
+        order_by=(Game.id.desc(),),
+    )
+
+
+async def load_on_inline_message(session: Db, inline_message_id: str) -> Loaded | None:
+    found = await load_all(session, Game.inline_message_id == inline_message_id)
+    return found[0] if found else None

@@ -1,0 +1,90 @@
+"""What the records use-cases answer: a player's wins, losses and draws (/stats), a group's
+leaderboard (/top), a game's review, and what /forget deleted. Plain values, as `model`'s."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.games.model import GameView
+
+
+@dataclass
+class Record:
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def played(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    def add(self, outcome: str) -> None:
+        if outcome == "win":
+            self.wins += 1
+        elif outcome == "loss":
+            self.losses += 1
+        else:
+            self.draws += 1
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A player's record per opponent kind (each AI level, `human`) and win streaks."""
+
+    by_opponent: dict[str, Record] = field(default_factory=dict)
+    current_streak: int = 0
+    best_streak: int = 0
+    #: Games won, lost and drawn with a hint or an undo: apart from the rest, out of streaks.
+    assisted: Record = field(default_factory=Record)
+
+    @property
+    def total(self) -> Record:
+        total = Record()
+        for record in self.by_opponent.values():
+            total.wins += record.wins
+            total.losses += record.losses
+            total.draws += record.draws
+        return total
+
+
+@dataclass(frozen=True)
+class LeaderRow:
+    player_id: int
+    name: str
+    record: Record
+
+
+class ReviewStatus(StrEnum):
+    MISTAKE = "mistake"
+    PERFECT = "perfect"
+    WON = "won"
+    NOT_A_PLAYER = "not_a_player"
+    NOT_FINISHED = "not_finished"
+    NO_GAME = "no_game"
+    UNSUPPORTED = "unsupported"
+
+
+@dataclass(frozen=True)
+class Review:
+    """The first move of a player where a better one existed (3×3, from the solved table).
+
+    Scores are from the player's point of view: >0 a forced win, 0 a draw, <0 a loss."""
+
+    status: ReviewStatus
+    move_number: int | None = None
+    played_cell: int | None = None
+    better_cell: int | None = None
+    played_score: int | None = None
+    better_score: int | None = None
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    """What `/forget` deleted, and the boards of games it ended (to show them ended)."""
+
+    had_profile: bool
+    games_deleted: int
+    moves_deleted: int
+    games_anonymized: int
+    ended: tuple[GameView, ...] = ()
