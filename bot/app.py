@@ -29,7 +29,7 @@ from telegram.ext import (
 from bot import callback_data as data
 from bot import matchmaking_data as queue
 from bot.ai_pool import AiPool
-from bot.boards import BoardHooks, use_hooks
+from bot.boards import BoardHooks
 from bot.config import Settings
 from bot.context import BotContext
 from bot.flood_gate import FloodGate
@@ -59,6 +59,7 @@ from bot.inbox import WebhookInbox
 from bot.matches import AiMatchRunner
 from bot.matchmaker import Matchmaker
 from bot.outbox import BoardCatchUp
+from bot.presenter import Presenter
 from bot.profile import publish_profile
 from bot.telegram_request import RetryingRequest
 from bot.turn_clock import TurnClock
@@ -222,10 +223,14 @@ async def open_resources(application: Application) -> None:
     await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
-    chores = open_chores(application, settings, games)
+    presenter = Presenter(application.bot, games.chats)
+    chores = open_chores(application, settings, games, presenter)
     matches, catch_up = chores["matches"], chores["board_catch_up"]
+    presenter.ai = matches
     hooks = BoardHooks(shown=catch_up.drawing, delivered=catch_up.delivered)
-    application.bot_data.update(engine=engine, games=games, ai_pool=ai_pool, **chores)
+    application.bot_data.update(
+        engine=engine, games=games, ai_pool=ai_pool, presenter=presenter, **chores
+    )
     # The profile is not needed to play: set once the bot takes updates, not before.
     application.bot_data["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
@@ -235,7 +240,7 @@ async def open_resources(application: Application) -> None:
         application.bot_data["inbox"] = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:
         hooks = open_mini_app(application, settings, hooks)
-    use_hooks(application.bot, hooks)
+    presenter.hooks = hooks
     for game in await games.ai_turns.waiting():
         matches.start(game.id)
     for chore in CHORES:
@@ -247,23 +252,25 @@ async def open_resources(application: Application) -> None:
 CHORES = ("turn_clock", "housekeeping", "board_catch_up", "matchmaker")
 
 
-def open_chores(application: Application, settings: Settings, games: Games) -> dict[str, Any]:
-    """The AI-turns runner and the background chores, on the use-cases (not started)."""
+def open_chores(
+    application: Application, settings: Settings, games: Games, presenter: Presenter
+) -> dict[str, Any]:
+    """The AI-turns runner and the background chores, on the use-cases and the presenter
+    (not started)."""
     bot = application.bot
     return {
         "matches": AiMatchRunner(
-            games.store, games.ai_turns, games.chats, bot, settings.ai_pause_seconds
+            games.store, games.ai_turns, presenter, bot, settings.ai_pause_seconds
         ),
-        "turn_clock": TurnClock(games.timeouts, games.chats, bot, settings.turn_timeout_seconds),
+        "turn_clock": TurnClock(games.timeouts, presenter, bot, settings.turn_timeout_seconds),
         "housekeeping": Housekeeping(games.updates),
         "board_catch_up": BoardCatchUp(
             games.outbox,
-            games.chats,
-            bot,
+            presenter,
             every=settings.board_catch_up_seconds,
             tap_redraw_after=settings.board_tap_redraw_seconds,
         ),
-        "matchmaker": Matchmaker(games.matchmaking, games.chats, bot),
+        "matchmaker": Matchmaker(games.matchmaking, presenter, bot),
     }
 
 
@@ -316,7 +323,6 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
 
 async def close_resources(application: Application) -> None:
     """Stop background tasks and close the database."""
-    use_hooks(application.bot, None)
     inbox: WebhookInbox | None = application.bot_data.get("inbox")
     if inbox is not None:
         await inbox.stop()

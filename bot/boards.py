@@ -8,7 +8,7 @@ the chat already. Its message id stays unknown; the next tap on it tells the bot
 it is, and a game nobody taps is shown afresh by the turn clock. Background callers (AI
 matches, the turn clock) pass a slower `Pace`, so people's boards go first (`bot.flood_gate`).
 
-A running bot may add `BoardHooks` (`use_hooks`, at start-up): the Mini App adds its
+A running bot adds `BoardHooks` (`bot.presenter.Presenter` holds them): the Mini App adds its
 "Open board" button to every board's keyboard, and hears of every board shown, so that its
 pages show each move the moment the chat does, whoever made it; the board outbox
 (`bot.outbox`) hears of every board Telegram has, to mark it shown.
@@ -54,33 +54,15 @@ class BoardHooks:
     delivered: Callable[[GameView], None] = _nobody
 
 
-# By id(bot): PTB's Bot takes no attributes of ours, and the callers (handlers, AI matches,
-# the turn clock) know only the bot.
-_HOOKS: dict[int, BoardHooks] = {}
-
-
-def use_hooks(bot: Bot, hooks: BoardHooks | None) -> None:
-    """Add `hooks` to every board `bot` shows from now on (None: none any more)."""
-    if hooks is None:
-        _HOOKS.pop(id(bot), None)
-    else:
-        _HOOKS[id(bot)] = hooks
-
-
-def _delivered(bot: Bot, game: GameView) -> None:
-    hooks = _HOOKS.get(id(bot))
-    if hooks is not None:
-        hooks.delivered(game)
+#: A bot's boards with nothing added (tests that draw boards without a running bot).
+NO_HOOKS = BoardHooks()
 
 
 def _render(
-    bot: Bot, game: GameView, hint: int | None = None, block: int | None = None
+    hooks: BoardHooks, game: GameView, hint: int | None = None, block: int | None = None
 ) -> BoardMessage:
-    """The board message with the bot's hooks applied, which are told of it."""
+    """The board message with the hooks applied, which are told of it."""
     board = render_game(game, hint, block)
-    hooks = _HOOKS.get(id(bot))
-    if hooks is None:
-        return board
     hooks.shown(game)
     return BoardMessage(board.text, hooks.keyboard(board.keyboard, game))
 
@@ -90,12 +72,13 @@ async def send_board(
     chat_id: int,
     game: GameView,
     *,
+    hooks: BoardHooks,
     reply_to: int | None = None,
     pace: Pace = Pace.PERSON,
 ) -> int | None:
     """Post a new board message for the game; returns its message id, or None when Telegram's
     answer was lost (the board may be there: it is not posted twice)."""
-    board = _render(bot, game)
+    board = _render(hooks, game)
     try:
         message = await bot.send_message(
             chat_id,
@@ -108,9 +91,9 @@ async def send_board(
         log.info(
             "board of game %s: posted with no answer; the next tap on it will show it", game.id
         )
-        _delivered(bot, game)  # it may well be there: never posted twice
+        hooks.delivered(game)  # it may well be there: never posted twice
         return None
-    _delivered(bot, game)
+    hooks.delivered(game)
     return message.message_id
 
 
@@ -118,6 +101,7 @@ async def show_board(
     bot: Bot,
     game: GameView,
     *,
+    hooks: BoardHooks,
     pace: Pace = Pace.PERSON,
     hint: int | None = None,
     block: int | None = None,
@@ -132,15 +116,15 @@ async def show_board(
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
     elif game.chat_id is not None and (game.is_active or game.is_open):
-        return await send_board(bot, game.chat_id, game, pace=pace)
+        return await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
     else:
         # A closed game whose board is not known yet (closed while it was being posted):
         # there is nothing to update.
         return None
     if game.second_message_id is not None:
         # Before the first board, which marks both shown once Telegram has it.
-        await _show_second(bot, game, pace)
-    board = _render(bot, game, hint, block)
+        await _show_second(bot, game, hooks, pace)
+    board = _render(hooks, game, hint, block)
     try:
         await bot.edit_message_text(
             board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)
@@ -149,13 +133,13 @@ async def show_board(
         text = str(error).lower()
         if "not modified" in text:
             # Already showing this state (e.g. a retried update): nothing to do.
-            _delivered(bot, game)
+            hooks.delivered(game)
             return None
         if "not found" in text and game.chat_id is not None and (game.is_active or game.is_open):
             log.info("board message of game %s is gone; posting a fresh one", game.id)
-            return await send_board(bot, game.chat_id, game, pace=pace)
+            return await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
         raise
-    _delivered(bot, game)
+    hooks.delivered(game)
     return None
 
 
@@ -164,18 +148,17 @@ def second_view(game: GameView) -> GameView:
     return replace(game, language=game.second_language)
 
 
-async def send_second_board(bot: Bot, game: GameView) -> int | None:
+async def send_second_board(bot: Bot, game: GameView, hooks: BoardHooks) -> int | None:
     """Post the second board of a game between strangers, in ⭕'s private chat."""
     assert game.second_chat_id is not None
-    return await send_board(bot, game.second_chat_id, second_view(game))
+    return await send_board(bot, game.second_chat_id, second_view(game), hooks=hooks)
 
 
-async def _show_second(bot: Bot, game: GameView, pace: Pace) -> None:
+async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> None:
     """Edit ⭕'s board of a game between strangers. A failure here (⭕ blocked the bot,
     deleted the board) must not keep ❌'s board from showing the move: it is logged."""
     board = render_game(second_view(game))
-    hooks = _HOOKS.get(id(bot))
-    keyboard = board.keyboard if hooks is None else hooks.keyboard(board.keyboard, game)
+    keyboard = hooks.keyboard(board.keyboard, game)
     try:
         await bot.edit_message_text(
             board.text,

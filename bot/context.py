@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from bot.games.use_cases import Games
     from bot.matches import AiMatchRunner
     from bot.outbox import BoardCatchUp
+    from bot.presenter import Presenter
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
@@ -28,6 +29,11 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
     @property
     def games(self) -> Games:
         return self.bot_data["games"]
+
+    @property
+    def presenter(self) -> Presenter:
+        """The one way a game is shown (`bot.presenter`)."""
+        return self.bot_data["presenter"]
 
     @property
     def ai_matches(self) -> AiMatchRunner:

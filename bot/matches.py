@@ -17,13 +17,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.boards import send_board, show_board
 from bot.flood_gate import FrameSkipped, Pace
 from bot.games import lifecycle
 from bot.games.ai_turns import AiTurns
-from bot.games.chats import Chats
 from bot.games.model import GameView
 from bot.games.store import Store
+from bot.presenter import Presenter
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +39,13 @@ class AiMatchRunner:
         self,
         games: Store,
         ai_turns: AiTurns,
-        chats: Chats,
+        presenter: Presenter,
         bot: Bot,
         pause_seconds: float,
     ) -> None:
         self._store = games
         self._ai_turns = ai_turns
-        self._chats = chats
+        self._presenter = presenter
         self._bot = bot
         self._pause = pause_seconds
         self._tasks: dict[int, asyncio.Task[None]] = {}
@@ -144,23 +143,23 @@ class AiMatchRunner:
                     continue
                 return
             try:
-                posted = await self._show(game)
-                if posted is not None:
-                    await self._chats.attach_message(game.id, posted)
+                await self._show(game)
             except FrameSkipped:
                 log.debug("game %s: frame skipped under the flood limits", game_id)
             except TelegramError:
                 # The move is saved; the next edit shows it. Never let a match task crash.
                 log.warning("could not show an AI move of game %s", game_id, exc_info=True)
 
-    async def _show(self, game: GameView) -> int | None:
-        """Show an AI move at its pace; the id of a board it had to post, if any."""
+    async def _show(self, game: GameView) -> None:
+        """Show an AI move at its pace."""
+        show = self._presenter.show
         if not game.is_ai_match:
-            return await show_board(self._bot, game)
-        if game.waits_for_ai:
-            if game.inline_message_id is None and game.message_id is None:
-                return None  # board not known: no frames, the final board is posted
-            return await show_board(self._bot, game, pace=Pace.FRAME)
-        if game.inline_message_id is None and game.message_id is None and game.chat_id:
-            return await send_board(self._bot, game.chat_id, game, pace=Pace.BACKGROUND)
-        return await show_board(self._bot, game, pace=Pace.BACKGROUND)
+            await show(game, ai=False)
+        elif game.waits_for_ai:
+            if game.inline_message_id is not None or game.message_id is not None:
+                await show(game, pace=Pace.FRAME, ai=False)
+            # else the board is not known: no frames, the final board is posted
+        elif game.inline_message_id is None and game.message_id is None and game.chat_id:
+            await self._presenter.post(game.chat_id, game, pace=Pace.BACKGROUND, ai=False)
+        else:
+            await show(game, pace=Pace.BACKGROUND, ai=False)

@@ -15,13 +15,12 @@ from datetime import datetime, timedelta
 from telegram import Bot
 from telegram.error import BadRequest, TelegramError
 
-from bot.boards import send_board, send_second_board
 from bot.flood_gate import Pace, pace_args
-from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.matchmaking import Matchmaking, Paired
 from bot.games.pairing import AI_OFFER_AFTER, Waiting
 from bot.matchmaking_view import render_waiting
+from bot.presenter import Presenter
 from bot.rating_view import first_name
 from bot.rounds import Rounds
 from bot.texts import isolate, texts_for
@@ -34,10 +33,10 @@ REDRAW_EVERY = timedelta(seconds=5)
 
 class Matchmaker:
     def __init__(
-        self, matchmaking: Matchmaking, chats: Chats, bot: Bot, every: float = 2.0
+        self, matchmaking: Matchmaking, presenter: Presenter, bot: Bot, every: float = 2.0
     ) -> None:
         self._matchmaking = matchmaking
-        self._chats = chats
+        self._presenter = presenter
         self._bot = bot
         self._rounds = Rounds("matchmaking", self.round, every)
 
@@ -67,12 +66,8 @@ class Matchmaker:
         game = paired.game
         try:
             if game.chat_id is not None:
-                posted = await send_board(self._bot, game.chat_id, game)
-                if posted is not None:
-                    await self._chats.attach_message(game.id, posted)
-            posted = await send_second_board(self._bot, game)
-            if posted is not None:
-                await self._chats.attach_message(game.id, posted, second=True)
+                await self._presenter.post(game.chat_id, game, ai=False)
+            await self._presenter.post_second(game)
         except TelegramError as error:
             # One of them blocked the bot meanwhile: the game ends by the turn clock.
             log.warning("could not post a board of game %s: %s", game.id, error)

@@ -22,15 +22,13 @@ import time
 from collections import OrderedDict
 from datetime import datetime, timedelta
 
-from telegram import Bot
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from bot.boards import show_board
 from bot.flood_gate import Pace
-from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.outbox import BoardOutbox, is_behind
+from bot.presenter import Presenter
 from bot.rounds import Rounds
 
 log = logging.getLogger(__name__)
@@ -59,13 +57,12 @@ class BoardCatchUp:
     def __init__(
         self,
         outbox: BoardOutbox,
-        chats: Chats,
-        bot: Bot,
+        presenter: Presenter,
         *,
         every: float = EVERY_SECONDS,
         tap_redraw_after: float = TAP_REDRAW_AFTER_SECONDS,
     ) -> None:
-        self._outbox, self._chats, self._bot = outbox, chats, bot
+        self._outbox, self._presenter = outbox, presenter
         self._tap_redraw_after = tap_redraw_after
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
         # game id → the newest version this process drew or is drawing.
@@ -162,15 +159,12 @@ class BoardCatchUp:
             "board of game %s shows an older version: drawing version %s", game.id, game.version
         )
         try:
-            posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
+            await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False)
         except (BadRequest, Forbidden) as error:
             log.warning("board of game %s cannot be drawn (%s); given up", game.id, error)
         except TelegramError as error:
             log.info("board of game %s not drawn now (%s); next round", game.id, error)
             return 0
-        else:
-            if posted is not None:
-                await self._chats.attach_message(game.id, posted)
         # Shown, refused for good, or nothing to draw (a closed game whose board never
         # posted): in every case the board is no longer waiting.
         await self._outbox.mark_shown([(game.id, game.version)])

@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import replace
 from datetime import datetime, timedelta
 
 from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
-from bot.boards import show_board
 from bot.flood_gate import Pace, pace_args
-from bot.games.chats import Chats
 from bot.games.db.models import utcnow
 from bot.games.model import GameView, TurnEvent
 from bot.games.timeouts import TurnTimeouts
+from bot.presenter import Presenter
 from bot.render import render_nudge
 from bot.stranger_notices import tell_the_winner
 from bot.texts import texts_for
@@ -35,12 +33,12 @@ class TurnClock:
     def __init__(
         self,
         timeouts: TurnTimeouts,
-        chats: Chats,
+        presenter: Presenter,
         bot: Bot,
         timeout_seconds: float,
     ) -> None:
         self._timeouts = timeouts
-        self._chats = chats
+        self._presenter = presenter
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
         # Check often enough that a nudge is never much later than the timeout.
@@ -67,10 +65,7 @@ class TurnClock:
             event, game = outcome
             happened.append((event, game.id))
             try:
-                posted = await show_board(self._bot, game, pace=Pace.BACKGROUND)
-                if posted is not None:
-                    await self._chats.attach_message(game.id, posted)
-                    game = replace(game, message_id=posted)
+                game = await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False)
                 if event is TurnEvent.NUDGE:
                     await self._nudge(game)
                 elif event is TurnEvent.TIMEOUT:

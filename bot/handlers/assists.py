@@ -7,7 +7,7 @@ from telegram import Update
 from bot.callback_data import HINT, AssistTap
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult
-from bot.handlers.common import answer, board_tap, player_from, popup, show_game, texts_of
+from bot.handlers.common import answer, board_tap, player_from, popup, texts_of
 from bot.texts import Texts
 from core.positions import cell_words
 
@@ -70,4 +70,4 @@ def _done(result: MoveResult, tr: Texts) -> str:
 
 async def _show(context: BotContext, result: MoveResult) -> None:
     assert result.game is not None
-    await show_game(context, result.game, hint=result.hint)
+    await context.presenter.show(result.game, hint=result.hint)

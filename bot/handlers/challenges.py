@@ -14,8 +14,6 @@ from bot.handlers.common import (
     is_group,
     player_from,
     popup,
-    post_game,
-    show_game,
     texts_of,
     unknown_button,
 )
@@ -56,7 +54,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         invited_username=username,
         board=size.empty_board(),
     )
-    await post_game(context, chat.id, game)
+    await context.presenter.post(chat.id, game)
 
 
 async def tap_challenge(update: Update, context: BotContext) -> None:
@@ -91,6 +89,6 @@ async def tap_rematch(update: Update, context: BotContext) -> None:
     mark = game.mark_of(user_id) if game.created_by_id != user_id else None
     await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)) if mark else None)
     if game.has_board_message:
-        await show_game(context, game)  # the inline message, or the accepted offer's board
+        await context.presenter.show(game)  # the inline message, or the accepted offer's board
     elif game.chat_id is not None:
-        await post_game(context, game.chat_id, game)
+        await context.presenter.post(game.chat_id, game)

@@ -9,7 +9,7 @@ from telegram import Chat, ChatMember, Update
 from telegram.error import TelegramError
 
 from bot.context import BotContext
-from bot.handlers.common import show_game, texts_of
+from bot.handlers.common import texts_of
 from bot.stranger_notices import tell_the_winner
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
             # The other player (a stranger, in their own chat) sees at once how it ended; the
             # board in the chat the bot just left cannot be edited any more.
             try:
-                await show_game(context, game)
+                await context.presenter.show(game)
             except TelegramError as error:
                 log.info("game %s: board not shown after the bot left: %s", game.id, error)
             await tell_the_winner(context.bot, game, "OPPONENT_LEFT")

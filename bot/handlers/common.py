@@ -19,8 +19,6 @@ from telegram import (
 )
 from telegram.error import BadRequest
 
-from bot.aftermath import follow_up
-from bot.boards import send_board, show_board
 from bot.callback_data import LANGUAGE, parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
@@ -170,31 +168,6 @@ async def edit_tapped(edit: Awaitable[object]) -> None:
             raise
 
 
-async def show_game(
-    context: BotContext, game: GameView, *, hint: int | None = None, block: int | None = None
-) -> None:
-    """Show a game's new state on its board (a `hint` cell lit, ultimate's small board
-    `block`), record a board that had to be posted afresh, and let the AI play its turns if
-    it is to move (a quick reply in the same edit)."""
-    game = await follow_up(context.ai_matches, game)
-    posted = await show_board(context.bot, game, hint=hint, block=block)
-    if posted is not None:
-        await context.games.chats.attach_message(game.id, posted)
-        game = replace(game, message_id=posted)
-    context.ai_matches.follow(game)
-
-
-async def post_game(context: BotContext, chat_id: int, game: GameView) -> None:
-    """Post a new game's board in a chat, record where it is, and let the AI start (a quick
-    first move is on the board as it is posted)."""
-    game = await follow_up(context.ai_matches, game)
-    message_id = await send_board(context.bot, chat_id, game)
-    if message_id is not None:
-        # None: the board's answer was lost; the next tap on it (or the turn clock) records it.
-        await context.games.chats.attach_message(game.id, message_id)
-    context.ai_matches.follow(replace(game, message_id=message_id))
-
-
 #: Refusals of a tap on a board that may be behind its game: the board is redrawn too.
 REDRAWN = (MoveStatus.STALE, MoveStatus.GAME_OVER)
 
@@ -204,7 +177,7 @@ async def redraw_if_behind(context: BotContext, game: GameView) -> None:
     and no drawing is on its way: the tap that found it out brings it up to date."""
     catch_up = context.board_catch_up
     if catch_up is not None and catch_up.needs_redraw(game):
-        await show_game(context, game)
+        await context.presenter.show(game)
 
 
 async def answer_and_show(
@@ -239,4 +212,4 @@ async def answer_and_show(
         await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
     else:
         await answer(query)
-    await show_game(context, game, block=block)
+    await context.presenter.show(game, block=block)

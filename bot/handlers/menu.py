@@ -15,9 +15,7 @@ from bot.handlers.common import (
     is_group,
     message_tap,
     player_from,
-    post_game,
     refuse_others,
-    show_game,
     tapped_markup,
     texts_of,
 )
@@ -173,7 +171,7 @@ async def start_game(
         challenge = await context.games.challenges.create(
             chat.id, player_from(user), board=board, seats=spec.seats
         )
-        await post_game(context, chat.id, challenge)
+        await context.presenter.post(chat.id, challenge)
         await _say_games_go_on(context, chat, user, challenge)
         return ()
     started = await context.games.play.start_game(
@@ -201,7 +199,7 @@ async def start_game(
         return ()
     for closed in started.closed:
         context.ai_matches.cancel(closed.id)
-        await show_game(context, closed)
-    await post_game(context, chat.id, started.game)
+        await context.presenter.show(closed)
+    await context.presenter.post(chat.id, started.game)
     await _say_games_go_on(context, chat, user, started.game)
     return started.closed

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.boards import show_board
 from bot.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
@@ -15,7 +14,6 @@ from bot.handlers.common import (
     edit_tapped,
     player_from,
     popup,
-    show_game,
     tapped_markup,
     texts_of,
 )
@@ -85,7 +83,7 @@ async def tap_resign_answer(update: Update, context: BotContext) -> None:
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     await answer(query, None if result.played else popup(tr, result.status))
     if result.game is not None and result.status in (MoveStatus.PLAYED, MoveStatus.STALE):
-        await show_game(context, result.game)  # the board again, with its Resign button
+        await context.presenter.show(result.game)  # the board again, with its Resign button
 
 
 async def tap_block(update: Update, context: BotContext) -> None:
@@ -120,7 +118,7 @@ async def typed_move(update: Update, context: BotContext) -> None:
         chat.id, player_from(user), message.text, message_id=board_id
     )
     if result.played and result.game is not None:
-        await show_game(context, result.game)
+        await context.presenter.show(result.game)
     elif result.status is MoveStatus.NO_GAME:
         if board_id is None:
             await message.reply_text(tr.NO_GAME)
@@ -145,7 +143,7 @@ async def stop(update: Update, context: BotContext) -> None:
         return
     game = result.game
     context.ai_matches.cancel(game.id)
-    await show_board(context.bot, game)  # a closed game: nothing to post afresh
+    await context.presenter.show(game)  # a closed game: nothing to post afresh
     await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
     if game.is_ai_match:
         await message.reply_text(tr.STOPPED_AI_MATCH)

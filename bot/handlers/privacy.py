@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.boards import show_board
 from bot.callback_data import ForgetTap, parse_callback_data
 from bot.context import BotContext
 from bot.handlers.common import (
@@ -52,7 +51,7 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     report = await context.games.privacy.forget(player_from(query.from_user))
     for game in report.ended:
         context.ai_matches.cancel(game.id)
-        await show_board(context.bot, game)
+        await context.presenter.show(game)
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return

@@ -29,7 +29,6 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +36,6 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.aftermath import follow_up
-from bot.boards import send_board, show_board
 from bot.games.model import USER, BoardRef, GameView, PlayerInfo
 from bot.webapp.actions import REFUSED, act, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
@@ -230,34 +227,22 @@ class MiniApp:
         await self.post(game)
 
     async def show(self, game: GameView, hint: int | None = None) -> None:
-        """As after a tap in chat: the board shows the game (a `hint` cell lit), a board
-        posted afresh is recorded, and the AI plays its turns if it is to move."""
-        bot_data = self.application.bot_data
-        game = await follow_up(bot_data["matches"], game)
+        """As after a tap in chat (the presenter): the boards show the game (a `hint` cell
+        lit), and the AI plays its turns if it is to move. A failed edit does not fail the
+        page's request: the move is stored, and the next edit shows it."""
         try:
-            posted = await show_board(self.application.bot, game, hint=hint)
-        except TelegramError as failed:  # the move is stored; the next edit shows it
+            await self.application.bot_data["presenter"].show(game, hint=hint)
+        except TelegramError as failed:
             log.warning("could not show game %s in chat: %s", game.id, failed)
-            posted = None
-        if posted is not None:
-            await bot_data["games"].chats.attach_message(game.id, posted)
-            game = replace(game, message_id=posted)
-        bot_data["matches"].follow(game)
 
     async def post(self, game: GameView) -> None:
-        """Post a new game's board in its chat, record it, let the AI start."""
-        bot_data = self.application.bot_data
-        game = await follow_up(bot_data["matches"], game)
-        posted = None
-        if game.chat_id is not None:
-            try:
-                posted = await send_board(self.application.bot, game.chat_id, game)
-            except TelegramError as failed:  # e.g. the user never started the bot
-                log.warning("could not post game %s in chat: %s", game.id, failed)
-        if posted is not None:
-            await bot_data["games"].chats.attach_message(game.id, posted)
-            game = replace(game, message_id=posted)
-        bot_data["matches"].follow(game)
+        """Post a new game's board in its chat (the presenter), record it, let the AI start."""
+        if game.chat_id is None:
+            return
+        try:
+            await self.application.bot_data["presenter"].post(game.chat_id, game)
+        except TelegramError as failed:  # e.g. the user never started the bot
+            log.warning("could not post game %s in chat: %s", game.id, failed)
 
 
 async def body_of(request: web.Request) -> dict[str, Any]:
