@@ -110,7 +110,7 @@ def build_application(settings: Settings) -> Application:
     builder = (
         ApplicationBuilder()
         .application_class(LoggedApplication)
-        .token(settings.token)
+        .token(settings.token.get_secret_value())
         .context_types(ContextTypes(context=BotContext))
         .concurrent_updates(UpdateLanes(CONCURRENT_UPDATES))
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
@@ -210,14 +210,14 @@ def register_handlers(application: Application) -> None:
 async def open_resources(application: Application) -> None:
     """Migrate the database, open it, resume AI matches, publish the profile."""
     settings: Settings = application.bot_data["settings"]
-    engine = create_engine(settings.database_url)
+    engine = create_engine(settings.database_url.get_secret_value())
     # The solved 3×3 table is built on a thread of its own while the bot starts and waits for
     # its first updates, rather than on the first hard move (a twentieth of a second).
     application.bot_data["solved_table"] = asyncio.create_task(build_lasting_state())
     # Alembic runs its own event loop, so it gets a thread too, and only when the schema is
     # behind: importing it costs more than asking the database.
     if not await is_current(engine):
-        await asyncio.to_thread(upgrade_database, settings.database_url)
+        await asyncio.to_thread(upgrade_database, settings.database_url.get_secret_value())
     await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
