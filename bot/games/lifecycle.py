@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.games.model import (
     DRAW,
@@ -162,8 +163,8 @@ def drop_out(game: GameView, mark: str, reason: EndReason, now: datetime | None)
     if len(left) == 1:
         return replace(after, status=GameStatus.FINISHED, result=left[0], end_reason=reason)
     if game.to_move == mark:
-        clock = {"turn_started_at": now} if now is not None else {}
-        after = replace(after, turn_mark=next_turn(after, mark), nudges=0, **clock)
+        started = now if now is not None else after.turn_started_at
+        after = replace(after, turn_mark=next_turn(after, mark), nudges=0, turn_started_at=started)
     return after
 
 
@@ -192,7 +193,8 @@ def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
     the game starts."""
     seat = next(mark for mark in game.marks if game.player_id_of(mark) is None)
     column = seat.lower()
-    after = replace(game, **{f"{column}_player_id": joiner.id, f"{column}_name": joiner.name})
+    taken: dict[str, Any] = {f"{column}_player_id": joiner.id, f"{column}_name": joiner.name}
+    after = replace(game, **taken)  # columns named at run time: mypy checks them as Any
     if any(after.player_id_of(mark) is None for mark in after.marks):
         return after  # seats left: still open
     started = replace(after, status=GameStatus.ACTIVE, turn_started_at=now, nudges=0)
@@ -300,7 +302,7 @@ def leave(game: GameView, user_id: int) -> GameView:
 
 def anonymize(game: GameView, user_id: int) -> GameView:
     """The game without the user's id (it stays for the other person)."""
-    gone = {
+    gone: dict[str, Any] = {  # columns named at run time, all of them ids (int | None)
         column: None
         for column in (
             "x_player_id",

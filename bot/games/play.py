@@ -8,6 +8,7 @@ import random
 from bot.games import lifecycle, player_rows, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.model import (
     PLAYER_KINDS,
     USER,
@@ -96,8 +97,8 @@ class Play:
             fast = await self._store.start_in_idle_chat(player, turn.game, turn.moves, claim)
             if fast is not None:
                 started, chosen_language = fast
-                claimed = None if claim is None else Claim(True, chosen_language)
-                return StartResult(started.view, claim=claimed)
+                made = None if claim is None else Claim(True, chosen_language)
+                return StartResult(started.view, claim=made)
         async with self._store.transaction() as session:
             player = await player_rows.upsert_player(session, user)
             closed = []
@@ -168,7 +169,7 @@ class Play:
         """A tap on a board cell. `ply` is the move number the board showed when tapped; the
         tap's update is claimed in the same transaction if `claim` is given."""
 
-        async def tap(session: store.Db, game: Loaded) -> MoveResult:
+        async def tap(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = lifecycle.tap_refusal(game.view, user.id, ply, cell)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -246,7 +247,7 @@ class Play:
     ) -> MoveResult:
         """The user gives up a game they play in; the opponent wins."""
 
-        async def resign(session: store.Db, game: Loaded) -> MoveResult:
+        async def resign(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = lifecycle.player_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -271,7 +272,7 @@ class Play:
             return await self._store.conflict(None)
 
     async def _move(
-        self, session: store.Db, game: Loaded, cell: int, user: PlayerInfo
+        self, session: CoreTransaction, game: Loaded, cell: int, user: PlayerInfo
     ) -> MoveResult:
         """Play an allowed move on a free cell, and the AI's instant replies."""
         turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())

@@ -22,6 +22,7 @@ from sqlalchemy import and_, func, or_, select, update
 from bot.games import player_rows, store
 from bot.games.db import statements
 from bot.games.db.models import Game, Player, Rating, utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.model import GameView, PlayerInfo
 from bot.games.rating_rules import (
     AI_PREFIX,
@@ -92,7 +93,9 @@ class Ratings:
         except LOST_RACE:
             return None
 
-    async def _apply(self, session: Db, game: GameView, rated: RatedGame) -> dict[str, int] | None:
+    async def _apply(
+        self, session: CoreTransaction, game: GameView, rated: RatedGame
+    ) -> dict[str, int] | None:
         """The new ratings stored; each person's change by mark (None: not rated after all)."""
         now = utcnow()
         ids = {mark: game.player_id_of(mark) for mark in rated.scores}
@@ -173,7 +176,12 @@ async def _stored(session: Db, player_id: int | None, pool: str) -> glicko2.Rati
 
 
 async def _store(
-    session: Db, player_id: int, pool: str, new: glicko2.Rating, change: int, now: datetime
+    session: CoreTransaction,
+    player_id: int,
+    pool: str,
+    new: glicko2.Rating,
+    change: int,
+    now: datetime,
 ) -> None:
     upsert = statements.upsert_for(session.bind.dialect.name)(_RATINGS)
     values: dict[str, Any] = {
