@@ -107,6 +107,11 @@ def build_application(settings: Settings) -> Application:
     """The bot, ready for `run_polling` or `run_webhook` (both call `post_init` and
     `post_shutdown`)."""
     backoff = settings.retry_backoff_seconds
+    # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
+    polls = RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
+    calls = RetryingRequest(
+        connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
+    )
     builder = (
         ApplicationBuilder()
         .application_class(LoggedApplication)
@@ -116,15 +121,8 @@ def build_application(settings: Settings) -> Application:
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
         # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
         .rate_limiter(FloodGate(settings.flood_limits))
-        .request(
-            RetryingRequest(
-                connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
-            )
-        )
-        # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
-        .get_updates_request(
-            RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
-        )
+        .request(calls)
+        .get_updates_request(polls)
         .post_init(open_resources)
         .post_shutdown(close_resources)
     )
@@ -132,6 +130,9 @@ def build_application(settings: Settings) -> Application:
         builder = builder.base_url(settings.api_base_url)
     application = builder.build()
     application.bot_data["settings"] = settings
+    # Kept to be closed by the bot's start-up should initialize fail (bot.run): PTB does not
+    # close the transports of a bot that never finished initializing.
+    application.bot_data["transports"] = (polls, calls)
     register_handlers(application)
     return application
 

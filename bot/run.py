@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
+from telegram.request import BaseRequest
 
 from bot import telegram_request
 from bot.app import ALLOWED_UPDATES, build_application
@@ -240,7 +241,8 @@ class BotLife:
 async def _close_connections(application: Application) -> None:
     """Close the Bot API connections of a bot whose initialize failed: PTB's shutdown skips a
     bot that never finished initializing, and an open aiohttp session would be reported."""
-    for request in application.bot._request:  # (getUpdates, everything else)
+    transports: tuple[BaseRequest, ...] = application.bot_data["transports"]
+    for request in transports:  # (getUpdates, everything else): see bot.app
         with contextlib.suppress(Exception):
             await request.shutdown()
 
