@@ -125,10 +125,6 @@ def _env_name(info: ValidationInfo) -> str:
     return ENV_NAMES.get(name, name.upper())
 
 
-def _stripped(value: Any) -> Any:
-    return value.strip() if isinstance(value, str) else value
-
-
 def _token(value: SecretStr) -> SecretStr:
     if not value.get_secret_value().strip():
         raise ValueError(TOKEN_MISSING)
@@ -143,10 +139,13 @@ def _log_level(value: Any) -> Any:
 
 
 def _seconds(low: float, high: float) -> BeforeValidator:
-    """A number of seconds, checked against its range."""
+    """A number of seconds from the environment's text, checked against its range. A number
+    given in code is taken as it is (tests shorten the clocks below what a person may set)."""
 
-    def check(value: Any, info: ValidationInfo) -> float:
-        text = str(_stripped(value))
+    def check(value: Any, info: ValidationInfo) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
         try:
             number = float(text)
         except ValueError:
@@ -161,8 +160,11 @@ def _seconds(low: float, high: float) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-def _port(value: Any, info: ValidationInfo) -> int:
-    text = str(_stripped(value))
+def _port(value: Any, info: ValidationInfo) -> Any:
+    """A TCP port from the environment's text; one given in code as it is (0: any free one)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
     try:
         port = int(text)
     except ValueError:

@@ -454,6 +454,14 @@ def test_settings_made_in_code_read_no_environment(monkeypatch: pytest.MonkeyPat
     )
 
 
+def test_numbers_given_in_code_are_taken_as_they_are() -> None:
+    # The ranges are for what a person sets; tests run the clocks faster than that.
+    settings = Settings(token=TOKEN, turn_timeout_seconds=0.5, webhook_port=0)
+    assert (settings.turn_timeout_seconds, settings.webhook_port) == (0.5, 0)
+    with pytest.raises(ValidationError):
+        Settings(token=TOKEN, turn_timeout_seconds=[1])  # but they are numbers
+
+
 def test_settings_are_immutable() -> None:
     settings = Settings(token=TOKEN)
     with pytest.raises(ValidationError, match="frozen"):
