@@ -84,7 +84,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -328,7 +328,7 @@ def run_unpaced_bot(profile_to: str | None = None) -> int:
     profiler = FirstUpdateProfiler(profile_to)
 
     def build_unpaced(settings: Settings) -> Any:
-        unpaced = replace(settings, flood_limits=FloodLimits.unlimited())
+        unpaced = settings.model_copy(update={"flood_limits": FloodLimits.unlimited()})
         return profiler.attach(build_application(unpaced))
 
     bot.run.build_application = build_unpaced  # type: ignore[attr-defined]

@@ -108,24 +108,22 @@ def build_application(settings: Settings) -> Application:
     """The bot, ready for `run_polling` or `run_webhook` (both call `post_init` and
     `post_shutdown`)."""
     backoff = settings.retry_backoff_seconds
+    # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
+    polls = RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
+    calls = RetryingRequest(
+        connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
+    )
     builder = (
         ApplicationBuilder()
         .application_class(LoggedApplication)
-        .token(settings.token)
+        .token(settings.token.get_secret_value())
         .context_types(ContextTypes(context=BotContext))
         .concurrent_updates(UpdateLanes(CONCURRENT_UPDATES))
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
         # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
         .rate_limiter(FloodGate(settings.flood_limits))
-        .request(
-            RetryingRequest(
-                connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
-            )
-        )
-        # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
-        .get_updates_request(
-            RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
-        )
+        .request(calls)
+        .get_updates_request(polls)
         .post_init(open_resources)
         .post_shutdown(close_resources)
     )
@@ -133,6 +131,9 @@ def build_application(settings: Settings) -> Application:
         builder = builder.base_url(settings.api_base_url)
     application = builder.build()
     application.bot_data["settings"] = settings
+    # Kept to be closed by the bot's start-up should initialize fail (bot.run): PTB does not
+    # close the transports of a bot that never finished initializing.
+    application.bot_data["transports"] = (polls, calls)
     register_handlers(application)
     return application
 
@@ -212,14 +213,14 @@ def register_handlers(application: Application) -> None:
 async def open_resources(application: Application) -> None:
     """Migrate the database, open it, resume AI matches, publish the profile."""
     settings: Settings = application.bot_data["settings"]
-    engine = create_engine(settings.database_url)
+    engine = create_engine(settings.database_url.get_secret_value())
     # The solved 3×3 table is built on a thread of its own while the bot starts and waits for
     # its first updates, rather than on the first hard move (a twentieth of a second).
     application.bot_data["solved_table"] = asyncio.create_task(build_lasting_state())
     # Alembic runs its own event loop, so it gets a thread too, and only when the schema is
     # behind: importing it costs more than asking the database.
     if not await is_current(engine):
-        await asyncio.to_thread(upgrade_database, settings.database_url)
+        await asyncio.to_thread(upgrade_database, settings.database_url.get_secret_value())
     await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)

@@ -156,8 +156,8 @@ def _centre(box: Box) -> Point:
 def _corners(mark: str, box: Box) -> list[tuple[float, float]]:
     reach, drop, angles = POLYGONS[mark]
     (x, y), side = _centre(box), box[2] - box[0]
-    r, y = reach * side, y + drop * side
-    return [(x + r * math.cos(a), y + r * math.sin(a)) for a in map(math.radians, angles)]
+    r, centre_y = reach * side, y + drop * side
+    return [(x + r * math.cos(a), centre_y + r * math.sin(a)) for a in map(math.radians, angles)]
 
 
 def mark_point(card: Card, index: int) -> Point:
@@ -327,7 +327,8 @@ def _draw_ultimate(pen: _Pen, image: Image.Image, card: Card, layout: _Layout) -
 
 def _draw_faint(image: Image.Image, owner: str, box: Box) -> None:
     """A won board's big mark, or a grey veil on a drawn board, laid over its small marks."""
-    scaled = tuple(v * SUPERSAMPLE for v in box)
+    left, top, right, bottom = (v * SUPERSAMPLE for v in box)
+    scaled = (left, top, right, bottom)
     if owner not in MARK_COLOURS:  # a drawn board: its marks turn grey, on grey
         region = image.crop(scaled).convert("L").convert("RGB")
         image.paste(Image.blend(region, Image.new("RGB", region.size, DRAWN_BLOCK), 0.5), scaled)

@@ -1,16 +1,43 @@
-"""Settings from the environment and an optional `.env` file (see `.env.example`)."""
+"""Settings from the environment and an optional `.env` file (see `.env.example`).
+
+`Settings` is a pydantic-settings `BaseSettings`: every field names its environment variable,
+checks its value and says what is wrong in one line. The secrets are `SecretStr`s — the bot
+token, the webhook's secret, and the password inside the database URL (`DatabaseUrl`) — so a
+repr, a str, a log line or an error shows `**********` or `***` in their place, and only
+`get_secret_value()` hands them out.
+
+`load_settings` is the one reader: `.env` (read strictly: a line python-dotenv would skip is a
+one-line error, since it may hold the token) overridden by the real environment, or by the
+mapping a test passes instead. It hands exactly those values to `Settings`, whose only source
+is what it is given: a `Settings(...)` made in code never reads the environment behind a
+test's back.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, Any, Self
 from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 from dotenv.parser import parse_stream
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    GetCoreSchemaHandler,
+    InstanceOf,
+    SecretStr,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
+from pydantic_core import core_schema
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 
@@ -24,62 +51,280 @@ WEBAPP_SHORT_NAME_RE = re.compile(r"[A-Za-z0-9_]{3,30}")
 WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 #: The hosts a WEBHOOK_URL may name with plain http://.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+TOKEN_MISSING = (
+    "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and put its token in "
+    ".env (see .env.example), or play in the terminal with `tictactoe-bot console`."
+)
+
+#: Where a database URL keeps its password, as SQLAlchemy's `make_url` reads it
+#: (`name://user:password@…`; the password runs to the first `@`).
+_PASSWORD_IN_URL = re.compile(r"(?P<head>[\w+]+://[^:/]*:)(?P<password>[^@]*)(?P<tail>@.*)", re.S)
 
 
 class ConfigError(Exception):
     """A missing or malformed setting; the message is one line meant for the person running it."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    token: str
-    database_url: str = DEFAULT_DATABASE_URL
-    api_base_url: str | None = None
-    log_level: str = "INFO"
-    ai_pause_seconds: float = 1.0
+class DatabaseUrl:
+    """A database URL whose password is a `SecretStr`: str() and repr() show `***` in its
+    place; `get_secret_value()` is the URL as given, to connect with."""
+
+    __slots__ = ("_head", "_password", "_tail")
+
+    def __init__(self, url: str) -> None:
+        match = _PASSWORD_IN_URL.fullmatch(url)
+        if match is None:  # no password in it (a SQLite file, a peer-authenticated socket)
+            self._head, self._password, self._tail = url, None, ""
+        else:
+            self._head, self._tail = match["head"], match["tail"]
+            self._password = SecretStr(match["password"])
+
+    @property
+    def password(self) -> SecretStr | None:
+        return self._password
+
+    def get_secret_value(self) -> str:
+        if self._password is None:
+            return self._head
+        return f"{self._head}{self._password.get_secret_value()}{self._tail}"
+
+    def __str__(self) -> str:
+        return self._head if self._password is None else f"{self._head}***{self._tail}"
+
+    def __repr__(self) -> str:
+        return f"DatabaseUrl({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DatabaseUrl):
+            return NotImplemented
+        return self.get_secret_value() == other.get_secret_value()
+
+    def __hash__(self) -> int:
+        return hash(self.get_secret_value())
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # A DatabaseUrl as is, or a str made into one; dumped as its str (password ***).
+        from_str = core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
+        return core_schema.union_schema(
+            [core_schema.is_instance_schema(cls), from_str],
+            serialization=core_schema.to_string_ser_schema(),
+        )
+
+
+# --- the checks, each a one-line message naming the variable ---------------------------------
+
+
+def _env_name(info: ValidationInfo) -> str:
+    """The environment variable of the field being checked."""
+    name = info.field_name or ""
+    return ENV_NAMES.get(name, name.upper())
+
+
+def _token(value: SecretStr) -> SecretStr:
+    if not value.get_secret_value().strip():
+        raise ValueError(TOKEN_MISSING)
+    return SecretStr(value.get_secret_value().strip())
+
+
+def _log_level(value: Any) -> Any:
+    level = str(value).strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
+    return level
+
+
+def _seconds(low: float, high: float) -> BeforeValidator:
+    """A number of seconds from the environment's text, checked against its range. A number
+    given in code is taken as it is (tests shorten the clocks below what a person may set)."""
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            number = math.nan
+        if not low <= number <= high:
+            raise ValueError(
+                f"{_env_name(info)} must be a number of seconds from {low:g} to {high:g}, "
+                f"not {text!r}."
+            )
+        return number
+
+    return BeforeValidator(check)
+
+
+def _port(value: Any, info: ValidationInfo) -> Any:
+    """A TCP port from the environment's text; one given in code as it is (0: any free one)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise ValueError(f"{_env_name(info)} must be a TCP port from 1 to 65535, not {text!r}.")
+    return port
+
+
+def _scheme_and_host(url: str) -> tuple[str | None, str | None]:
+    """A URL's scheme and host, or (None, None) for anything that is not a URL with a host."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # e.g. an unclosed [ of an IPv6 address
+        return None, None
+    return (parts.scheme, host) if host else (None, None)
+
+
+def _api_base_url(url: str | None) -> str | None:
+    """TELEGRAM_API_BASE_URL: an http(s) address of a Bot API server, or None for Telegram's."""
+    if url is not None and _scheme_and_host(url)[0] not in ("http", "https"):
+        raise ValueError(
+            "TELEGRAM_API_BASE_URL must be the http:// or https:// address of a Bot API server "
+            "ending in /bot, e.g. http://127.0.0.1:8081/bot."
+        )
+    return url
+
+
+def _public_url(url: str | None, info: ValidationInfo) -> str | None:
+    """Telegram posts updates only to https:// addresses (and opens Mini Apps only there);
+    http:// is allowed on this machine alone (127.0.0.1, localhost), where a local Bot API
+    server or a test may use it."""
+    if url is None:
+        return None
+    scheme, host = _scheme_and_host(url)
+    if not (scheme == "https" or (scheme == "http" and host in LOCAL_HOSTS)):
+        # Only the scheme and host are repeated: some put the bot token in a webhook's path.
+        given = f"{scheme}://{host}" if scheme else "no URL with a host"
+        name = _env_name(info)
+        what = (
+            "where the bot's web server is reachable"
+            if name == "WEBAPP_URL"
+            else "Telegram posts updates to"
+        )
+        raise ValueError(
+            f"{name} must be the public https:// address {what} "
+            f"(http:// only on 127.0.0.1 or localhost), not {given!r}."
+        )
+    return url
+
+
+def _short_name(name: str | None) -> str | None:
+    if name is not None and not WEBAPP_SHORT_NAME_RE.fullmatch(name):
+        raise ValueError(
+            "WEBAPP_SHORT_NAME must be the Mini App's short name from @BotFather "
+            f"(3 to 30 characters of A-Z, a-z, 0-9 and _), not {name!r}."
+        )
+    return name
+
+
+PublicUrl = Annotated[str | None, AfterValidator(_public_url)]
+Port = Annotated[int, BeforeValidator(_port)]
+
+
+class Settings(BaseSettings):
+    """The bot's settings. Fields are in the order they are checked: the first problem is the
+    one reported."""
+
+    model_config = SettingsConfigDict(
+        frozen=True,
+        extra="ignore",
+        # A field is given by its environment variable (load_settings) or by its name (code).
+        validate_by_alias=True,
+        validate_by_name=True,
+        # Never echo a value in a ValidationError: it may be the token.
+        hide_input_in_errors=True,
+    )
+
+    token: Annotated[SecretStr, AfterValidator(_token)] = Field(
+        validation_alias="TELEGRAM_BOT_TOKEN"
+    )
+    log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
+    ai_pause_seconds: Annotated[float, _seconds(0.0, 60.0)] = 1.0
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.
-    turn_timeout_seconds: float = 600.0
+    turn_timeout_seconds: Annotated[float, _seconds(1.0, 7 * 24 * 3600.0)] = 600.0
     # How long hard may think about one move on a board bigger than 3×3.
-    ai_time_budget_seconds: float = 0.5
+    ai_time_budget_seconds: Annotated[float, _seconds(0.01, 30.0)] = 0.5
     # How often every instance looks for boards left behind their games (`bot.outbox`).
-    board_catch_up_seconds: float = 5.0
+    board_catch_up_seconds: Annotated[float, _seconds(0.1, 300.0)] = 5.0
     # A tap redraws a board behind its game once the game has been still this long (at most):
     # before, another instance's edit may still be waiting for a busy group's pace.
-    board_tap_redraw_seconds: float = 10.0
+    board_tap_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
-    webhook_url: str | None = None
+    webhook_port: Port = DEFAULT_WEBHOOK_PORT
+    webhook_url: PublicUrl = None
     webhook_listen: str = DEFAULT_WEBHOOK_LISTEN
-    webhook_port: int = DEFAULT_WEBHOOK_PORT
-    webhook_secret: str | None = None
+    # Checked only with a webhook_url, where it is used.
+    webhook_secret: SecretStr | None = None
     # The Mini App (bot.webapp) when `webapp_url` is set: its public base address, its short
     # name for t.me links in groups, and the port of the web server in polling mode (webhook
     # mode serves it on the webhook's server).
-    webapp_url: str | None = None
-    webapp_short_name: str | None = None
-    web_port: int = DEFAULT_WEB_PORT
+    webapp_url: PublicUrl = None
+    webapp_short_name: Annotated[str | None, AfterValidator(_short_name)] = None
+    web_port: Port = DEFAULT_WEB_PORT
+    database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
+    api_base_url: Annotated[str | None, AfterValidator(_api_base_url)] = Field(
+        None, validation_alias="TELEGRAM_API_BASE_URL"
+    )
     # Not settable from the environment: the first wait before retrying a failed Bot API call
     # (doubled on every retry); tests make it short.
     retry_backoff_seconds: float = 0.5
     # Not settable from the environment either: Telegram's flood limits, under which the bot
     # paces its messages; tests lift them, except where a fake server enforces the same.
-    flood_limits: FloodLimits = TELEGRAM_FLOOD_LIMITS
+    flood_limits: InstanceOf[FloodLimits] = TELEGRAM_FLOOD_LIMITS
+
+    @model_validator(mode="after")
+    def _webhook_needs_a_secret(self) -> Self:
+        if self.webhook_url is None:
+            return self
+        if self.webhook_secret is None:
+            raise ValueError(
+                "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 characters of A-Z, a-z, "
+                "0-9, _ and -, e.g. from "
+                "`python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+            )
+        secret = self.webhook_secret.get_secret_value()
+        if not WEBHOOK_SECRET_RE.fullmatch(secret):
+            # The value itself is a secret: never repeat it.
+            problem = f"it has {len(secret)}" if len(secret) > 256 else "it has other characters"
+            raise ValueError(
+                f"WEBHOOK_SECRET must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - ({problem})."
+            )
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # Only what it is given: load_settings reads the environment and `.env` (strictly,
+        # and from a test's mapping instead when given one).
+        return (init_settings,)
 
     @property
     def uses_webhook(self) -> bool:
         return self.webhook_url is not None
 
-    def __repr__(self) -> str:
-        # The token and the webhook secret must never reach a log line, even through a repr.
-        return (
-            f"Settings(token='***', database_url={self.database_url!r}, "
-            f"api_base_url={self.api_base_url!r}, log_level={self.log_level!r}, "
-            f"ai_pause_seconds={self.ai_pause_seconds!r}, webhook_url={self.webhook_url!r}, "
-            f"webhook_listen={self.webhook_listen!r}, webhook_port={self.webhook_port!r}, "
-            f"webhook_secret={'***' if self.webhook_secret else None!r}, "
-            f"webapp_url={self.webapp_url!r}, webapp_short_name={self.webapp_short_name!r}, "
-            f"web_port={self.web_port!r})"
-        )
+
+#: The environment variable of each settable field: its name in capitals unless it says else.
+ENV_NAMES: dict[str, str] = {
+    name: field.validation_alias if isinstance(field.validation_alias, str) else name.upper()
+    for name, field in Settings.model_fields.items()
+    if name not in ("retry_backoff_seconds", "flood_limits")
+}
 
 
 def read_env_file(path: Path) -> dict[str, str]:
@@ -112,8 +357,8 @@ def _read_values(environ: Mapping[str, str] | None, env_file: Path | None) -> di
 def load_database_url(
     environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
 ) -> str:
-    """DATABASE_URL alone, from the same places as `load_settings`, for jobs such as
-    migrations that need no token. Raises ConfigError."""
+    """DATABASE_URL alone (the URL to connect with, password and all), from the same places
+    as `load_settings`, for jobs such as migrations that need no token. Raises ConfigError."""
     return _read_values(environ, env_file).get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL
 
 
@@ -122,136 +367,26 @@ def load_settings(
 ) -> Settings:
     """Settings from `.env` overridden by the real environment. Raises ConfigError."""
     values = _read_values(environ, env_file)
-
-    token = values.get("TELEGRAM_BOT_TOKEN", "").strip()
-    if not token:
-        raise ConfigError(
-            "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and put its token in "
-            ".env (see .env.example), or play in the terminal with `tictactoe-bot console`."
-        )
-    log_level = values.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
-    if log_level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
-        raise ConfigError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {log_level!r}.")
-    pause = _number(values, "AI_PAUSE_SECONDS", 1.0, 0.0, 60.0)
-    turn_timeout = _number(values, "TURN_TIMEOUT_SECONDS", 600.0, 1.0, 7 * 24 * 3600.0)
-    ai_budget = _number(values, "AI_TIME_BUDGET_SECONDS", 0.5, 0.01, 30.0)
-    catch_up = _number(values, "BOARD_CATCH_UP_SECONDS", 5.0, 0.1, 300.0)
-    tap_redraw = _number(values, "BOARD_TAP_REDRAW_SECONDS", 10.0, 0.1, 300.0)
-    webhook_url, webhook_listen, webhook_port, webhook_secret = _webhook_settings(values)
-    webapp_url, webapp_short_name, web_port = _webapp_settings(values)
-    return Settings(
-        token=token,
-        database_url=values.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
-        api_base_url=_api_base_url(values),
-        log_level=log_level,
-        ai_pause_seconds=pause,
-        turn_timeout_seconds=turn_timeout,
-        ai_time_budget_seconds=ai_budget,
-        board_catch_up_seconds=catch_up,
-        board_tap_redraw_seconds=tap_redraw,
-        webhook_url=webhook_url,
-        webhook_listen=webhook_listen,
-        webhook_port=webhook_port,
-        webhook_secret=webhook_secret,
-        webapp_url=webapp_url,
-        webapp_short_name=webapp_short_name,
-        web_port=web_port,
-    )
-
-
-def _number(values: Mapping[str, str], name: str, default: float, low: float, high: float) -> float:
-    """A number of seconds from the settings, checked against its range."""
-    text = values.get(name, "").strip() or str(default)
+    # Only the bot's own variables, stripped; an empty one means its default.
+    given: dict[str, Any] = {
+        env: value.strip()
+        for env in ENV_NAMES.values()
+        if (value := values.get(env)) is not None and value.strip()
+    }
     try:
-        number = float(text)
-    except ValueError:
-        number = low - 1
-    if not low <= number <= high:
-        raise ConfigError(
-            f"{name} must be a number of seconds from {low:g} to {high:g}, not {text!r}."
-        )
-    return number
+        return Settings(**given)
+    except ValidationError as error:
+        # `from None`: the ValidationError would only repeat the message, at length.
+        raise ConfigError(_one_line(error)) from None
 
 
-def _api_base_url(values: Mapping[str, str]) -> str | None:
-    """TELEGRAM_API_BASE_URL: an http(s) address of a Bot API server, or None for Telegram's."""
-    url = values.get("TELEGRAM_API_BASE_URL", "").strip() or None
-    if url is not None and _scheme_and_host(url)[0] not in ("http", "https"):
-        raise ConfigError(
-            "TELEGRAM_API_BASE_URL must be the http:// or https:// address of a Bot API server "
-            "ending in /bot, e.g. http://127.0.0.1:8081/bot."
-        )
-    return url
-
-
-def _scheme_and_host(url: str) -> tuple[str | None, str | None]:
-    """A URL's scheme and host, or (None, None) for anything that is not a URL with a host."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:  # e.g. an unclosed [ of an IPv6 address
-        return None, None
-    return (parts.scheme, host) if host else (None, None)
-
-
-def _check_webhook_url(url: str, name: str = "WEBHOOK_URL", what: str = "") -> None:
-    """Telegram posts updates only to https:// addresses (and opens Mini Apps only there);
-    http:// is allowed on this machine alone (127.0.0.1, localhost), where a local Bot API
-    server or a test may use it."""
-    scheme, host = _scheme_and_host(url)
-    if not (scheme == "https" or (scheme == "http" and host in LOCAL_HOSTS)):
-        # Only the scheme and host are repeated: some put the bot token in a webhook's path.
-        given = f"{scheme}://{host}" if scheme else "no URL with a host"
-        what = what or "Telegram posts updates to"
-        raise ConfigError(
-            f"{name} must be the public https:// address {what} "
-            f"(http:// only on 127.0.0.1 or localhost), not {given!r}."
-        )
-
-
-def _port(values: Mapping[str, str], name: str, default: int) -> int:
-    text = values.get(name, "").strip() or str(default)
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 1 <= port <= 65535:
-        raise ConfigError(f"{name} must be a TCP port from 1 to 65535, not {text!r}.")
-    return port
-
-
-def _webapp_settings(values: Mapping[str, str]) -> tuple[str | None, str | None, int]:
-    """WEBAPP_URL, WEBAPP_SHORT_NAME and WEB_PORT, checked."""
-    url = values.get("WEBAPP_URL", "").strip() or None
-    if url is not None:
-        _check_webhook_url(url, "WEBAPP_URL", "where the bot's web server is reachable")
-    short_name = values.get("WEBAPP_SHORT_NAME", "").strip() or None
-    if short_name is not None and not WEBAPP_SHORT_NAME_RE.fullmatch(short_name):
-        raise ConfigError(
-            "WEBAPP_SHORT_NAME must be the Mini App's short name from @BotFather "
-            f"(3 to 30 characters of A-Z, a-z, 0-9 and _), not {short_name!r}."
-        )
-    return url, short_name, _port(values, "WEB_PORT", DEFAULT_WEB_PORT)
-
-
-def _webhook_settings(values: Mapping[str, str]) -> tuple[str | None, str, int, str | None]:
-    """WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT and WEBHOOK_SECRET, checked."""
-    url = values.get("WEBHOOK_URL", "").strip() or None
-    listen = values.get("WEBHOOK_LISTEN", "").strip() or DEFAULT_WEBHOOK_LISTEN
-    port = _port(values, "WEBHOOK_PORT", DEFAULT_WEBHOOK_PORT)
-    secret = values.get("WEBHOOK_SECRET", "").strip() or None
-    if url is None:
-        return None, listen, port, secret
-    _check_webhook_url(url)
-    if secret is None:
-        raise ConfigError(
-            "WEBHOOK_SECRET is required with WEBHOOK_URL: 1 to 256 characters of A-Z, a-z, 0-9, "
-            "_ and -, e.g. from `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`."
-        )
-    if not WEBHOOK_SECRET_RE.fullmatch(secret):
-        # The value itself is a secret: never repeat it.
-        problem = f"it has {len(secret)}" if len(secret) > 256 else "it has other characters"
-        raise ConfigError(
-            f"WEBHOOK_SECRET must be 1 to 256 characters of A-Z, a-z, 0-9, _ and - ({problem})."
-        )
-    return url, listen, port, secret
+def _one_line(error: ValidationError) -> str:
+    """The first problem of a ValidationError, as one line naming the variable."""
+    first = error.errors(include_input=False, include_url=False)[0]
+    if first["type"] == "missing" and first["loc"] == ("TELEGRAM_BOT_TOKEN",):
+        return TOKEN_MISSING
+    cause = first.get("ctx", {}).get("error")
+    if isinstance(cause, ValueError):  # one of the checks above: its own message
+        return str(cause)
+    where = ".".join(str(part) for part in first["loc"]) or "a setting"
+    return f"{where}: {first['msg']}."

@@ -4,6 +4,7 @@ board's marks and lines as `bot.card` draws them."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypedDict
 
 from bot.card import Card
 from bot.games.model import DRAW, FORFEITS, EndReason, GameView
@@ -15,6 +16,15 @@ from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_cells
 
 
+class _Words(TypedDict):
+    """The card's words, the same on every kind of board."""
+
+    title: str
+    result: str
+    footer: str
+    players: tuple[tuple[str, str], ...]
+
+
 def card_of(game: GameView, tr: Texts) -> Card:
     """The card of a finished game: who played whom, the final board with the winning line,
     the result, and the day it ended (and whether it was played with help)."""
@@ -23,7 +33,7 @@ def card_of(game: GameView, tr: Texts) -> Card:
         title = " · ".join(names.values())
     else:
         title = tr.VERSUS.format(x="", o="", x_name=names["X"], o_name=names["O"])
-    words = {
+    words: _Words = {
         "title": " ".join(title.split()),  # the mark symbols are drawn in the legend instead
         "result": _result(game, names, tr),
         "footer": " · ".join(_footer(game, tr)),

@@ -77,7 +77,7 @@ def parse_start_args(args: list[str]) -> GameSpec | None:
     ultimate = bool(words) and words[0] == ULTIMATE_WORD
     if ultimate:
         words = words[1:] or ["hard"]
-    kinds = []
+    kinds: list[str] = []
     while words and words[0] in PLAYER_KINDS and len(kinds) < 4:
         kinds.append(words.pop(0))
     if len(kinds) > 2:

@@ -16,10 +16,10 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 import aiohttp
-from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+from bot.request_timeouts import Timeout, timeout_or
 
 #: aiohttp failures that happen before the request leaves: Telegram surely never saw it.
 NOT_SENT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
@@ -64,18 +64,16 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        read_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        write_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Timeout = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         if self._session is None or self._session.closed:
             raise RuntimeError("This AiohttpRequest is not initialized!")
-        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
-        connect = (
-            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
-        )
-        pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        read = timeout_or(read_timeout, self._read_timeout)
+        connect = timeout_or(connect_timeout, self._connect_timeout)
+        pool = timeout_or(pool_timeout, self._pool_timeout)
         # aiohttp's `connect` covers waiting for a free connection and opening one.
         waiting = None if connect is None or pool is None else connect + pool
         timeout = aiohttp.ClientTimeout(

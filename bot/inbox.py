@@ -122,10 +122,10 @@ class WebhookInbox:
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
-        for task in (self._storing, self._forgetting):
-            if task is not None:
+        for pending in (self._storing, self._forgetting):
+            if pending is not None:
                 with contextlib.suppress(Exception):
-                    await task
+                    await pending
 
     async def take_up_left(self) -> int:
         """One round: handle the stored updates a crash left. Returns how many."""

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
+from telegram.request import BaseRequest
 
 from bot import telegram_request
 from bot.app import ALLOWED_UPDATES, build_application
@@ -88,7 +89,8 @@ def run_bot() -> int:
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
-    configure_logging(settings.log_level, settings.token, settings.webhook_secret or "")
+    webhook_secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else ""
+    configure_logging(settings.log_level, settings.token.get_secret_value(), webhook_secret)
     application = build_application(settings)
     try:
         asyncio.run(BotLife(application, settings).run())
@@ -138,7 +140,7 @@ class BotLife:
         server), start handling them."""
         application = self.application
         # The database first: a wrong DATABASE_URL is one line, and Telegram is not bothered.
-        await check_database(self.settings.database_url)
+        await check_database(self.settings.database_url.get_secret_value())
         await self.initialize()
         if application.post_init:
             await application.post_init(application)
@@ -184,11 +186,12 @@ class BotLife:
         assert settings.webhook_url is not None and settings.webhook_secret is not None
         path = urlsplit(settings.webhook_url).path
         mini_app = settings.webapp_url is not None
-        web_app = build_web_app(self.application, path, settings.webhook_secret, mini_app=mini_app)
+        secret = settings.webhook_secret.get_secret_value()
+        web_app = build_web_app(self.application, path, secret, mini_app=mini_app)
         await self.serve(web_app, "WEBHOOK_PORT")
         await self.application.bot.set_webhook(
             url=settings.webhook_url,
-            secret_token=settings.webhook_secret,
+            secret_token=secret,
             allowed_updates=ALLOWED_UPDATES,
         )
         # Updates that arrive before this wait in the inbox; /healthz says 503 until then.
@@ -232,13 +235,14 @@ class BotLife:
     def scrub(self, error: object) -> str:
         """One line of text without the token."""
         text = " ".join(str(error).split()) or type(error).__name__
-        return text.replace(self.settings.token, "<token>")
+        return text.replace(self.settings.token.get_secret_value(), "<token>")
 
 
 async def _close_connections(application: Application) -> None:
     """Close the Bot API connections of a bot whose initialize failed: PTB's shutdown skips a
     bot that never finished initializing, and an open aiohttp session would be reported."""
-    for request in application.bot._request:  # (getUpdates, everything else)
+    transports: tuple[BaseRequest, ...] = application.bot_data["transports"]
+    for request in transports:  # (getUpdates, everything else): see bot.app
         with contextlib.suppress(Exception):
             await request.shutdown()
 

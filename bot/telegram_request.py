@@ -26,6 +26,7 @@ request URLs contain the bot token and are never logged.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import json
 import logging
@@ -33,13 +34,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
-from telegram._utils.defaultvalue import DEFAULT_NONE
-from telegram._utils.types import ODVInput
 from telegram.error import NetworkError
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
 from bot import http_transport
 from bot.http_transport import AiohttpRequest
+from bot.request_timeouts import Timeout
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,8 @@ def surely_not_sent(error: NetworkError) -> bool:
 class Retrying(BaseRequest):
     """A transport's `do_request` that retries 429 (after `retry_after`), 5xx and network
     errors, and never sends again a call that may have created something already. Mixed in
-    before a transport class, whose keyword arguments pass through."""
+    before a transport class, whose keyword arguments pass through; `send_once` names the
+    transport's own `do_request`, one HTTP round trip."""
 
     def __init__(
         self,
@@ -106,24 +107,24 @@ class Retrying(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = DEFAULT_NONE,
-        write_timeout: ODVInput[float] = DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = DEFAULT_NONE,
+        read_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        write_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Timeout = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         endpoint = _endpoint(url)
         attempt = 1
         maybe_done = False  # an earlier try may have been carried out
         while True:
             try:
-                code, payload = await super().do_request(
+                code, payload = await self.send_once(
                     url,
                     method,
-                    request_data=request_data,
-                    read_timeout=read_timeout,
-                    write_timeout=write_timeout,
-                    connect_timeout=connect_timeout,
-                    pool_timeout=pool_timeout,
+                    request_data,
+                    read_timeout,
+                    write_timeout,
+                    connect_timeout,
+                    pool_timeout,
                 )
             except NetworkError as error:  # TimedOut too; client errors arrive as these
                 reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
@@ -141,9 +142,10 @@ class Retrying(BaseRequest):
                 if code == 400 and maybe_done and _says_already_done(payload):
                     log.info("Bot API %s: the unanswered try had done it", endpoint)
                     return DONE
-                delay, reason = self._retry_delay(code, payload, attempt)
-                if delay is None:
+                retry_delay, reason = self._retry_delay(code, payload, attempt)
+                if retry_delay is None:
                     return code, payload
+                delay = retry_delay
             log.warning(
                 "Bot API %s failed (%s); attempt %d of %d, retrying in %.2gs",
                 endpoint,
@@ -168,13 +170,52 @@ class Retrying(BaseRequest):
             return self.backoff(attempt), f"HTTP {code}"
         return None, ""
 
+    @abc.abstractmethod
+    async def send_once(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        read_timeout: Timeout,
+        write_timeout: Timeout,
+        connect_timeout: Timeout,
+        pool_timeout: Timeout,
+    ) -> tuple[int, bytes]:
+        """One HTTP round trip: the transport's own `do_request`."""
+
 
 class RetryingRequest(Retrying, AiohttpRequest):
     """The bot's transport: aiohttp, with the retry policy."""
 
+    async def send_once(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        read_timeout: Timeout,
+        write_timeout: Timeout,
+        connect_timeout: Timeout,
+        pool_timeout: Timeout,
+    ) -> tuple[int, bytes]:
+        timeouts = (read_timeout, write_timeout, connect_timeout, pool_timeout)
+        return await AiohttpRequest.do_request(self, url, method, request_data, *timeouts)
+
 
 class RetryingHTTPXRequest(Retrying, HTTPXRequest):
     """PTB's stock httpx transport with the same retry policy."""
+
+    async def send_once(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None,
+        read_timeout: Timeout,
+        write_timeout: Timeout,
+        connect_timeout: Timeout,
+        pool_timeout: Timeout,
+    ) -> tuple[int, bytes]:
+        timeouts = (read_timeout, write_timeout, connect_timeout, pool_timeout)
+        return await HTTPXRequest.do_request(self, url, method, request_data, *timeouts)
 
 
 def _endpoint(url: str) -> str:

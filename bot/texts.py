@@ -132,13 +132,13 @@ def _load(code: str) -> Texts:
             continue  # the header
         key = str(source.context)
         translated = catalog.get(source.id, context=source.context)
-        if isinstance(source.id, tuple):
+        if isinstance(source.id, tuple | list):  # a message with plural forms
             forms = translated.string if translated is not None else ()
             # English (the template) and a gap fall back to English.
             plurals[key] = tuple(forms) if forms and all(forms) else tuple(source.id)
         else:
             text = translated.string if translated is not None else ""
-            messages[key] = text or source.id
+            messages[key] = text if isinstance(text, str) and text else source.id
     rule = "(n != 1)" if code == DEFAULT_LANGUAGE else catalog.plural_expr
     return Texts(code, messages, plurals, gettext.c2py(rule))
 

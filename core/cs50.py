@@ -69,7 +69,8 @@ def terminal(board: Cs50Board) -> bool:
 
 def utility(board: Cs50Board) -> int:
     """1 if X has won, -1 if O has won, 0 otherwise."""
-    return {X: 1, O: -1}.get(winner(board), 0)
+    mark = winner(board)
+    return 1 if mark == X else -1 if mark == O else 0
 
 
 def minimax(board: Cs50Board) -> Action | None:

@@ -34,8 +34,9 @@ def take_back(
     take back; STALE when the history does not lead to the board read (another transaction
     changed the game between the two reads)."""
     mark = game.mark_of(user_id)
-    board, last = Board.empty(game.board.size, game.board.k), None
-    kept = None
+    board = Board.empty(game.board.size, game.board.k)
+    last: int | None = None
+    kept: tuple[Board, int | None, int] | None = None
     for number, move in enumerate(history):
         if move.ply != number + 1 or board[move.cell] != EMPTY:
             return MoveStatus.STALE

@@ -12,6 +12,7 @@ from bot.games.ai_turns import Thinker, think_in_thread
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.db.models import utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.games.store import Loaded, Store
@@ -54,7 +55,7 @@ class Assists:
             cell = await self._think("hard", game.board, game.last_cell, seed)
         searched = game.board
 
-        async def mark_assisted(session: store.Db, loaded: Loaded) -> MoveResult:
+        async def mark_assisted(session: CoreTransaction, loaded: Loaded) -> MoveResult:
             now = loaded.view
             if now.board != searched or _refusal(now, user, None) is not None:
                 return MoveResult(MoveStatus.STALE, now)  # a move came while it was thought
@@ -68,7 +69,7 @@ class Assists:
     ) -> MoveResult:
         """Take back the user's last move and the AI's reply; `ply` as for `hint`."""
 
-        async def undo(session: store.Db, loaded: Loaded) -> MoveResult:
+        async def undo(session: CoreTransaction, loaded: Loaded) -> MoveResult:
             game = loaded.view
             refusal = _refusal(game, user, ply)
             if refusal is not None:

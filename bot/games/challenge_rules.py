@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from bot.games.model import GameStatus, GameView, MoveStatus, PlayerInfo
 from core.board import X
@@ -15,7 +16,8 @@ def join(game: GameView, joiner: PlayerInfo, now: datetime) -> GameView:
     the game starts."""
     seat = next(mark for mark in game.marks if game.player_id_of(mark) is None)
     column = seat.lower()
-    after = replace(game, **{f"{column}_player_id": joiner.id, f"{column}_name": joiner.name})
+    taken: dict[str, Any] = {f"{column}_player_id": joiner.id, f"{column}_name": joiner.name}
+    after = replace(game, **taken)  # columns named at run time: mypy checks them as Any
     if any(after.player_id_of(mark) is None for mark in after.marks):
         return after  # seats left: still open
     started = replace(after, status=GameStatus.ACTIVE, turn_started_at=now, nudges=0)

@@ -11,6 +11,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import challenge_rules, lifecycle, player_rows, reads, store
 from bot.games.db.models import Game, utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.model import (
     USER,
     BoardRef,
@@ -70,7 +71,7 @@ class Challenges:
     async def join(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """Accept a challenge: the joiner plays O and the game starts."""
 
-        async def join(session: store.Db, game: Loaded) -> MoveResult:
+        async def join(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = challenge_rules.join_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -85,7 +86,7 @@ class Challenges:
     async def decline(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """The invited person says no."""
 
-        async def decline(session: store.Db, game: Loaded) -> MoveResult:
+        async def decline(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = challenge_rules.decline_refusal(game.view, user)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -97,7 +98,7 @@ class Challenges:
     async def cancel(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """The challenger withdraws a challenge nobody has joined yet."""
 
-        async def cancel(session: store.Db, game: Loaded) -> MoveResult:
+        async def cancel(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = challenge_rules.cancel_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -162,7 +163,7 @@ class Challenges:
         return await self._store.conflict(game_id)
 
     async def _rematch(
-        self, session: store.Db, game_id: int, ref: BoardRef, user: PlayerInfo
+        self, session: CoreTransaction, game_id: int, ref: BoardRef, user: PlayerInfo
     ) -> MoveResult:
         old = await reads.load(session, game_id)
         if old is not None and ref.inline_message_id and not ref.matches(old.view):
@@ -190,7 +191,7 @@ class Challenges:
         return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
 
 
-async def _answer_offer(session: store.Db, offer: Loaded, user: PlayerInfo) -> MoveResult:
+async def _answer_offer(session: CoreTransaction, offer: Loaded, user: PlayerInfo) -> MoveResult:
     """A Rematch tap on a game whose rematch was offered already: the one it was offered to
     accepts it; the one who offered it waits; a started or closed offer stays as it is."""
     game = offer.view

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import and_, func, or_, select
 
+from bot.games import reads
 from bot.games.db import statements
 from bot.games.db.models import Game, Rating, utcnow
 from bot.games.db.writes import CoreTransaction
@@ -83,7 +84,7 @@ async def _apply(session: Db, game: GameView, rated: RatedGame) -> dict[str, int
     return changes
 
 
-async def stored_rating(session: Db, player_id: int, pool: str) -> glicko2.Rating | None:
+async def stored_rating(session: reads.Db, player_id: int, pool: str) -> glicko2.Rating | None:
     row = (
         await session.execute(
             select(RATINGS.c.rating, RATINGS.c.deviation, RATINGS.c.volatility).where(

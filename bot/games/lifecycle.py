@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from bot.games.model import (
     DRAW,
@@ -162,8 +163,8 @@ def drop_out(game: GameView, mark: str, reason: EndReason, now: datetime | None)
     if len(left) == 1:
         return replace(after, status=GameStatus.FINISHED, result=left[0], end_reason=reason)
     if game.to_move == mark:
-        clock = {"turn_started_at": now} if now is not None else {}
-        after = replace(after, turn_mark=next_turn(after, mark), nudges=0, **clock)
+        started = now if now is not None else after.turn_started_at
+        after = replace(after, turn_mark=next_turn(after, mark), nudges=0, turn_started_at=started)
     return after
 
 
@@ -258,7 +259,7 @@ def leave(game: GameView, user_id: int) -> GameView:
 
 def anonymize(game: GameView, user_id: int) -> GameView:
     """The game without the user's id (it stays for the other person)."""
-    gone = {
+    gone: dict[str, Any] = {  # columns named at run time, all of them ids (int | None)
         column: None
         for column in (
             "x_player_id",

@@ -243,6 +243,8 @@ _WAITING = select(_QUEUE, Player.name).join(Player, Player.id == _QUEUE.c.player
 
 
 def _waiting(row: Any) -> Waiting:
+    joined_at = aware(row.joined_at)
+    assert joined_at is not None  # a NOT NULL column
     return Waiting(
         player_id=row.player_id,
         name=row.name,
@@ -251,7 +253,7 @@ def _waiting(row: Any) -> Waiting:
         chat_id=row.chat_id,
         message_id=row.message_id,
         language=row.language,
-        joined_at=aware(row.joined_at),
+        joined_at=joined_at,
         shown_at=aware(row.shown_at),
         offered_ai=bool(row.offered_ai),
     )

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Table, bindparam, select
 
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.model import GameView
 from bot.games.store import Store
 
-_GAMES = statements.GAMES
+_GAMES = statements.GAMES  # typed FromClause (DeclarativeBase's __table__); it is a Table
+assert isinstance(_GAMES, Table)
 # Matches the partial index `ix_games_behind`, so only the boards behind are read.
 _BEHIND = (
     select(_GAMES.c.id, _GAMES.c.version)

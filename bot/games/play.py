@@ -8,6 +8,7 @@ import random
 from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.model import (
     PLAYER_KINDS,
     USER,
@@ -166,7 +167,7 @@ class Play:
         """A tap on a board cell. `ply` is the move number the board showed when tapped; the
         tap's update is claimed in the same transaction if `claim` is given."""
 
-        async def tap(session: store.Db, game: Loaded) -> MoveResult:
+        async def tap(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = lifecycle.tap_refusal(game.view, user.id, ply, cell)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -244,7 +245,7 @@ class Play:
     ) -> MoveResult:
         """The user gives up a game they play in; the opponent wins."""
 
-        async def resign(session: store.Db, game: Loaded) -> MoveResult:
+        async def resign(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = lifecycle.player_refusal(game.view, user.id)
             if refusal is not None:
                 return MoveResult(refusal, game.view)
@@ -269,7 +270,7 @@ class Play:
             return await self._store.conflict(None)
 
     async def _move(
-        self, session: store.Db, game: Loaded, cell: int, user: PlayerInfo
+        self, session: CoreTransaction, game: Loaded, cell: int, user: PlayerInfo
     ) -> MoveResult:
         """Play an allowed move on a free cell, and the AI's instant replies."""
         turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())
@@ -278,7 +279,7 @@ class Play:
 
 
 async def _replace(
-    session: store.Db, live: list[Loaded], user_id: int, resign_underway: bool
+    session: CoreTransaction, live: list[Loaded], user_id: int, resign_underway: bool
 ) -> tuple[tuple[GameView, ...], GameView | None]:
     """Close a private chat's live games for the user's new one: the games closed, or, when
     one the user moved in would be resigned without `resign_underway`, none and that game."""

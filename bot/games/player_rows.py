@@ -9,11 +9,12 @@ from sqlalchemy import select
 
 from bot.games.db import statements
 from bot.games.db.models import Player, utcnow
+from bot.games.db.writes import CoreTransaction
 from bot.games.model import PlayerInfo
 from bot.games.store import Db
 
 
-async def upsert_player(session: Db, user: PlayerInfo) -> PlayerInfo:
+async def upsert_player(session: CoreTransaction, user: PlayerInfo) -> PlayerInfo:
     """Insert or refresh the player's name and language, safe against concurrent inserts.
     Returns the player as stored (names are trimmed to what the column holds), speaking the
     language they chose with /language if they did."""

@@ -30,8 +30,9 @@ async def start(update: Update, context: BotContext) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
-    menu = not context.args or context.args == [MENU_DEEP_LINK]
-    spec = None if menu else parse_start_args(context.args)
+    args = context.args or []
+    menu = not args or args == [MENU_DEEP_LINK]
+    spec = None if menu else parse_start_args(args)
     if spec is not None:
         await start_game(context, chat, user, spec)
         return
@@ -46,7 +47,7 @@ async def start(update: Update, context: BotContext) -> None:
         menu_markup = menu_keyboard(tr, user.id, group=is_group(chat))
         await message.reply_text(welcome, reply_markup=menu_markup)
     else:
-        await message.reply_text(render_bad_parameters(start_problem(context.args), tr))
+        await message.reply_text(render_bad_parameters(start_problem(args), tr))
 
 
 async def help_command(update: Update, context: BotContext) -> None:

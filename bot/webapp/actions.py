@@ -83,7 +83,10 @@ async def _answer(
         await host.started(after)  # an offer on a new board in the chat
     else:
         await host.show(after, hint=result.hint)
-    body = {"status": str(result.status), "game": await host.state(after.id, user.id)}
+    body: dict[str, Any] = {
+        "status": str(result.status),
+        "game": await host.state(after.id, user.id),
+    }
     body.update(hint=result.hint, opened=after.id if after.id != game.id else None)
     return Done(200, body)
 

@@ -50,7 +50,7 @@ from core.board import SIZES, X, board_size
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-MINI_APP = web.AppKey("mini_app", "MiniApp")
+MINI_APP: web.AppKey[MiniApp] = web.AppKey("mini_app")
 
 
 def add_routes(web_app: web.Application, application: Application) -> None:

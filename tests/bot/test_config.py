@@ -6,10 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from bot.config import (
     DEFAULT_DATABASE_URL,
     ConfigError,
+    DatabaseUrl,
     Settings,
     load_database_url,
     load_settings,
@@ -103,7 +105,11 @@ def test_a_comment_after_a_value_is_not_part_of_it(tmp_path: Path) -> None:
         "WEBHOOK_SECRET": "abc#def",
     }
     settings = load_settings({}, env_file=path)
-    assert (settings.token, settings.log_level, settings.ai_pause_seconds) == (TOKEN, "DEBUG", 0.5)
+    assert (settings.token.get_secret_value(), settings.log_level, settings.ai_pause_seconds) == (
+        TOKEN,
+        "DEBUG",
+        0.5,
+    )
 
 
 def test_a_value_may_name_an_earlier_one(tmp_path: Path) -> None:
@@ -164,7 +170,7 @@ def test_the_real_environment_overrides_the_env_file(tmp_path: Path) -> None:
         "TELEGRAM_BOT_TOKEN=111:from-the-file\nLOG_LEVEL=ERROR\nAI_PAUSE_SECONDS=5\n",
     )
     settings = load_settings({"TELEGRAM_BOT_TOKEN": TOKEN, "AI_PAUSE_SECONDS": "0"}, env_file=path)
-    assert settings.token == TOKEN
+    assert settings.token.get_secret_value() == TOKEN
     assert settings.ai_pause_seconds == 0.0
     assert settings.log_level == "ERROR"  # not overridden: still from the file
 
@@ -174,22 +180,25 @@ def test_the_default_env_file_is_the_one_in_the_working_directory(
 ) -> None:
     write_env(tmp_path, f"TELEGRAM_BOT_TOKEN={TOKEN}\n")
     monkeypatch.chdir(tmp_path)
-    assert load_settings({}).token == TOKEN
+    assert load_settings({}).token.get_secret_value() == TOKEN
     for name in list(os.environ):
         if name.startswith(("TELEGRAM_", "WEBHOOK_")) or name in ("DATABASE_URL", "LOG_LEVEL"):
             monkeypatch.delenv(name)
     monkeypatch.delenv("AI_PAUSE_SECONDS", raising=False)
     monkeypatch.setenv("LOG_LEVEL", "warning")
     settings = load_settings()  # os.environ and ./.env
-    assert (settings.token, settings.log_level) == (TOKEN, "WARNING")
+    assert (settings.token.get_secret_value(), settings.log_level) == (TOKEN, "WARNING")
 
 
 def test_no_env_file_reads_only_the_environment(tmp_path: Path) -> None:
     path = write_env(tmp_path, "TELEGRAM_BOT_TOKEN=111:from-the-file\n")
-    assert load_settings({"TELEGRAM_BOT_TOKEN": TOKEN}, env_file=None).token == TOKEN
+    assert (
+        load_settings({"TELEGRAM_BOT_TOKEN": TOKEN}, env_file=None).token.get_secret_value()
+        == TOKEN
+    )
     with pytest.raises(ConfigError):
         load_settings({}, env_file=None)
-    assert load_settings({}, env_file=path).token == "111:from-the-file"
+    assert load_settings({}, env_file=path).token.get_secret_value() == "111:from-the-file"
 
 
 # --- defaults and validation -----------------------------------------------------------------
@@ -197,10 +206,10 @@ def test_no_env_file_reads_only_the_environment(tmp_path: Path) -> None:
 
 def test_defaults() -> None:
     settings = load_settings({"TELEGRAM_BOT_TOKEN": f"  {TOKEN}\t"}, env_file=None)
-    assert settings.token == TOKEN
-    assert settings.database_url == DEFAULT_DATABASE_URL
-    assert settings.database_url.startswith("sqlite+aiosqlite:///")
-    assert settings.database_url.endswith(".sqlite3")
+    assert settings.token.get_secret_value() == TOKEN
+    assert settings.database_url.get_secret_value() == DEFAULT_DATABASE_URL
+    assert DEFAULT_DATABASE_URL.startswith("sqlite+aiosqlite:///")
+    assert DEFAULT_DATABASE_URL.endswith(".sqlite3")
     assert settings.api_base_url is None
     assert settings.log_level == "INFO"
     assert settings.ai_pause_seconds == 1.0
@@ -318,29 +327,142 @@ def test_the_database_url_alone_needs_no_token(tmp_path: Path) -> None:
     assert load_database_url(environ, env_file=path) == "postgresql+asyncpg://u:p@db:5432/t"
 
 
-# --- the token stays secret ------------------------------------------------------------------
+# --- the secrets stay secret ----------------------------------------------------------------
+
+DB_PASSWORD = "pg-Pa55word-for-tests"
+POSTGRES = f"postgresql+asyncpg://tictactoe:{DB_PASSWORD}@db.example.org:5432/games?ssl=require"
+WEBHOOK_SECRET = "webhook-Secret_for-tests"
 
 
-def test_repr_of_settings_never_shows_the_token() -> None:
-    settings = Settings(
-        token=TOKEN,
-        database_url="sqlite+aiosqlite:///x.sqlite3",
-        api_base_url="http://127.0.0.1:8081/bot",
-        log_level="DEBUG",
-        ai_pause_seconds=0.5,
+def shown_forms(value: object) -> list[str]:
+    """Every way a value is commonly turned into text: in a log line, an f-string, a list."""
+    return [repr(value), str(value), f"{value}", f"{value!r}", repr([value]), format(value)]
+
+
+def test_repr_and_str_of_settings_never_show_a_secret() -> None:
+    settings = load_settings(
+        {
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "DATABASE_URL": POSTGRES,
+            "TELEGRAM_API_BASE_URL": "http://127.0.0.1:8081/bot",
+            "LOG_LEVEL": "DEBUG",
+            "AI_PAUSE_SECONDS": "0.5",
+            "WEBHOOK_URL": "https://bot.example.org/telegram",
+            "WEBHOOK_SECRET": WEBHOOK_SECRET,
+        },
+        env_file=None,
     )
-    for text in (repr(settings), str(settings), f"{settings}", f"{settings!r}", repr([settings])):
-        assert TOKEN not in text
-        assert SECRET not in text
-        assert "7412589630" not in text
-        assert "token='***'" in text
-    # The other settings are shown, so the repr is still useful in logs.
-    assert "sqlite+aiosqlite:///x.sqlite3" in repr(settings)
-    assert "http://127.0.0.1:8081/bot" in repr(settings)
-    assert "'DEBUG'" in repr(settings) and "0.5" in repr(settings)
+    for text in [*shown_forms(settings), settings.model_dump_json(), str(settings.model_dump())]:
+        for secret in (TOKEN, SECRET, "7412589630", DB_PASSWORD, WEBHOOK_SECRET):
+            assert secret not in text
+    # The other settings are shown, so the repr is still useful in logs: the database URL
+    # with *** for its password.
+    text = repr(settings)
+    assert "postgresql+asyncpg://tictactoe:***@db.example.org:5432/games?ssl=require" in text
+    assert "http://127.0.0.1:8081/bot" in text
+    assert "'DEBUG'" in text and "0.5" in text
+    # And the code that needs a secret asks for it by name.
+    assert settings.token.get_secret_value() == TOKEN
+    assert settings.database_url.get_secret_value() == POSTGRES
+    assert settings.webhook_secret is not None
+    assert settings.webhook_secret.get_secret_value() == WEBHOOK_SECRET
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "password"),
+    [
+        (POSTGRES, POSTGRES.replace(DB_PASSWORD, "***"), DB_PASSWORD),
+        # SQLAlchemy reads the password up to the first @, slashes and colons and all.
+        ("postgresql://u:a/b:c@h/db", "postgresql://u:***@h/db", "a/b:c"),
+        ("postgresql://u:@h/db", "postgresql://u:***@h/db", ""),
+        ("postgresql://u@h/db", "postgresql://u@h/db", None),
+        ("postgresql:///db?host=/run/postgresql", "postgresql:///db?host=/run/postgresql", None),
+        (DEFAULT_DATABASE_URL, DEFAULT_DATABASE_URL, None),
+    ],
+)
+def test_a_database_url_shows_its_password_as_stars(
+    url: str, shown: str, password: str | None
+) -> None:
+    from sqlalchemy.engine import make_url
+
+    database_url = DatabaseUrl(url)
+    assert database_url.get_secret_value() == url
+    assert str(database_url) == shown
+    assert repr(database_url) == f"DatabaseUrl({shown!r})"
+    assert make_url(url).password == password  # the part SQLAlchemy connects with
+    if password is None:
+        assert database_url.password is None
+    else:
+        assert database_url.password is not None
+        assert database_url.password.get_secret_value() == password
+        for text in shown_forms(database_url):
+            assert password == "" or password not in text
+    assert database_url == DatabaseUrl(url)
+    assert database_url != DatabaseUrl(url + "x")
+
+
+@pytest.mark.parametrize(
+    ("extra", "starts"),
+    [
+        ({"LOG_LEVEL": "nope"}, "LOG_LEVEL must be"),
+        ({"AI_PAUSE_SECONDS": "nope"}, "AI_PAUSE_SECONDS must be"),
+        ({"WEBHOOK_PORT": "nope"}, "WEBHOOK_PORT must be"),
+        ({"WEBHOOK_URL": f"http://bot.example.org/{TOKEN}"}, "WEBHOOK_URL must be"),
+        ({"WEBHOOK_URL": "https://bot.example.org/tg"}, "WEBHOOK_SECRET is required"),
+        (
+            {"WEBHOOK_URL": "https://bot.example.org/tg", "WEBHOOK_SECRET": f"{WEBHOOK_SECRET}!"},
+            "WEBHOOK_SECRET must be",
+        ),
+        ({"WEBAPP_SHORT_NAME": "no"}, "WEBAPP_SHORT_NAME must be"),
+        ({"TELEGRAM_API_BASE_URL": "ftp://x"}, "TELEGRAM_API_BASE_URL must be"),
+    ],
+)
+def test_config_errors_are_one_line_and_never_show_a_secret(
+    extra: dict[str, str], starts: str
+) -> None:
+    environ = {"TELEGRAM_BOT_TOKEN": TOKEN, "DATABASE_URL": POSTGRES, **extra}
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ, env_file=None)
+    message = str(caught.value)
+    assert message.startswith(starts)
+    assert "\n" not in message
+    # Not in the message, nor in anything chained to it that a traceback would print.
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    for secret in (SECRET, DB_PASSWORD, WEBHOOK_SECRET):
+        assert secret not in message
+        assert secret not in repr(caught.value)
+
+
+def test_settings_made_in_code_hide_their_input_in_errors() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(token=TOKEN, webhook_url="https://x.example.org/", webhook_secret="bad secret!")
+    assert "bad secret!" not in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        Settings(token=TOKEN, log_level=object())
+    assert SECRET not in str(caught.value)
+
+
+def test_settings_made_in_code_read_no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Only load_settings reads the environment: a test's Settings(...) is what it says.
+    monkeypatch.setenv("LOG_LEVEL", "ERROR")
+    monkeypatch.setenv("RETRY_BACKOFF_SECONDS", "9")
+    settings = Settings(token=TOKEN)
+    assert (settings.log_level, settings.retry_backoff_seconds) == ("INFO", 0.5)
+    # Nor are the settings that code alone sets taken from the environment.
+    assert load_settings({"TELEGRAM_BOT_TOKEN": TOKEN, "RETRY_BACKOFF_SECONDS": "9"}, None) == (
+        Settings(token=TOKEN)
+    )
+
+
+def test_numbers_given_in_code_are_taken_as_they_are() -> None:
+    # The ranges are for what a person sets; tests run the clocks faster than that.
+    settings = Settings(token=TOKEN, turn_timeout_seconds=0.5, webhook_port=0)
+    assert (settings.turn_timeout_seconds, settings.webhook_port) == (0.5, 0)
+    with pytest.raises(ValidationError):
+        Settings(token=TOKEN, turn_timeout_seconds=[1])  # but they are numbers
 
 
 def test_settings_are_immutable() -> None:
     settings = Settings(token=TOKEN)
-    with pytest.raises(AttributeError):
-        settings.token = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        settings.log_level = "DEBUG"  # type: ignore[misc]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -154,8 +153,7 @@ async def test_client_errors_are_never_retried(
 @pytest.fixture
 async def fast_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
     """The real bot, with a 10 ms first backoff so retried server errors do not slow tests."""
-    runner = BotRunner(telegram, database_url)
-    runner.settings = replace(runner.settings, retry_backoff_seconds=0.01)
+    runner = BotRunner(telegram, database_url, retry_backoff_seconds=0.01)
     await runner.start()
     try:
         yield runner

@@ -63,7 +63,8 @@ def test_webhook_settings_are_read() -> None:
     assert settings.uses_webhook
     assert settings.webhook_url == "https://bot.example.org/telegram"
     assert (settings.webhook_listen, settings.webhook_port) == ("127.0.0.1", 8080)
-    assert settings.webhook_secret == SECRET
+    assert settings.webhook_secret is not None
+    assert settings.webhook_secret.get_secret_value() == SECRET
     assert SECRET not in repr(settings)
 
 
@@ -94,7 +95,8 @@ def test_a_secret_of_256_allowed_characters_is_accepted() -> None:
         {"TELEGRAM_BOT_TOKEN": TOKEN, "WEBHOOK_URL": "https://x.org/", "WEBHOOK_SECRET": secret},
         env_file=None,
     )
-    assert settings.webhook_secret == secret
+    assert settings.webhook_secret is not None
+    assert settings.webhook_secret.get_secret_value() == secret
 
 
 def test_settings_default_is_polling() -> None:
