@@ -203,7 +203,7 @@ def run_ceiling_bot(concurrent_updates: int, backoff: float, profile_to: str | N
     from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
     from telegram.ext import ApplicationBuilder, CallbackQueryHandler, CommandHandler
 
-    from bot.telegram_request import RetryingHTTPXRequest
+    from bot.telegram.request import RetryingHTTPXRequest
 
     logging.basicConfig(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -323,7 +323,7 @@ def run_unpaced_bot(profile_to: str | None = None) -> int:
     import bot.run
     from bot.app import build_application
     from bot.config import Settings
-    from bot.flood_gate import FloodLimits
+    from bot.telegram.flood_gate import FloodLimits
 
     profiler = FirstUpdateProfiler(profile_to)
 
@@ -1115,7 +1115,7 @@ PROFILE_CATEGORIES = (
             "/multidict/",
             "/yarl/",
             "/telegram/request/",
-            "bot/telegram_request.py",
+            "bot/telegram/request.py",
             "importlib",
             "/ssl.py",
         ),
@@ -1139,11 +1139,11 @@ PROFILE_CATEGORIES = (
     (
         "rendering (texts, keyboards, boards)",
         (
-            "bot/render.py",
-            "bot/keyboards.py",
-            "bot/texts.py",
-            "bot/boards.py",
-            "bot/callback_data.py",
+            "bot/views/render.py",
+            "bot/views/keyboards.py",
+            "bot/views/texts.py",
+            "bot/views/boards.py",
+            "bot/wire/callback_data.py",
             "/babel/",
         ),
     ),

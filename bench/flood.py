@@ -47,7 +47,7 @@ async def one_run(kind: str, burst: int, cap: float) -> float | None:
     from telegram.ext import SimpleUpdateProcessor
 
     import bot.app
-    from bot.flood_gate import TELEGRAM_FLOOD_LIMITS
+    from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS
     from tests.support.bot_runner import BotRunner
     from tests.support.chat import cell_data, send
     from tests.support.fake_telegram import FakeTelegram
@@ -164,7 +164,7 @@ def memory_figures() -> None:
     from telegram.ext import SimpleUpdateProcessor
 
     from bot.app import CONCURRENT_UPDATES
-    from bot.update_lanes import UpdateLanes
+    from bot.telegram.update_lanes import UpdateLanes
 
     for name, make in (
         ("before: SimpleUpdateProcessor(64)", lambda: SimpleUpdateProcessor(CONCURRENT_UPDATES)),

@@ -35,7 +35,7 @@ ALICE_ID = 2001
 
 async def replies(size: int, pause: float, taps: int, seed: int) -> list[float]:
     """The tap → reply times of `taps` replies of hard on a `size` board."""
-    from bot.flood_gate import TELEGRAM_FLOOD_LIMITS
+    from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS
     from tests.support.bot_runner import BotRunner, settle
     from tests.support.chat import RESULTS, board_cells, cell_data, current
     from tests.support.fake_telegram import FakeTelegram

@@ -26,13 +26,14 @@ from telegram.ext import (
     filters,
 )
 
-from bot import callback_data as data
-from bot import matchmaking_data as queue
 from bot.ai_pool import AiPool
-from bot.boards import BoardHooks
+from bot.chores.ai_runner import AiMatchRunner
+from bot.chores.board_catch_up import BoardCatchUp
+from bot.chores.housekeeping import Housekeeping
+from bot.chores.matchmaker import Matchmaker
+from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.context import BotContext
-from bot.flood_gate import FloodGate
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.model import GameView
@@ -54,16 +55,15 @@ from bot.handlers import (
     ratings,
     records,
 )
-from bot.housekeeping import Housekeeping
-from bot.inbox import WebhookInbox
-from bot.matches import AiMatchRunner
-from bot.matchmaker import Matchmaker
-from bot.outbox import BoardCatchUp
-from bot.presenter import Presenter
-from bot.profile import publish_profile
-from bot.telegram_request import RetryingRequest
-from bot.turn_clock import TurnClock
-from bot.update_lanes import UpdateLanes
+from bot.telegram.flood_gate import FloodGate
+from bot.telegram.profile import publish_profile
+from bot.telegram.request import RetryingRequest
+from bot.telegram.update_lanes import UpdateLanes
+from bot.telegram.webhook_inbox import WebhookInbox
+from bot.views.boards import BoardHooks
+from bot.views.presenter import Presenter
+from bot.wire import callback_data as data
+from bot.wire import queue_data as queue
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)

@@ -39,7 +39,7 @@ from pydantic import (
 from pydantic_core import core_schema
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
+from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
@@ -254,7 +254,8 @@ class Settings(BaseSettings):
     turn_timeout_seconds: Annotated[float, _seconds(1.0, 7 * 24 * 3600.0)] = 600.0
     # How long hard may think about one move on a board bigger than 3×3.
     ai_time_budget_seconds: Annotated[float, _seconds(0.01, 30.0)] = 0.5
-    # How often every instance looks for boards left behind their games (`bot.outbox`).
+    # How often every instance looks for boards left behind their games
+    # (`bot.chores.board_catch_up`).
     board_catch_up_seconds: Annotated[float, _seconds(0.1, 300.0)] = 5.0
     # A tap redraws a board behind its game once the game has been still this long (at most):
     # before, another instance's edit may still be waiting for a busy group's pace.

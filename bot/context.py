@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 from telegram.ext import CallbackContext, ExtBot
 
 if TYPE_CHECKING:
+    from bot.chores.ai_runner import AiMatchRunner
+    from bot.chores.board_catch_up import BoardCatchUp
     from bot.config import Settings
     from bot.games.model import UpdateClaim
     from bot.games.use_cases import Games
-    from bot.matches import AiMatchRunner
-    from bot.outbox import BoardCatchUp
-    from bot.presenter import Presenter
+    from bot.views.presenter import Presenter
 
 
 class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
@@ -32,7 +32,7 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
 
     @property
     def presenter(self) -> Presenter:
-        """The one way a game is shown (`bot.presenter`)."""
+        """The one way a game is shown (`bot.views.presenter`)."""
         return self.bot_data["presenter"]
 
     @property

@@ -5,7 +5,7 @@ of its own on WEB_PORT in polling mode.
 
 The order is `run_polling`'s: initialize, post_init, start receiving updates, start … stop
 receiving, stop, post_stop, shutdown, post_shutdown. It is written out here rather than left to
-`run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.web, which
+`run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.telegram.web, which
 also serves /healthz) and so that a Telegram that cannot be reached at start-up is one line on
 stderr, not two tracebacks.
 """
@@ -26,11 +26,11 @@ from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
 from telegram.request import BaseRequest
 
-from bot import telegram_request
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.games.db.reachable import DatabaseProblem, check_database
-from bot.web import WebServer, build_web_app
+from bot.telegram import request as telegram_request
+from bot.telegram.web import WebServer, build_web_app
 
 TELEGRAM_API = "https://api.telegram.org"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -75,7 +75,12 @@ def test_the_games_layer_knows_nothing_of_telegram() -> None:
 
 def test_rendering_imports_the_model_never_the_use_cases() -> None:
     allowed = {"bot.games", "bot.games.model", "bot.games.summaries"}
-    for name in ("bot.render", "bot.keyboards", "bot.boards", "bot.callback_data"):
+    for name in (
+        "bot.views.render",
+        "bot.views.keyboards",
+        "bot.views.boards",
+        "bot.wire.callback_data",
+    ):
         games = {m for m in project_imports(name) if m.startswith("bot.games")}
         assert games <= allowed, (name, games - allowed)
 

@@ -25,7 +25,7 @@ OURS = ("bot", "core", "migrations", "tests")
 #: fails when the library changes what the seam relies on.
 SEAMS: dict[str, str] = {
     # PTB's timeout type and DefaultValue, for BaseRequest.do_request overrides.
-    "bot/request_timeouts.py": "tests/bot/test_request_timeouts.py",
+    "bot/telegram/request_timeouts.py": "tests/bot/test_request_timeouts.py",
 }
 #: Until storage lands: bot/games/db is being rewritten onto SQLAlchemy's public API.
 UNTIL_STORAGE_LANDS = "bot/games/db/"

@@ -1,5 +1,5 @@
 """The webhook inbox's rows: updates stored before Telegram is answered, deleted once handled
-(`bot.inbox` is the running side)."""
+(`bot.telegram.webhook_inbox` is the running side)."""
 
 from __future__ import annotations
 

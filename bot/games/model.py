@@ -131,7 +131,7 @@ class GameView:
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
     # The stored version this view is of, and the one its board message shows (the board
-    # outbox, `bot.outbox`): bookkeeping, not game state.
+    # outbox, `bot.chores.board_catch_up`): bookkeeping, not game state.
     version: int = field(default=0, compare=False, repr=False)
     shown_version: int = field(default=0, compare=False, repr=False)
     # When it was stored last (as read): a board just behind may still be on its way.

@@ -6,7 +6,7 @@ older position than its game, for good. Now every game stores the version its bo
 (`games.shown_version`); the move's own transaction raises `version` past it, so a committed
 move is a board still to draw, whoever committed it and whatever crashes after. The bot marks
 a board shown once Telegram has it (`mark_shown`), and every instance draws the boards that
-stay behind (`behind`, used by `bot.outbox`).
+stay behind (`behind`, used by `bot.chores.board_catch_up`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from bot.games.store import Store
 #: How long a handled update id is remembered. Telegram stops redelivering long before, and
 #: update ids may start again from a random number after a week without updates.
 KEPT_FOR = timedelta(days=1)
-#: How often an instance deletes the ids older than `KEPT_FOR` (`bot.housekeeping`).
+#: How often an instance deletes the ids older than `KEPT_FOR` (`bot.chores.housekeeping`).
 PRUNE_EVERY = timedelta(hours=1)
 
 
@@ -46,6 +46,6 @@ class HandledUpdates:
     async def prune(self, now: datetime | None = None) -> None:
         """Forget the update ids older than `KEPT_FOR`. Not part of a claim: taps and `/start`
         with a game are claimed inside their move's statement, so pruning must not wait for
-        an update of another kind (`bot.housekeeping` runs this every `PRUNE_EVERY`)."""
+        an update of another kind (`bot.chores.housekeeping` runs this every `PRUNE_EVERY`)."""
         async with self._store.transaction() as transaction:
             transaction.later(Later(_PRUNE, {"before": (now or utcnow()) - KEPT_FOR}))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import HINT, AssistTap
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult
 from bot.handlers.common import answer, board_tap, player_from, popup, texts_of
-from bot.texts import Texts
+from bot.views.texts import Texts
+from bot.wire.callback_data import HINT, AssistTap
 from core.positions import cell_words
 
 

@@ -6,11 +6,11 @@ import asyncio
 
 from telegram import Update
 
-from bot.callback_data import PICTURE, GameTap
 from bot.context import BotContext
 from bot.games.model import GameView, MoveStatus
 from bot.handlers.common import answer, board_tap, popup, texts_of
-from bot.texts import Texts
+from bot.views.texts import Texts
+from bot.wire.callback_data import PICTURE, GameTap
 
 
 async def tap_picture(update: Update, context: BotContext) -> None:
@@ -43,8 +43,8 @@ async def card(update: Update, context: BotContext) -> None:
 
 async def send_card(context: BotContext, chat_id: int, game: GameView, tr: Texts) -> None:
     # Imported when first asked for: Pillow adds 26 ms and 6 MiB to a bot's start-up.
-    from bot.card import render_card
-    from bot.game_card import card_of
+    from bot.views.card import render_card
+    from bot.views.game_card import card_of
 
     # Drawing takes tens of milliseconds of CPU: off the event loop, which serves the taps.
     picture = await asyncio.to_thread(render_card, card_of(game, tr))

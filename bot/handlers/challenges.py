@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import CANCEL, DECLINE, JOIN, GameTap
 from bot.context import BotContext
-from bot.game_spec import parse_board_size
 from bot.handlers.common import (
     answer,
     answer_and_show,
@@ -17,7 +15,9 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
-from bot.render import symbol
+from bot.views.render import symbol
+from bot.wire.callback_data import CANCEL, DECLINE, JOIN, GameTap
+from bot.wire.game_spec import parse_board_size
 
 
 async def challenge(update: Update, context: BotContext) -> None:

@@ -10,7 +10,7 @@ from telegram.error import TelegramError
 
 from bot.context import BotContext
 from bot.handlers.common import texts_of
-from bot.stranger_notices import tell_the_winner
+from bot.views.stranger_notices import tell_the_winner
 
 log = logging.getLogger(__name__)
 

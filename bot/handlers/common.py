@@ -19,12 +19,12 @@ from telegram import (
 )
 from telegram.error import BadRequest
 
-from bot.callback_data import LANGUAGE, parse_callback_data
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.delivery import claim_now
-from bot.render import symbol
-from bot.texts import Texts, texts_for
+from bot.views.render import symbol
+from bot.views.texts import Texts, texts_for
+from bot.wire.callback_data import LANGUAGE, parse_callback_data
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ import re
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
-from bot.callback_data import CELL, RESIGN_YES
 from bot.context import BotContext
 from bot.games.model import Claim, UpdateClaim
+from bot.wire.callback_data import CELL, RESIGN_YES
 
 log = logging.getLogger(__name__)
 

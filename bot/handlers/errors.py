@@ -10,7 +10,7 @@ from telegram.error import Forbidden, TelegramError
 from bot.context import BotContext
 from bot.games.store import LOST_RACE
 from bot.handlers.common import texts_of
-from bot.telegram_request import OutcomeUnknown
+from bot.telegram.request import OutcomeUnknown
 
 log = logging.getLogger(__name__)
 

@@ -7,19 +7,19 @@ from typing import TypeVar
 
 from telegram import CallbackQuery, InlineQueryResultArticle, InputTextMessageContent, Update
 
-from bot.callback_data import (
+from bot.context import BotContext
+from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
+from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
+from bot.views.render import symbol
+from bot.views.texts import Texts, isolate
+from bot.wire.callback_data import (
     InlineAiTap,
     InlineJoinTap,
     inline_key,
     is_authentic,
     parse_callback_data,
 )
-from bot.context import BotContext
-from bot.game_spec import parse_board_size
-from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
-from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
-from bot.render import symbol
-from bot.texts import Texts, isolate
+from bot.wire.game_spec import parse_board_size
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
 

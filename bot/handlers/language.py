@@ -7,7 +7,6 @@ import contextlib
 from telegram import BotCommandScopeChat, Chat, Update
 from telegram.error import TelegramError
 
-from bot.callback_data import LanguageTap
 from bot.context import BotContext
 from bot.handlers.common import (
     answer,
@@ -17,9 +16,10 @@ from bot.handlers.common import (
     refuse_others,
     texts_of,
 )
-from bot.keyboards import language_keyboard
-from bot.profile import command_menus
-from bot.texts import texts_for
+from bot.telegram.profile import command_menus
+from bot.views.keyboards import language_keyboard
+from bot.views.texts import texts_for
+from bot.wire.callback_data import LanguageTap
 
 
 async def language(update: Update, context: BotContext) -> None:

@@ -17,7 +17,6 @@ from telegram import (
 )
 
 from bot.context import BotContext
-from bot.game_spec import GameSpec, parse_play_args
 from bot.games.matchmaking import JoinStatus
 from bot.games.model import USER
 from bot.games.pairing import board_key, board_of_key
@@ -29,11 +28,12 @@ from bot.handlers.common import (
     unknown_button,
 )
 from bot.handlers.menu import start_game
-from bot.matchmaking_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
-from bot.matchmaking_view import render_waiting
-from bot.rating_view import first_name
-from bot.render import player_name
-from bot.texts import isolate
+from bot.views.queue import render_waiting
+from bot.views.rating import first_name
+from bot.views.render import player_name
+from bot.views.texts import isolate
+from bot.wire.game_spec import GameSpec, parse_play_args
+from bot.wire.queue_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
 from core.board import BoardSize, X, other
 
 TapKind = TypeVar("TapKind")
@@ -83,7 +83,7 @@ async def look_for_opponent(
 async def parsed_tap(
     update: Update, context: BotContext, kind: type[TapKind]
 ) -> tuple[CallbackQuery, TapKind] | None:
-    """The tap's data parsed as `kind` (`bot.matchmaking_data`); None, after telling the
+    """The tap's data parsed as `kind` (`bot.wire.queue_data`); None, after telling the
     tapper the button is unknown, for anything else."""
     query = update.callback_query
     assert query is not None  # a CallbackQueryHandler's callback

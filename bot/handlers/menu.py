@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from telegram import Chat, Update, User
 
-from bot.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
 from bot.context import BotContext
-from bot.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
 from bot.games.model import USER, GameView
 from bot.handlers.common import (
     answer,
@@ -20,9 +18,11 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
-from bot.keyboards import help_keyboard, menu_keyboard, replace_keyboard
-from bot.render import opponent_name, render_bad_parameters, render_games_going_on
-from bot.texts import Texts
+from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
+from bot.views.render import opponent_name, render_bad_parameters, render_games_going_on
+from bot.views.texts import Texts
+from bot.wire.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
+from bot.wire.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
 
 
 async def start(update: Update, context: BotContext) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from bot.context import BotContext
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
@@ -18,9 +17,10 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
-from bot.render import render_game, render_move_error
-from bot.resign_keyboard import asking_to_resign
-from bot.stranger_notices import tell_the_winner
+from bot.views.render import render_game, render_move_error
+from bot.views.resign_keyboard import asking_to_resign
+from bot.views.stranger_notices import tell_the_winner
+from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 
 
 async def tap_cell(update: Update, context: BotContext) -> None:
@@ -39,7 +39,7 @@ async def tap_cell(update: Update, context: BotContext) -> None:
 
 async def tap_resign(update: Update, context: BotContext) -> None:
     """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
-    `bot.resign_keyboard`); nothing else changes until they answer."""
+    `bot.views.resign_keyboard`); nothing else changes until they answer."""
     tapped = await board_tap(update, context, ResignTap)
     if tapped is None:
         return

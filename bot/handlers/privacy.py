@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import ForgetTap, parse_callback_data
 from bot.context import BotContext
 from bot.handlers.common import (
     answer,
@@ -14,7 +13,8 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
-from bot.keyboards import forget_keyboard
+from bot.views.keyboards import forget_keyboard
+from bot.wire.callback_data import ForgetTap, parse_callback_data
 
 
 async def forget(update: Update, context: BotContext) -> None:

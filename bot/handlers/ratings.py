@@ -8,10 +8,10 @@ from bot.context import BotContext
 from bot.games.rating_rules import POOLS, ai_pool
 from bot.handlers.common import answer, is_group, player_from, texts_of
 from bot.handlers.matchmaking import parsed_tap
-from bot.matchmaking_data import LadderTap, ladder_data
-from bot.rating_view import render_ladders, render_ratings
-from bot.render import render_top
-from bot.texts import Texts
+from bot.views.rating import render_ladders, render_ratings
+from bot.views.render import render_top
+from bot.views.texts import Texts
+from bot.wire.queue_data import LadderTap, ladder_data
 
 
 async def rating(update: Update, context: BotContext) -> None:

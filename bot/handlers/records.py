@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from telegram import Update
 
-from bot.callback_data import GameTap
 from bot.context import BotContext
 from bot.handlers.common import answer, board_tap, player_from, texts_of
-from bot.render import render_review, render_stats
+from bot.views.render import render_review, render_stats
+from bot.wire.callback_data import GameTap
 
 
 async def stats(update: Update, context: BotContext) -> None:

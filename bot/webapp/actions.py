@@ -1,4 +1,4 @@
-"""The buttons under the page's board, as the chat board has them (bot.keyboards): each calls
+"""The buttons under the page's board, as the chat board has them (bot.views.keyboards): each calls
 the use-case the chat's handler calls, and the chat's board then shows what it did.
 
     hint     Assists.hint          the best move, lit on the page and on the chat board
@@ -20,8 +20,8 @@ from typing import Any, Protocol
 from telegram.ext import Application
 
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
-from bot.render import opponent_name
-from bot.texts import texts_for
+from bot.views.render import opponent_name
+from bot.views.texts import texts_for
 from bot.webapp.state import ACTIONS, HINT, REMATCH, RESIGN, SWAP, UNDO, actions
 
 #: The HTTP status of a refusal; any other one is 409.

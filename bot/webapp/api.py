@@ -1,4 +1,4 @@
-"""The Mini App's routes on the bot's web server (bot.web), under /app/:
+"""The Mini App's routes on the bot's web server (bot.telegram.web), under /app/:
 
     GET  /app/                        the page (static/index.html); no data in it
     GET  /app/static/…                its CSS and JavaScript

@@ -9,7 +9,7 @@ the cells the player to move may mark, so the page lights exactly those (and onl
 boards in play); `lines` gives each winning line by its two ends, cells on a classic board,
 small boards on ultimate, for the page to draw a stroke through them.
 
-What the page offers (`actions`) follows the chat board's keyboard (bot.keyboards): Hint and
+What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
 finished game against the AI (for its player), Rematch under a finished game between people.
 """
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.games.model import FORFEITS, USER, GameView
-from bot.rating_view import first_name
+from bot.views.rating import first_name
 from core import ultimate
 from core.board import EMPTY, MARKS, O, X
 from core.positions import is_ultimate, ultimate_board

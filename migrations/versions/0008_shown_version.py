@@ -3,7 +3,7 @@
 A move is committed first and shown after (its edit waits for the chat's pace), so a crash in
 between left a board showing an older position than its game, for good. `shown_version` is
 what the board shows; a game whose `version` is ahead of it is a board still to draw, and any
-instance draws it (`bot.outbox`). The partial index holds just those games.
+instance draws it (`bot.chores.board_catch_up`). The partial index holds just those games.
 
 Revision ID: 0008
 Revises: 0007

@@ -1,4 +1,4 @@
-"""bot.card: the result card is a valid PNG that shows the position, on every board size.
+"""bot.views.card: the result card is a valid PNG that shows the position, on every board size.
 
 The pictures are real (Pillow draws them); the tests read pixels where the module's own
 geometry (`cell_box`, `mark_point`, `bare_point`) says a mark, a tile or a line is.
@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.card import (
+from bot.views.card import (
     BACKGROUND,
     BLOCK_LINE,
     DRAWN_BLOCK,
@@ -32,7 +32,7 @@ from bot.card import (
     render_card,
     tint,
 )
-from bot.card_fonts import drawable, font, text_width
+from bot.views.card_fonts import drawable, font, text_width
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 RGB = tuple[int, int, int]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.flood_gate import (
+from bot.telegram.flood_gate import (
     TELEGRAM_FLOOD_LIMITS,
     FloodGate,
     FloodLimits,

@@ -20,7 +20,14 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from bot.callback_data import (
+from bot.console import hyperskill_error
+from bot.games.db.models import Game, Move
+from bot.games.model import PLAYER_KINDS, USER
+from bot.locales import en
+from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
+from bot.views.render import render_bad_parameters, render_move_error
+from bot.views.texts import texts_for
+from bot.wire.callback_data import (
     GAME_ACTIONS,
     HELP_DATA,
     MAX_GAME_ID,
@@ -46,14 +53,7 @@ from bot.callback_data import (
     parse_callback_data,
     resign_data,
 )
-from bot.console import hyperskill_error
-from bot.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
-from bot.games.db.models import Game, Move
-from bot.games.model import PLAYER_KINDS, USER
-from bot.keyboards import inline_ai_keyboard, inline_challenge_keyboard
-from bot.locales import en
-from bot.render import render_bad_parameters, render_move_error
-from bot.texts import texts_for
+from bot.wire.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
 from core.ai import LEVELS
 from core.board import (
     EMPTY,

@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from bot import config, web
+from bot import config
 from bot.config import DEFAULT_WEBHOOK_PORT
+from bot.telegram import web
 
 ROOT = Path(__file__).resolve().parents[2]
 #: `${NAME}`, `${NAME:?message}`, `${NAME:-default}` or `$NAME`; `$$` is a literal dollar.

@@ -10,7 +10,7 @@ import string
 import pytest
 from babel.messages.catalog import Catalog, Message
 
-from bot.texts import (
+from bot.views.texts import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
     SYMBOLS,

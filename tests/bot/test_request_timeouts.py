@@ -1,4 +1,4 @@
-"""The contract of `bot.request_timeouts`, the seam that names PTB's private timeout type:
+"""The contract of `bot.telegram.request_timeouts`, the seam that names PTB's private timeout type:
 these fail when python-telegram-bot changes what our transports rely on."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import pytest
 from telegram import Bot
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
-from bot.http_transport import AiohttpRequest
-from bot.request_timeouts import Timeout, timeout_or
-from bot.telegram_request import Retrying, RetryingHTTPXRequest, RetryingRequest
+from bot.telegram.http_transport import AiohttpRequest
+from bot.telegram.request import Retrying, RetryingHTTPXRequest, RetryingRequest
+from bot.telegram.request_timeouts import Timeout, timeout_or
 
 TIMEOUTS = ("read_timeout", "write_timeout", "connect_timeout", "pool_timeout")
 DO_REQUEST = ("self", "url", "method", "request_data", *TIMEOUTS)

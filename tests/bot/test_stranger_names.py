@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.boards import second_view
 from bot.games import lifecycle
 from bot.games.db.models import utcnow
 from bot.games.model import USER, GameStatus, PlayerInfo
-from bot.render import render_game
+from bot.views.boards import second_view
+from bot.views.render import render_game
 from bot.webapp.state import player
 from core.board import Board
 

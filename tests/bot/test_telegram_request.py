@@ -11,7 +11,7 @@ import pytest
 from telegram import Bot
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from bot.telegram_request import OutcomeUnknown, RetryingRequest, is_repeatable
+from bot.telegram.request import OutcomeUnknown, RetryingRequest, is_repeatable
 from tests.support.fake_telegram import Call, FakeTelegram
 
 ALICE = FakeTelegram.user(1001, "Alice")

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from telegram import CallbackQuery, Chat, InlineQuery, Message, Update, User
 
-from bot.flood_gate import FloodGate, FloodLimits, Rate, running_slot
 from bot.locales import en
-from bot.update_lanes import UpdateLanes, lane_key
+from bot.telegram.flood_gate import FloodGate, FloodLimits, Rate, running_slot
+from bot.telegram.update_lanes import UpdateLanes, lane_key
 
 ALICE, BOB = 1001, 1002
 GROUP = -100500
@@ -162,7 +162,7 @@ async def test_the_surplus_of_messages_is_dropped_unstarted_with_one_log_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     lanes, handlers = UpdateLanes(64, queued_others=3), Handlers()
-    with caplog.at_level(logging.INFO, logger="bot.update_lanes"):
+    with caplog.at_level(logging.INFO, logger="bot.telegram.update_lanes"):
         tasks = await feed(lanes, handlers, [message(i, ALICE) for i in range(1, 31)])
         # Shed at once: their tasks are done, holding nothing.
         assert sum(task.done() for task in tasks) == 25

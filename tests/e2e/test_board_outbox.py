@@ -1,5 +1,5 @@
-"""Boards catch up with their games after a crash (`bot.outbox`): `python -m bot` is killed
-(SIGKILL) at the worst moment, after a move's commit and before its edit reached Telegram,
+"""Boards catch up with their games after a crash (`bot.chores.board_catch_up`): `python -m bot`
+is killed (SIGKILL) at the worst moment, after a move's commit and before its edit reached Telegram,
 or after a game's commit and before its board was posted; the restarted bot brings every
 board up to date, by itself or at the first tap on it. SQLite by default, PostgreSQL with
 TEST_DATABASE_URL.

@@ -7,10 +7,10 @@ import io
 
 from PIL import Image
 
-from bot.card import MARK_COLOURS, last_point, mark_point
-from bot.game_card import card_of
 from bot.games.use_cases import Games
 from bot.locales import en
+from bot.views.card import MARK_COLOURS, last_point, mark_point
+from bot.views.game_card import card_of
 from core.notation import parse_cells
 from core.rules import is_over
 from tests.support.bot_runner import BotRunner

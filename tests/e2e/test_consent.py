@@ -9,9 +9,9 @@ import functools
 from datetime import timedelta
 from typing import Any
 
+from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import de, en
-from bot.turn_clock import TurnClock
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     assert_every_query_answered,

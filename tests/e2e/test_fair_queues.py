@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate
-from bot.update_lanes import UpdateLanes
+from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate
+from bot.telegram.update_lanes import UpdateLanes
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, cell_data, game_id_on, send
@@ -56,7 +56,7 @@ async def test_a_burst_of_1000_from_one_chat_keeps_nobody_else_waiting(
     board, bobs_board = (telegram.last_bot_message(u["id"]) for u in (MALLORY, BOB))
     first_update = len(telegram.updates)
 
-    with caplog.at_level(logging.WARNING, logger="bot.update_lanes"):
+    with caplog.at_level(logging.WARNING, logger="bot.telegram.update_lanes"):
         taps = []
         for i in range(BURST):
             if i % TAP_EVERY:

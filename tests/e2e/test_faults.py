@@ -15,7 +15,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter
 
 from bot import app
-from bot.telegram_request import RetryingRequest
+from bot.telegram.request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner, quiesce
 from tests.support.bot_runner import settle as settle_all
@@ -71,7 +71,7 @@ async def test_after_five_attempts_the_original_error_is_raised(
         await bot.get_webhook_info()
     assert outcomes(telegram.calls_of("getWebhookInfo")) == [502] * 5
     assert sleeps == [0.5, 1.0, 2.0, 4.0]
-    retries = [r for r in caplog.records if r.name == "bot.telegram_request"]
+    retries = [r for r in caplog.records if r.name == "bot.telegram.request"]
     assert len(retries) == 4
     assert all(r.levelno == logging.WARNING and "getWebhookInfo" in r.getMessage() for r in retries)
     # Request URLs carry the token: no log line may show it.
@@ -312,7 +312,7 @@ async def test_a_board_whose_answer_is_lost_is_posted_once_and_plays_on(
         assert outcomes(posted) == [None] and telegram.lost_answers == posted
         (board,) = telegram.bot_messages(ALICE["id"])
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
-        lost = [r for r in caplog.records if r.name == "bot.telegram_request"]
+        lost = [r for r in caplog.records if r.name == "bot.telegram.request"]
         assert len(lost) == 1 and lost[0].levelno == logging.WARNING
         assert "sendMessage" in lost[0].getMessage()
         # A tap on that board plays on it: the tap says which message it is.
@@ -368,7 +368,7 @@ async def test_a_user_who_blocked_the_bot_costs_one_try_and_one_log_line(
     assert len(sent) == 1
     assert outcomes(sent) == [403]
     assert all(call.params["chat_id"] == ALICE["id"] for call in sent)
-    assert not [r for r in caplog.records if r.name == "bot.telegram_request"]
+    assert not [r for r in caplog.records if r.name == "bot.telegram.request"]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     refusals = [r for r in caplog.records if r.name == "bot.handlers.errors"]
     assert len(refusals) == 1 and refusals[0].levelno == logging.WARNING

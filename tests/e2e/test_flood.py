@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate
+from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate
 from core.notation import format_cells, parse_cells
 from core.rules import outcome
 from tests.support.bot_runner import BotRunner, quiesce, settle

@@ -10,9 +10,9 @@ import time
 from datetime import timedelta
 from typing import Any
 
+from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import en, ru
-from bot.turn_clock import TurnClock
 from core.notation import parse_cells
 from core.rules import outcome, play
 from core.solver import best_moves, position_score

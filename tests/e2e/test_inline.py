@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlalchemy import text
 
-from bot.callback_data import inline_ai_data, inline_join_data, inline_key
 from bot.locales import en, ru
+from bot.wire.callback_data import inline_ai_data, inline_join_data, inline_key
 from core.board import Board
 from core.rules import play
 from core.solver import position_score

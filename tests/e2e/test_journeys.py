@@ -47,11 +47,11 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.boards import second_view
 from bot.games.db.engine import create_engine
 from bot.games.model import LIVE
-from bot.render import render_game
-from bot.texts import available_languages, texts_for
+from bot.views.boards import second_view
+from bot.views.render import render_game
+from bot.views.texts import available_languages, texts_for
 from core.positions import is_ultimate
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram, StoredMessage

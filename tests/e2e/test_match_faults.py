@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from bot.matches import AiMatchRunner
+from bot.chores.ai_runner import AiMatchRunner
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import send, words
 from tests.support.fake_telegram import FakeTelegram
@@ -34,7 +34,7 @@ async def test_an_ai_match_rides_out_a_failing_database(
 
     # The database fails the match task's first reads (a locked or restarting database).
     store.get_game = failing_get_game
-    caplog.set_level(logging.WARNING, logger="bot.matches")
+    caplog.set_level(logging.WARNING, logger="bot.chores.ai_runner")
     await send(telegram, ALICE, "/start easy hard")
     match = telegram.last_bot_message(ALICE["id"])
     await telegram.wait_until(lambda: bool(words(match)), timeout=30, what="the match to end")

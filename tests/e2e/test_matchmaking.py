@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.chores.matchmaker import Matchmaker
+from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import QueueEntry, utcnow
 from bot.games.rating_rules import nearest_level
 from bot.locales import en, fa
-from bot.matchmaker import Matchmaker
-from bot.turn_clock import TurnClock
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     board_cells,

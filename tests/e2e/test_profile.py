@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from bot.locales import de, en, ru
-from bot.texts import available_languages, telegram_language_code, texts_for
+from bot.views.texts import available_languages, telegram_language_code, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import send
 from tests.support.fake_telegram import FakeTelegram

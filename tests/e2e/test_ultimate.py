@@ -11,7 +11,7 @@ from PIL import Image
 from bot.games.model import GameView
 from bot.games.use_cases import Games
 from bot.locales import en
-from bot.ultimate_view import IN_PLAY, NUMBERS
+from bot.views.ultimate import IN_PLAY, NUMBERS
 from core import ultimate
 from core.positions import ultimate_board
 from tests.support.bot_runner import BotRunner

@@ -21,11 +21,11 @@ import aiohttp
 import pytest
 from telegram.ext import Application
 
-from bot import web
 from bot.app import build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.games.db.engine import create_engine
-from bot.web import SECRET_HEADER, WebServer, build_web_app
+from bot.telegram import web
+from bot.telegram.web import SECRET_HEADER, WebServer, build_web_app
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import WebhookBot, free_port, get_json, post_update, run_to_exit
 

@@ -1,9 +1,9 @@
-"""Durable webhook receipt (`bot.inbox`): an update answered 200 is handled even when the bot
-is killed (SIGKILL) right after the answer. `python -m bot` runs in webhook mode as a real
-process; SQLite by default, PostgreSQL with TEST_DATABASE_URL.
+"""Durable webhook receipt (`bot.telegram.webhook_inbox`): an update answered 200 is handled even
+when the bot is killed (SIGKILL) right after the answer. `python -m bot` runs in webhook mode as
+a real process; SQLite by default, PostgreSQL with TEST_DATABASE_URL.
 
 To be killed after the answer and before the handling, the update must wait: two `/help`s
-whose replies the fake holds keep the chat's lane busy (`bot.update_lanes` runs two updates
+whose replies the fake holds keep the chat's lane busy (`bot.telegram.update_lanes` runs two updates
 of a chat at once), and Alice's move waits behind them.
 """
 
@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.update_lanes import PER_LANE
+from bot.telegram.update_lanes import PER_LANE
 from tests.e2e.test_webhook import SECRET, update_with_text
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import WAIT, WebhookBot, post_update

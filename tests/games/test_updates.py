@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
+from bot.chores.housekeeping import Housekeeping
 from bot.games.db.models import HandledUpdate
 from bot.games.updates import KEPT_FOR
 from bot.games.use_cases import Games
-from bot.housekeeping import Housekeeping
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

@@ -11,7 +11,7 @@ from telegram.ext import Application
 
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import Settings
-from bot.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
+from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 from tests.support.fake_telegram import FakeTelegram
 
 
@@ -48,7 +48,7 @@ class BotRunner:
     async def start(self) -> Application:
         application = build_application(self.settings)
         # Counted when the update processor is done with it: handled, or shed by its chat's
-        # lane (`bot.update_lanes`) without ever reaching `process_update`.
+        # lane (`bot.telegram.update_lanes`) without ever reaching `process_update`.
         processor = application.update_processor
         handle = processor.do_process_update
 

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlencode
 
-from bot.web import WebServer, build_web_app
+from bot.telegram.web import WebServer, build_web_app
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from bot.games.lifecycle import new_game
 from bot.games.model import GameView, PlayerInfo
-from bot.render import render_game
+from bot.views.render import render_game
 from bot.webapp.buttons import with_open_board
 from bot.webapp.links import WebAppLinks
 from core.board import CLASSIC, BoardSize

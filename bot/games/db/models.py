@@ -136,7 +136,8 @@ class Game(Base):
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     version: Mapped[int] = mapped_column(Integer, nullable=False)
-    # The version its board message shows (`bot.outbox`): behind `version` until drawn.
+    # The version its board message shows (`bot.chores.board_catch_up`): behind `version`
+    # until drawn.
     shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
@@ -180,7 +181,7 @@ class HandledUpdate(Base):
 
 class InboxUpdate(Base):
     """An update Telegram POSTed to the webhook, stored before the answer and deleted once
-    handled: one a crash left here is handled by any instance (`bot.inbox`)."""
+    handled: one a crash left here is handled by any instance (`bot.telegram.webhook_inbox`)."""
 
     __tablename__ = "inbox_updates"
 

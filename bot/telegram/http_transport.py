@@ -19,7 +19,7 @@ import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from bot.request_timeouts import Timeout, timeout_or
+from bot.telegram.request_timeouts import Timeout, timeout_or
 
 #: aiohttp failures that happen before the request leaves: Telegram surely never saw it.
 NOT_SENT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)

@@ -3,9 +3,10 @@ the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only
 
     POST <path of WEBHOOK_URL>   an update from Telegram. Without the right
                                  X-Telegram-Bot-Api-Secret-Token header: 403, nothing read.
-                                 Otherwise it is stored (`bot.inbox`) and answered 200, then
-                                 handled: a crash after the answer loses nothing. 503 when
-                                 it cannot be stored (Telegram sends it again later).
+                                 Otherwise it is stored (`bot.telegram.webhook_inbox`) and
+                                 answered 200, then handled: a crash after the answer loses
+                                 nothing. 503 when it cannot be stored (Telegram sends it
+                                 again later).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
                                  database answers SELECT 1; 503 with what is wrong otherwise.
     /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
@@ -29,7 +30,7 @@ from sqlalchemy import text
 from telegram import Update
 from telegram.ext import Application
 
-from bot.inbox import WebhookInbox
+from bot.telegram.webhook_inbox import WebhookInbox
 from bot.webapp.api import add_routes as add_mini_app
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""Callback data of matchmaking and ratings (the rest is in `bot.callback_data`, whose table
+"""Callback data of matchmaking and ratings (the rest is in `bot.wire.callback_data`, whose table
 this one continues):
 
 qp:<board>                  play someone on <board> (a `pairing.board_key`: 3x3, 6x6k5,
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.callback_data import MAX_GAME_ID, plain_int
 from bot.games.pairing import ULTIMATE_KEY, board_key
+from bot.wire.callback_data import MAX_GAME_ID, plain_int
 from core.ai import LEVELS
 from core.board import Board, BoardSize
 

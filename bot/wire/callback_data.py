@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from bot.games.model import PLAYER_KINDS, USER
-from bot.texts import available_languages
+from bot.views.texts import available_languages
 from core.ai import LEVELS
 from core.board import CLASSIC, MARKS, BoardSize, board_size
 from core.positions import ULTIMATE

@@ -7,8 +7,10 @@ from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
-from bot import ultimate_view
-from bot.callback_data import (
+from bot.games.model import USER, GameStatus, GameView
+from bot.views import ultimate as ultimate_view
+from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
+from bot.wire.callback_data import (
     CANCEL,
     DECLINE,
     HINT,
@@ -30,10 +32,8 @@ from bot.callback_data import (
     new_game_data,
     resign_data,
 )
-from bot.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
-from bot.games.model import USER, GameStatus, GameView
-from bot.matchmaking_data import block_player_data, play_someone_data
-from bot.texts import LANGUAGE_NAMES, Texts, available_languages
+from bot.wire.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
+from bot.wire.queue_data import block_player_data, play_someone_data
 from core.ai import LEVELS
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.positions import ULTIMATE, is_ultimate

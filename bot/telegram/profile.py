@@ -11,7 +11,7 @@ from collections.abc import Awaitable
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.error import TelegramError
 
-from bot.texts import available_languages, telegram_language_code, texts_for
+from bot.views.texts import available_languages, telegram_language_code, texts_for
 
 log = logging.getLogger(__name__)
 

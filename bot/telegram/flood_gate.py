@@ -9,8 +9,8 @@ bucket, then one from the whole bot's bucket, before it goes out. Everything els
 taps and inline queries, get/set/delete calls, chat actions) goes at once: those are not
 messages.
 
-Each limit is a token bucket (`bot.flood_limits`), and its queue is ordered by `Pace`: people
-first, then background calls, and AI-match frames only when there is room for them.
+Each limit is a token bucket (`bot.telegram.flood_limits`), and its queue is ordered by `Pace`:
+people first, then background calls, and AI-match frames only when there is room for them.
 
 A 429 that comes all the same (Telegram is stricter than we know, or another process sends as
 the same bot) closes the chat's bucket for `retry_after` seconds, so nothing else is sent
@@ -19,8 +19,8 @@ not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): nothi
 
 A handler whose message must wait for its chat's pace is doing no work meanwhile, so it gives
 back the shared slot its update holds (`running_slot`, set by the update processor,
-`bot.update_lanes`) while it waits, and takes one again before it goes on: a chat that is paced
-keeps no other chat's update waiting for a slot.
+`bot.telegram.update_lanes`) while it waits, and takes one again before it goes on: a chat that
+is paced keeps no other chat's update waiting for a slot.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.flood_limits import (
+from bot.telegram.flood_limits import (
     TELEGRAM_FLOOD_LIMITS,
     FloodLimits,
     FrameSkipped,

@@ -6,12 +6,13 @@ id, and the caller records it (`Games.chats.attach_message`).
 A board whose posting got no answer (`OutcomeUnknown`) is not posted again: it may well be in
 the chat already. Its message id stays unknown; the next tap on it tells the bot which message
 it is, and a game nobody taps is shown afresh by the turn clock. Background callers (AI
-matches, the turn clock) pass a slower `Pace`, so people's boards go first (`bot.flood_gate`).
+matches, the turn clock) pass a slower `Pace`, so people's boards go first
+(`bot.telegram.flood_gate`).
 
-A running bot adds `BoardHooks` (`bot.presenter.Presenter` holds them): the Mini App adds its
+A running bot adds `BoardHooks` (`bot.views.presenter.Presenter` holds them): the Mini App adds its
 "Open board" button to every board's keyboard, and hears of every board shown, so that its
 pages show each move the moment the chat does, whoever made it; the board outbox
-(`bot.outbox`) hears of every board Telegram has, to mark it shown.
+(`bot.chores.board_catch_up`) hears of every board Telegram has, to mark it shown.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from dataclasses import dataclass, replace
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, TelegramError
 
-from bot.flood_gate import Pace, pace_args
 from bot.games.model import GameView
-from bot.render import BoardMessage, render_game
-from bot.telegram_request import OutcomeUnknown
+from bot.telegram.flood_gate import Pace, pace_args
+from bot.telegram.request import OutcomeUnknown
+from bot.views.render import BoardMessage, render_game
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ never emoji: X two strokes, O a ring, T a triangle, S a square. Pillow draws wit
 so the picture is drawn SUPERSAMPLE times larger and reduced by averaging; all coordinates here,
 and in the geometry helpers the tests use (`cell_box`, `mark_point`…), are final pixels.
 
-Fonts and fitting text to a width: `bot.card_fonts`.
+Fonts and fitting text to a width: `bot.views.card_fonts`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from itertools import pairwise
 
 from PIL import Image, ImageDraw
 
-from bot.card_fonts import drawable, fit_text, font, text_width
+from bot.views.card_fonts import drawable, fit_text, font, text_width
 
 Box = tuple[int, int, int, int]
 Point = tuple[int, int]

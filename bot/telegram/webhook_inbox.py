@@ -4,7 +4,7 @@ by some instance whatever crashes (`bot.games.inbox` holds the rows).
 Telegram sends an update again only while it gets no 200; once answered, an update lost in
 a crash was lost for good. So `receive` stores the update first (updates arriving together
 share one INSERT: one commit for a burst), then the web server answers, then the update goes
-through the bot's update processor (its chat's lane, `bot.update_lanes`) and its row is
+through the bot's update processor (its chat's lane, `bot.telegram.update_lanes`) and its row is
 deleted once handled (deletes are gathered too). A round every `every` seconds, on every
 instance, takes up the rows older than `STALE_ROUNDS` rounds that nobody is handling: a
 crash left them. The update claim (`bot.handlers.delivery`) makes a second handling of the
@@ -23,9 +23,9 @@ from datetime import timedelta
 from telegram import Update
 from telegram.ext import Application
 
+from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.inbox import Inbox
-from bot.rounds import Rounds
 
 log = logging.getLogger(__name__)
 

@@ -1,15 +1,15 @@
 """A finished game as its result card shows it: the words in the reader's language, the
-board's marks and lines as `bot.card` draws them."""
+board's marks and lines as `bot.views.card` draws them."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import TypedDict
 
-from bot.card import Card
 from bot.games.model import DRAW, FORFEITS, EndReason, GameView
-from bot.render import player_name
-from bot.texts import Texts
+from bot.views.card import Card
+from bot.views.render import player_name
+from bot.views.texts import Texts
 from core import ultimate
 from core.board import other
 from core.positions import is_ultimate, ultimate_board

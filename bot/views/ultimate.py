@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from telegram import InlineKeyboardButton
 
-from bot.callback_data import block_data, cell_data
 from bot.games.model import USER, GameView
-from bot.texts import Texts
+from bot.views.texts import Texts
+from bot.wire.callback_data import block_data, cell_data
 from core import ultimate
 from core.board import EMPTY, X
 from core.positions import ultimate_board

@@ -17,12 +17,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.flood_gate import FrameSkipped, Pace
 from bot.games import lifecycle
 from bot.games.ai_turns import AiTurns
 from bot.games.model import GameView
 from bot.games.store import Store
-from bot.presenter import Presenter
+from bot.telegram.flood_gate import FrameSkipped, Pace
+from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

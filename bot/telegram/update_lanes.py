@@ -7,8 +7,9 @@ and the rest wait in the lane's own queues, taps first (Telegram takes a tap's a
 15 s only; a message can wait), each queue in order of arrival. Across lanes at most
 `running` updates work at once: the shared slots, taken in order of arrival by the lanes'
 running updates only. A handler whose reply
-waits for its chat's pace gives its shared slot back meanwhile (`bot.flood_gate.running_slot`),
-so a paced chat holds at most its lane's places, and no shared slot, while it waits.
+waits for its chat's pace gives its shared slot back meanwhile
+(`bot.telegram.flood_gate.running_slot`), so a paced chat holds at most its lane's places, and
+no shared slot, while it waits.
 
 What cannot be served in time is shed, and its coroutine closed unstarted:
 * a tap that waited `tap_patience` seconds in its lane, or found `queued_taps` taps queued
@@ -36,8 +37,8 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import BaseUpdateProcessor
 
-from bot.flood_gate import running_slot
-from bot.texts import texts_for
+from bot.telegram.flood_gate import running_slot
+from bot.views.texts import texts_for
 
 log = logging.getLogger(__name__)
 

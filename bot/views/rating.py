@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from bot.games.model import USER, GameView
 from bot.games.rating_rules import AI_PREFIX, AI_RATINGS, POOLS
 from bot.games.ratings import LadderRow, PoolRating
-from bot.texts import Texts, isolate
+from bot.views.texts import Texts, isolate
 from core.board import O, X
 
 PlayerName = Callable[[GameView, str, Texts], str]

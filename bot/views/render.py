@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
 
-from bot.game_spec import StartProblem
 from bot.games.model import DRAW, FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
-from bot.keyboards import board_keyboard
-from bot.rating_view import first_name, rating_lines
-from bot.texts import Texts, isolate, texts_for
-from bot.ultimate_view import position_lines, where_to_play
+from bot.views.keyboards import board_keyboard
+from bot.views.rating import first_name, rating_lines
+from bot.views.texts import Texts, isolate, texts_for
+from bot.views.ultimate import position_lines, where_to_play
+from bot.wire.game_spec import StartProblem
 from core.ai import LEVELS
 from core.board import (
     Board,

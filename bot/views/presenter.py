@@ -18,14 +18,14 @@ from typing import Protocol
 
 from telegram import Bot
 
-from bot.boards import NO_HOOKS, BoardHooks, send_board, send_second_board, show_board
-from bot.flood_gate import Pace
 from bot.games.chats import Chats
 from bot.games.model import GameView
+from bot.telegram.flood_gate import Pace
+from bot.views.boards import NO_HOOKS, BoardHooks, send_board, send_second_board, show_board
 
 
 class AiPlayer(Protocol):
-    """What the presenter needs of the AI-turns runner (`bot.matches.AiMatchRunner`), which
+    """What the presenter needs of the AI-turns runner (`bot.chores.ai_runner.AiMatchRunner`), which
     shows its own moves through the presenter."""
 
     async def reply_at_once(self, game: GameView) -> GameView: ...

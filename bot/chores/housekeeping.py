@@ -3,8 +3,8 @@ update ids older than a day, every hour, whatever kind of updates come in (or no
 
 from __future__ import annotations
 
+from bot.chores.rounds import Rounds
 from bot.games.updates import PRUNE_EVERY, HandledUpdates
-from bot.rounds import Rounds
 
 
 class Housekeeping(Rounds):

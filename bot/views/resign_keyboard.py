@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callback_data import resign_answer_data
-from bot.texts import Texts
+from bot.views.texts import Texts
+from bot.wire.callback_data import resign_answer_data
 
 
 def asking_to_resign(

@@ -9,10 +9,10 @@ import logging
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.flood_gate import Pace, pace_args
 from bot.games.model import GameView
-from bot.render import player_name
-from bot.texts import texts_for
+from bot.telegram.flood_gate import Pace, pace_args
+from bot.views.render import player_name
+from bot.views.texts import texts_for
 from core.board import O, X, other
 
 log = logging.getLogger(__name__)

@@ -1,14 +1,14 @@
 """Bot API requests that survive server errors and network blips, and never do a thing twice.
 
-`RetryingRequest` is our aiohttp transport (`bot.http_transport`) with a retry loop around each
-HTTP round trip; `RetryingHTTPXRequest` is the same loop around PTB's own `HTTPXRequest` (the
-benchmark's bare-PTB ceiling uses it):
+`RetryingRequest` is our aiohttp transport (`bot.telegram.http_transport`) with a retry loop
+around each HTTP round trip; `RetryingHTTPXRequest` is the same loop around PTB's own
+`HTTPXRequest` (the benchmark's bare-PTB ceiling uses it):
 
 * 429 Too Many Requests with `parameters.retry_after` N: wait N seconds, then send again (so a
   user's move is shown even when Telegram throttles the bot). N above `max_retry_after` is not
   waited for: the error goes to the caller at once. With `retry_flood_limits=False` every 429
-  goes to the caller: the bot's rate limiter (`bot.flood_gate`) waits it out, and closes the
-  chat meanwhile.
+  goes to the caller: the bot's rate limiter (`bot.telegram.flood_gate`) waits it out, and
+  closes the chat meanwhile.
 * 5xx answers, and network failures before the request left (connection refused, connect or
   pool timeout): send again after 0.5, 1, 2, 4 … seconds (`backoff_base` doubled each time).
 * A network failure after the request may have reached Telegram (read or write timeout,
@@ -37,9 +37,9 @@ import httpx
 from telegram.error import NetworkError
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
-from bot import http_transport
-from bot.http_transport import AiohttpRequest
-from bot.request_timeouts import Timeout
+from bot.telegram import http_transport
+from bot.telegram.http_transport import AiohttpRequest
+from bot.telegram.request_timeouts import Timeout
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Boards catch up with their games, whatever crashes: the running side of the board outbox
 (`bot.games.outbox` has the database side).
 
-Every board the bot draws is heard of twice (`bot.boards.BoardHooks`): when it is about to be
+Every board the bot draws is heard of twice (`bot.views.boards.BoardHooks`): when it is about to be
 drawn (`drawing`) and once Telegram has it (`delivered`). Shown boards are marked in the database
 in batches (a mark lost in a crash costs one needless redraw, never a frozen board). A
 background round (`every` seconds, on every instance) reads the games whose board is behind,
@@ -24,12 +24,12 @@ from datetime import datetime, timedelta
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from bot.flood_gate import Pace
+from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.outbox import BoardOutbox, is_behind
-from bot.presenter import Presenter
-from bot.rounds import Rounds
+from bot.telegram.flood_gate import Pace
+from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

@@ -15,15 +15,15 @@ from datetime import datetime, timedelta
 from telegram import Bot
 from telegram.error import BadRequest, TelegramError
 
-from bot.flood_gate import Pace, pace_args
+from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.matchmaking import Matchmaking, Paired
 from bot.games.pairing import AI_OFFER_AFTER, Waiting
-from bot.matchmaking_view import render_waiting
-from bot.presenter import Presenter
-from bot.rating_view import first_name
-from bot.rounds import Rounds
-from bot.texts import isolate, texts_for
+from bot.telegram.flood_gate import Pace, pace_args
+from bot.views.presenter import Presenter
+from bot.views.queue import render_waiting
+from bot.views.rating import first_name
+from bot.views.texts import isolate, texts_for
 
 log = logging.getLogger(__name__)
 

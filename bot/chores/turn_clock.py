@@ -1,7 +1,7 @@
 """Turn timeouts for games between people: nudge, then a loss by timeout.
 
 Nobody is waiting for these messages this very moment, so they go at `Pace.BACKGROUND`: after
-people's moves under Telegram's flood limits (`bot.flood_gate`)."""
+people's moves under Telegram's flood limits (`bot.telegram.flood_gate`)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
-from bot.flood_gate import Pace, pace_args
 from bot.games.db.models import utcnow
 from bot.games.model import GameView, TurnEvent
 from bot.games.timeouts import TurnTimeouts
-from bot.presenter import Presenter
-from bot.render import render_nudge
-from bot.stranger_notices import tell_the_winner
-from bot.texts import texts_for
+from bot.telegram.flood_gate import Pace, pace_args
+from bot.views.presenter import Presenter
+from bot.views.render import render_nudge
+from bot.views.stranger_notices import tell_the_winner
+from bot.views.texts import texts_for
 from core.board import O
 
 log = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 DEFAULT_LANGUAGE = "en"
-LOCALES = Path(__file__).parent / "locales"
+LOCALES = Path(__file__).parent.parent / "locales"
 TEMPLATE = LOCALES / "messages.pot"
 #: Each language in its own name, as the /language keyboard shows it.
 LANGUAGE_NAMES = {

@@ -9,9 +9,9 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.games.pairing import Waiting, board_of_key
 from bot.games.rating_rules import nearest_level, pool_of
-from bot.matchmaking_data import STOP_LOOKING, play_ai_data
-from bot.render import BoardMessage
-from bot.texts import Texts
+from bot.views.render import BoardMessage
+from bot.views.texts import Texts
+from bot.wire.queue_data import STOP_LOOKING, play_ai_data
 from core.positions import is_ultimate
 
 

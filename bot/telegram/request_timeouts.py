@@ -2,8 +2,9 @@
 private module of python-telegram-bot.
 
 `telegram.request.BaseRequest` is PTB's public seam for Bot API transports (ours:
-`bot.http_transport`), and its `do_request` types each timeout as `ODVInput[float]`: a number,
-None (no timeout), or `BaseRequest.DEFAULT_NONE`, "not given: use the transport's own". PTB
+`bot.telegram.http_transport`), and its `do_request` types each timeout as `ODVInput[float]`:
+a number, None (no timeout), or `BaseRequest.DEFAULT_NONE`, "not given: use the transport's
+own". PTB
 exports neither that type nor the `DefaultValue` class it is made of, so an override cannot
 spell its signature, nor tell "not given" the way PTB's own `HTTPXRequest` does, without them.
 Here they are named once. `tests/bot/test_request_timeouts.py` is their contract: it fails if
