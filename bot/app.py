@@ -55,6 +55,7 @@ from bot.handlers import (
     ratings,
     records,
 )
+from bot.resources import MiniApp, Resources, Running
 from bot.telegram.flood_gate import FloodGate
 from bot.telegram.profile import publish_profile
 from bot.telegram.request import RetryingRequest
@@ -117,7 +118,7 @@ def build_application(settings: Settings) -> Application:
         ApplicationBuilder()
         .application_class(LoggedApplication)
         .token(settings.token.get_secret_value())
-        .context_types(ContextTypes(context=BotContext))
+        .context_types(ContextTypes(context=BotContext, bot_data=Resources))
         .concurrent_updates(UpdateLanes(CONCURRENT_UPDATES))
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
         # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
@@ -130,10 +131,9 @@ def build_application(settings: Settings) -> Application:
     if settings.api_base_url:
         builder = builder.base_url(settings.api_base_url)
     application = builder.build()
-    application.bot_data["settings"] = settings
-    # Kept to be closed by the bot's start-up should initialize fail (bot.run): PTB does not
-    # close the transports of a bot that never finished initializing.
-    application.bot_data["transports"] = (polls, calls)
+    resources: Resources = application.bot_data
+    resources.settings = settings
+    resources.transports = (polls, calls)
     register_handlers(application)
     return application
 
@@ -212,11 +212,12 @@ def register_handlers(application: Application) -> None:
 
 async def open_resources(application: Application) -> None:
     """Migrate the database, open it, resume AI matches, publish the profile."""
-    settings: Settings = application.bot_data["settings"]
-    engine = create_engine(settings.database_url.get_secret_value())
+    resources: Resources = application.bot_data
+    settings = resources.config
+    engine = resources.engine = create_engine(settings.database_url.get_secret_value())
     # The solved 3×3 table is built on a thread of its own while the bot starts and waits for
     # its first updates, rather than on the first hard move (a twentieth of a second).
-    application.bot_data["solved_table"] = asyncio.create_task(build_lasting_state())
+    resources.tasks["solved_table"] = asyncio.create_task(build_lasting_state())
     # Alembic runs its own event loop, so it gets a thread too, and only when the schema is
     # behind: importing it costs more than asking the database.
     if not await is_current(engine):
@@ -224,55 +225,51 @@ async def open_resources(application: Application) -> None:
     await open_pool(engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
-    presenter = Presenter(application.bot, games.chats)
-    chores = open_chores(application, settings, games, presenter)
-    matches, catch_up = chores["matches"], chores["board_catch_up"]
-    presenter.ai = matches
-    hooks = BoardHooks(shown=catch_up.drawing, delivered=catch_up.delivered)
-    application.bot_data.update(
-        engine=engine, games=games, ai_pool=ai_pool, presenter=presenter, **chores
+    running = resources.opened = open_running(application, settings, games, ai_pool)
+    hooks = BoardHooks(
+        shown=running.board_catch_up.drawing, delivered=running.board_catch_up.delivered
     )
     # The profile is not needed to play: set once the bot takes updates, not before.
-    application.bot_data["profile"] = asyncio.create_task(
+    resources.tasks["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
     )
     if settings.webhook_url is not None:
         every = settings.board_catch_up_seconds
-        application.bot_data["inbox"] = WebhookInbox(games.inbox, application, every=every)
+        resources.inbox = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:
         hooks = open_mini_app(application, settings, hooks)
-    presenter.hooks = hooks
+    running.presenter.hooks = hooks
     for game in await games.ai_turns.waiting():
-        matches.start(game.id)
-    for chore in CHORES:
-        chores[chore].start()
+        running.matches.start(game.id)
+    for chore in running.chores:
+        chore.start()
     log.info("bot @%s is ready", application.bot.username)
 
 
-#: What every instance runs in the background, started last and stopped first.
-CHORES = ("turn_clock", "housekeeping", "board_catch_up", "matchmaker")
-
-
-def open_chores(
-    application: Application, settings: Settings, games: Games, presenter: Presenter
-) -> dict[str, Any]:
-    """The AI-turns runner and the background chores, on the use-cases and the presenter
-    (not started)."""
+def open_running(
+    application: Application, settings: Settings, games: Games, ai_pool: AiPool
+) -> Running:
+    """The presenter, the AI-turns runner and the background chores, on the use-cases (not
+    started)."""
     bot = application.bot
-    return {
-        "matches": AiMatchRunner(
-            games.store, games.ai_turns, presenter, bot, settings.ai_pause_seconds
-        ),
-        "turn_clock": TurnClock(games.timeouts, presenter, bot, settings.turn_timeout_seconds),
-        "housekeeping": Housekeeping(games.updates),
-        "board_catch_up": BoardCatchUp(
+    presenter = Presenter(bot, games.chats)
+    matches = AiMatchRunner(games.store, games.ai_turns, presenter, bot, settings.ai_pause_seconds)
+    presenter.ai = matches
+    return Running(
+        games=games,
+        ai_pool=ai_pool,
+        presenter=presenter,
+        matches=matches,
+        turn_clock=TurnClock(games.timeouts, presenter, bot, settings.turn_timeout_seconds),
+        housekeeping=Housekeeping(games.updates),
+        board_catch_up=BoardCatchUp(
             games.outbox,
             presenter,
             every=settings.board_catch_up_seconds,
             tap_redraw_after=settings.board_tap_redraw_seconds,
         ),
-        "matchmaker": Matchmaker(games.matchmaking, presenter, bot),
-    }
+        matchmaker=Matchmaker(games.matchmaking, presenter, bot),
+    )
 
 
 async def build_lasting_state() -> None:
@@ -311,8 +308,9 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
     assert settings.webapp_url is not None
     links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
     notifier = GameNotifier()
-    application.bot_data.update(game_notifier=notifier, webapp_links=links)
-    application.bot_data["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
+    resources: Resources = application.bot_data
+    resources.mini_app = MiniApp(links, notifier)
+    resources.tasks["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
     drawing = hooks.shown
 
     def shown(game: GameView) -> None:
@@ -324,27 +322,18 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
 
 async def close_resources(application: Application) -> None:
     """Stop background tasks and close the database."""
-    inbox: WebhookInbox | None = application.bot_data.get("inbox")
-    if inbox is not None:
-        await inbox.stop()
-    menu_button: asyncio.Task[None] | None = application.bot_data.get("menu_button")
-    if menu_button is not None and not menu_button.done():
-        menu_button.cancel()
-    profile: asyncio.Task[None] | None = application.bot_data.get("profile")
-    if profile is not None and not profile.done():
-        profile.cancel()
-    for chore in CHORES:
-        running: TurnClock | Housekeeping | BoardCatchUp | Matchmaker | None = (
-            application.bot_data.get(chore)
-        )
-        if running is not None:
-            await running.stop()
-    matches: AiMatchRunner | None = application.bot_data.get("matches")
-    if matches is not None:
-        await matches.stop_all()
-    ai_pool: AiPool | None = application.bot_data.get("ai_pool")
-    if ai_pool is not None:
-        ai_pool.close()
-    engine = application.bot_data.get("engine")
-    if engine is not None:
-        await engine.dispose()
+    resources: Resources = application.bot_data
+    if resources.inbox is not None:
+        await resources.inbox.stop()
+    for name in ("menu_button", "profile"):
+        task = resources.tasks.get(name)
+        if task is not None and not task.done():
+            task.cancel()
+    running, resources.opened = resources.opened, None
+    if running is not None:
+        for chore in running.chores:
+            await chore.stop()
+        await running.matches.stop_all()
+        running.ai_pool.close()
+    if resources.engine is not None:
+        await resources.engine.dispose()

@@ -1,4 +1,5 @@
-"""The handlers' context: the use-cases, the AI-turns runner and the settings, typed."""
+"""The handlers' context: the use-cases, the presenter, the AI-turns runner and the settings,
+typed (`bot.resources`)."""
 
 from __future__ import annotations
 
@@ -6,17 +7,20 @@ from typing import TYPE_CHECKING
 
 from telegram.ext import CallbackContext, ExtBot
 
+from bot.resources import Resources
+
 if TYPE_CHECKING:
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.config import Settings
     from bot.games.model import UpdateClaim
     from bot.games.use_cases import Games
+    from bot.resources import Running
     from bot.views.presenter import Presenter
 
 
-class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
-    """PTB's context plus the resources opened in `post_init` (kept in `bot_data`).
+class BotContext(CallbackContext[ExtBot, dict, dict, Resources]):
+    """PTB's context plus the resources opened in `post_init` (`bot_data`, a `Resources`).
 
     PTB makes one context per update and hands it to every handler group, so what the first
     group (`handlers/delivery`) learns about the update's sender reaches the handlers."""
@@ -27,22 +31,26 @@ class BotContext(CallbackContext[ExtBot, dict, dict, dict]):
     deferred_claim: UpdateClaim | None = None
 
     @property
+    def running(self) -> Running:
+        return self.bot_data.running
+
+    @property
     def games(self) -> Games:
-        return self.bot_data["games"]
+        return self.bot_data.running.games
 
     @property
     def presenter(self) -> Presenter:
         """The one way a game is shown (`bot.views.presenter`)."""
-        return self.bot_data["presenter"]
+        return self.bot_data.running.presenter
 
     @property
     def ai_matches(self) -> AiMatchRunner:
-        return self.bot_data["matches"]
+        return self.bot_data.running.matches
 
     @property
-    def board_catch_up(self) -> BoardCatchUp | None:
-        return self.bot_data.get("board_catch_up")
+    def board_catch_up(self) -> BoardCatchUp:
+        return self.bot_data.running.board_catch_up
 
     @property
     def settings(self) -> Settings:
-        return self.bot_data["settings"]
+        return self.bot_data.config

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application
-from telegram.request import BaseRequest
 
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
@@ -196,7 +195,9 @@ class BotLife:
         )
         # Updates that arrive before this wait in the inbox; /healthz says 503 until then.
         await self.application.start()
-        self.application.bot_data["inbox"].start()
+        inbox = self.application.bot_data.inbox
+        assert inbox is not None  # webhook mode opens it
+        inbox.start()
 
     async def serve(self, web_app: web.Application, port_setting: str) -> None:
         """Serve `web_app` on WEBHOOK_LISTEN and the port `port_setting` names; a port that
@@ -241,7 +242,7 @@ class BotLife:
 async def _close_connections(application: Application) -> None:
     """Close the Bot API connections of a bot whose initialize failed: PTB's shutdown skips a
     bot that never finished initializing, and an open aiohttp session would be reported."""
-    transports: tuple[BaseRequest, ...] = application.bot_data["transports"]
+    transports = application.bot_data.transports
     for request in transports:  # (getUpdates, everything else): see bot.app
         with contextlib.suppress(Exception):
             await request.shutdown()

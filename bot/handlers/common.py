@@ -176,7 +176,7 @@ async def redraw_if_behind(context: BotContext, game: GameView) -> None:
     """Draw the game's board afresh if it shows an older position (a crash lost its edit)
     and no drawing is on its way: the tap that found it out brings it up to date."""
     catch_up = context.board_catch_up
-    if catch_up is not None and catch_up.needs_redraw(game):
+    if catch_up.needs_redraw(game):
         await context.presenter.show(game)
 
 

@@ -73,7 +73,7 @@ async def look_for_opponent(
         name = player_name(result.game, opponent, tr)
         await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
     elif result.paired is not None:
-        await context.bot_data["matchmaker"].begin(result.paired)
+        await context.running.matchmaker.begin(result.paired)
     elif result.waiting is not None:
         shown = render_waiting(result.waiting, datetime.now(UTC), tr, offer=False)
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)

@@ -84,7 +84,7 @@ async def receive_update(request: web.Request) -> web.Response:
         # and the JSON decoder fail in these ways; one line, not a traceback.
         log.warning("refused a webhook request that is not an update: %s", type(error).__name__)
         return web.Response(status=400, text="Bad Request")
-    inbox: WebhookInbox | None = application.bot_data.get("inbox")
+    inbox: WebhookInbox | None = application.bot_data.inbox
     if inbox is None:
         await application.update_queue.put(update)
         return web.Response(text="OK")
@@ -106,7 +106,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 async def _database_state(request: web.Request) -> str:
     """ "ok" when SELECT 1 answers in time, else a few words on what went wrong."""
-    engine = request.app[APPLICATION].bot_data.get("engine")
+    engine = request.app[APPLICATION].bot_data.engine
     if engine is None:
         return "not open"
     try:

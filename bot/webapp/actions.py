@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from telegram.ext import Application
 
@@ -52,9 +52,9 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     """The action `body` names (`{"action", "ply"}`; `ply`, the move number the page showed,
     makes a tap on an old board stale) on `game`, for `user`."""
     action, ply = body.get("action"), body.get("ply")
-    if action not in ACTIONS or not (ply is None or _is_int(ply)):
+    if action not in ACTIONS or not (ply is None or is_int(ply)):
         return Done(400, {"error": "an action is {action, ply}", "status": "invalid"})
-    games = host.application.bot_data["games"]
+    games = host.application.bot_data.running.games
     if action == HINT:
         result = await games.assists.hint(game.id, BoardRef(), user, ply)
     elif action == UNDO:
@@ -100,7 +100,7 @@ async def _again(
         state = await host.state(game.id, user.id)
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
     x_kind, o_kind = (game.o_kind, game.x_kind) if swap else (game.x_kind, game.o_kind)
-    games = host.application.bot_data["games"]
+    games = host.application.bot_data.running.games
     started = await games.play.start_game(
         game.chat_id,
         user,
@@ -127,5 +127,6 @@ def underway(game: GameView, user: PlayerInfo) -> Done:
     return Done(409, {"status": "underway", "question": question, "game": None})
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
+    """A JSON integer: JSON's true and false are Python's bools, which are ints too."""
     return isinstance(value, int) and not isinstance(value, bool)

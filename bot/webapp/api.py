@@ -37,7 +37,8 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.games.model import USER, BoardRef, GameView, PlayerInfo
-from bot.webapp.actions import REFUSED, act, underway
+from bot.resources import Resources, Running
+from bot.webapp.actions import REFUSED, act, is_int, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
@@ -102,8 +103,18 @@ class MiniApp:
         self.closing.set()
 
     @property
+    def running(self) -> Running:
+        return self.resources.running
+
+    @property
+    def resources(self) -> Resources:
+        return self.application.bot_data
+
+    @property
     def notifier(self) -> GameNotifier:
-        return self.application.bot_data["game_notifier"]
+        mini_app = self.resources.mini_app
+        assert mini_app is not None  # the routes exist only with WEBAPP_URL
+        return mini_app.notifier
 
     def user(self, request: web.Request) -> WebAppUser:
         """The user the request's initData vouches for; 401 otherwise."""
@@ -119,7 +130,7 @@ class MiniApp:
 
     async def viewable_game(self, request: web.Request, user: WebAppUser) -> GameView:
         """The game the URL names, if the user may see it; 404 or 403 otherwise."""
-        games = self.application.bot_data["games"]
+        games = self.running.games
         game = await games.store.get_game(int(request.match_info["game_id"]))
         if game is None:
             raise error(404, "no such game", "no_game")
@@ -128,7 +139,7 @@ class MiniApp:
         return game
 
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
-        game, moves = await game_and_moves(self.application.bot_data["games"].store, game_id)
+        game, moves = await game_and_moves(self.running.games.store, game_id)
         if game is None or not may_watch(game, viewer_id):
             return None
         return game_state(game, moves, viewer_id)
@@ -139,14 +150,14 @@ class MiniApp:
         language = request.query.get("lang")
         if request.headers.get("Authorization", "").partition(" ")[2]:
             user = self.user(request)
-            store = self.application.bot_data["games"].store
+            store = self.running.games.store
             language = await chosen_language(store, user.id) or user.language_code
         return web.json_response(page_texts(language))
 
     async def list_games(self, request: web.Request) -> web.Response:
         """The start page: who the user is, and their open games."""
         user = self.user(request)
-        found = await open_games_of(self.application.bot_data["games"].store, user.id)
+        found = await open_games_of(self.running.games.store, user.id)
         return web.json_response(
             {"me": {"name": user.name}, "games": [game_summary(g, user.id) for g in found]}
         )
@@ -182,9 +193,9 @@ class MiniApp:
         game = await self.viewable_game(request, user)
         body = await body_of(request)
         ply, cell = body.get("ply"), body.get("cell")
-        if not _is_int(ply) or not _is_int(cell):
+        if not is_int(ply) or not is_int(cell):
             raise error(400, "a move is {ply, cell}", "invalid")
-        games = self.application.bot_data["games"]
+        games = self.running.games
         result = await games.play.tap(game.id, BoardRef(), player_of(user), ply, cell)
         if result.played and result.game is not None:
             await self.show(result.game)
@@ -197,11 +208,11 @@ class MiniApp:
         user = self.user(request)
         body = await body_of(request)
         level, mark, size = body.get("level"), body.get("mark", X), body.get("size", 3)
-        shape = board_size(size) if _is_int(size) and size in SIZES else None
+        shape = board_size(size) if is_int(size) and size in SIZES else None
         if level not in LEVELS or mark not in ("X", "O") or shape is None:
             raise error(400, "a new game is {level, mark, size}", "invalid")
         x_kind, o_kind = (USER, level) if mark == X else (level, USER)
-        games = self.application.bot_data["games"]
+        games = self.running.games
         started = await games.play.start_game(
             user.id,
             player_of(user),
@@ -222,7 +233,7 @@ class MiniApp:
         """A new game: the games it closed (a private chat has one current game) shown
         closed, its board posted."""
         for old in closed:
-            self.application.bot_data["matches"].cancel(old.id)
+            self.running.matches.cancel(old.id)
             await self.show(old)
         await self.post(game)
 
@@ -231,7 +242,7 @@ class MiniApp:
         lit), and the AI plays its turns if it is to move. A failed edit does not fail the
         page's request: the move is stored, and the next edit shows it."""
         try:
-            await self.application.bot_data["presenter"].show(game, hint=hint)
+            await self.running.presenter.show(game, hint=hint)
         except TelegramError as failed:
             log.warning("could not show game %s in chat: %s", game.id, failed)
 
@@ -240,7 +251,7 @@ class MiniApp:
         if game.chat_id is None:
             return
         try:
-            await self.application.bot_data["presenter"].post(game.chat_id, game)
+            await self.running.presenter.post(game.chat_id, game)
         except TelegramError as failed:  # e.g. the user never started the bot
             log.warning("could not post game %s in chat: %s", game.id, failed)
 
@@ -259,8 +270,3 @@ async def body_of(request: web.Request) -> dict[str, Any]:
 
 def player_of(user: WebAppUser) -> PlayerInfo:
     return PlayerInfo(user.id, user.name, user.language_code, user.username)
-
-
-def _is_int(value: Any) -> bool:
-    # JSON's true and false are Python's bools, which are ints too.
-    return isinstance(value, int) and not isinstance(value, bool)

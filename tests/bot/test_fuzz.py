@@ -415,7 +415,7 @@ class Scene:
         """The two games' rows (version included) and moves, and their boards' messages.
         Not the version each board shows (`shown_version`): the bot marks that in batches, a
         moment after it drew the board, and the messages are compared anyway."""
-        engine = self.bot.application.bot_data["engine"]  # type: ignore[union-attr]
+        engine = self.bot.application.bot_data.engine  # type: ignore[union-attr]
         ids = sorted(self.games)
         games, moves = Game.__table__, Move.__table__
         columns = [column for column in games.c if column.name != "shown_version"]
@@ -501,7 +501,7 @@ async def scene(telegram: FakeTelegram, bot: BotRunner) -> Scene:
         ),
         scene.group_id: KnownGame(GROUP["id"], frozenset(PLAYERS), BOB["id"], 1, everything - {0}),
     }
-    games = bot.application.bot_data["games"]  # type: ignore[union-attr]
+    games = bot.application.bot_data.running.games  # type: ignore[union-attr]
     for game_id, cells in ((scene.private_id, "X___O____"), (scene.group_id, "X________")):
         game = await games.store.get_game(game_id)
         assert game is not None and game.is_active and format_cells(game.board) == cells

@@ -53,7 +53,7 @@ async def assert_picture_shows(bot: BotRunner, picture: bytes, game_id: int, cel
     image.verify()
     image = Image.open(io.BytesIO(picture)).convert("RGB")
     assert bot.application is not None
-    games: Games = bot.application.bot_data["games"]
+    games: Games = bot.application.bot_data.running.games
     game = await games.store.get_game(game_id)
     assert game is not None and game.is_finished
     card = card_of(game, en)

@@ -154,7 +154,7 @@ async def test_an_unanswered_rematch_lapses_and_unplayed_games_count_nowhere(
     turn timeout. Then a game Bob stops, and one that times out, before anyone moved: neither
     counts in /top or /stats."""
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    clock: TurnClock = bot.application.bot_data.running.turn_clock
     board = await game_between(telegram, ALICE, BOB)
     await play_cells(telegram, board, ALICE, BOB, [0, 3, 1, 4, 2])
     assert not (await press(telegram, BOB, board, REMATCH)).get("text")

@@ -231,7 +231,7 @@ async def test_a_race_that_slips_through_a_use_case_is_the_board_changed_not_an_
     await send(telegram, ALICE, "/start user user")
     board = telegram.last_bot_message(ALICE["id"])
     assert bot.application is not None
-    play = bot.application.bot_data["games"].play
+    play = bot.application.bot_data.running.games.play
 
     async def lose_the_race(*_args: object, **_kwargs: object) -> None:
         raise StaleDataError("UPDATE statement on table 'games' expected to update 1 row")

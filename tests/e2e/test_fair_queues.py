@@ -90,7 +90,7 @@ async def test_a_burst_of_1000_from_one_chat_keeps_nobody_else_waiting(
     assert telegram.too_many_requests == []
 
     # Both games are what their boards show.
-    store = paced_bot.application.bot_data["games"].store
+    store = paced_bot.application.bot_data.running.games.store
     for shown in (board, bobs_board):
         game = await store.get_game(game_id_on(telegram, shown))
         await telegram.wait_until(

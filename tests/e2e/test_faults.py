@@ -167,7 +167,7 @@ def cell_texts(tg: FakeTelegram, message: StoredMessage) -> list[str]:
 
 async def stored_cells(runner: BotRunner, game_id: int) -> str:
     assert runner.application is not None
-    game = await runner.application.bot_data["games"].store.get_game(game_id)
+    game = await runner.application.bot_data.running.games.store.get_game(game_id)
     return format_cells(game.board)
 
 

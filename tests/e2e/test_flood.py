@@ -75,7 +75,7 @@ async def test_four_ai_matches_in_a_group_finish_with_no_429(
     )
     assert telegram.too_many_requests == []
     assert paced_bot.application is not None
-    store = paced_bot.application.bot_data["games"].store
+    store = paced_bot.application.bot_data.running.games.store
     for board in boards:
         # The last edit of each board shows the result, on the position the game ended in.
         shown = board_cells(telegram, board)

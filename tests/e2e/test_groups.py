@@ -258,7 +258,7 @@ async def test_a_slow_player_is_nudged_then_loses_on_time(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    clock: TurnClock = bot.application.bot_data.running.turn_clock
     board = await game_between(telegram, ALICE, BOB)
     await tap_cell(telegram, ALICE, board, 4)
     open_challenge = await challenge(telegram, CAROL)
@@ -295,7 +295,7 @@ async def test_a_nudge_mentions_a_player_whose_name_looks_like_markup(
 ) -> None:
     """The nudge is HTML: a name with `<`, `&` is shown as it is, and still a mention."""
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    clock: TurnClock = bot.application.bot_data.running.turn_clock
     tom = FakeTelegram.user(1010, "<b>Tom & Jerry</b>")
     board = await game_between(telegram, ALICE, tom)
     await tap_cell(telegram, ALICE, board, 4)

@@ -272,7 +272,7 @@ async def expected_review(bot: BotRunner, telegram: FakeTelegram, message: Store
     data = next(d for row in telegram.keyboard(message) for label, d in row if label == REVIEW)
     game_id = int(str(data).split(":")[1])
     assert bot.application is not None
-    async with bot.application.bot_data["engine"].connect() as db:
+    async with bot.application.bot_data.engine.connect() as db:
         moves = (
             await db.execute(
                 text("SELECT ply, cell, mark FROM moves WHERE game_id = :g ORDER BY ply"),

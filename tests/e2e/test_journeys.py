@@ -449,7 +449,7 @@ class Journey(RuleBasedStateMachine):
     async def _check_board(self, game_id: int, where: tuple[Any, ...]) -> None:
         application = self.world.bot.application
         assert application is not None
-        game = await application.bot_data["games"].store.get_game(game_id)
+        game = await application.bot_data.running.games.store.get_game(game_id)
         found = self.tg.inline_messages if len(where) == 1 else self.tg.messages
         message = found[where[0] if len(where) == 1 else where]  # type: ignore[index]
         assert not message.deleted, (game_id, "its board was deleted")

@@ -21,7 +21,7 @@ async def test_an_ai_match_rides_out_a_failing_database(
     telegram: FakeTelegram, bot: BotRunner, caplog: pytest.LogCaptureFixture
 ) -> None:
     assert bot.application is not None
-    store = bot.application.bot_data["games"].store
+    store = bot.application.bot_data.running.games.store
     real_get_game = store.get_game
     failures = 3
 
@@ -43,5 +43,5 @@ async def test_an_ai_match_rides_out_a_failing_database(
     retried = [r for r in caplog.records if "the database failed" in r.getMessage()]
     assert len(retried) == 3
     await bot.quiesce()
-    matches: AiMatchRunner = bot.application.bot_data["matches"]
+    matches: AiMatchRunner = bot.application.bot_data.running.matches
     assert matches.playing == frozenset()

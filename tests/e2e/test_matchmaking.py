@@ -36,7 +36,7 @@ LOOKING = "🔎 Looking for an opponent: 3×3…"
 
 def matchmaker(bot: BotRunner) -> Matchmaker:
     assert bot.application is not None
-    return bot.application.bot_data["matchmaker"]
+    return bot.application.bot_data.running.matchmaker
 
 
 def boards_of(tg: FakeTelegram, user: dict) -> list[StoredMessage]:
@@ -139,7 +139,7 @@ async def test_a_stranger_who_does_not_move_loses_on_time_and_the_other_is_told(
     x_board, o_board = await pair(telegram, ANN, BEN)
     await tap_cell(telegram, ANN, x_board, 4)
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data["turn_clock"]
+    clock: TurnClock = bot.application.bot_data.running.turn_clock
     timeout = timedelta(seconds=bot.settings.turn_timeout_seconds)
     await clock.tick(utcnow() + timeout)  # the nudge, in Ben's chat, mentioning him
     nudge = telegram.last_bot_message(BEN["id"])

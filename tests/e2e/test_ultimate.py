@@ -35,7 +35,7 @@ def game_id_of(tg: FakeTelegram, board: StoredMessage) -> int:
 
 async def stored(bot: BotRunner, game_id: int) -> GameView:
     assert bot.application is not None
-    games: Games = bot.application.bot_data["games"]
+    games: Games = bot.application.bot_data.running.games
     game = await games.store.get_game(game_id)
     assert game is not None
     return game

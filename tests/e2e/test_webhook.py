@@ -269,7 +269,7 @@ async def web_server(
         if application.running:
             await application.stop()
         await application.shutdown()
-        engine = application.bot_data.get("engine")
+        engine = application.bot_data.engine
         if engine is not None:
             await engine.dispose()
 
@@ -279,7 +279,7 @@ async def test_healthz_is_503_until_the_bot_runs_with_a_database(
 ) -> None:
     application, health_url = web_server
     assert await get_json(health_url) == (503, {"ok": False, "database": "not open"})
-    application.bot_data["engine"] = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}")
+    application.bot_data.engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}")
     assert await get_json(health_url) == (503, {"ok": False, "database": "ok"})
     await application.initialize()
     await application.start()
@@ -296,12 +296,13 @@ async def test_healthz_is_503_when_the_database_does_not_answer(
     await application.start()
     # Nothing listens on this port: the connection is refused.
     refused = f"postgresql+asyncpg://bot:pw@127.0.0.1:{free_port()}/games"
-    application.bot_data["engine"] = create_engine(refused)
+    application.bot_data.engine = create_engine(refused)
     status, body = await get_json(health_url)
     assert status == 503 and body["ok"] is False
     assert body["database"].startswith("error: "), body
     assert "pw" not in body["database"]
-    await application.bot_data.pop("engine").dispose()
+    await application.bot_data.engine.dispose()
+    application.bot_data.engine = None
 
     # A server that accepts connections and never answers: /healthz gives up in time.
     async def silent(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -311,7 +312,7 @@ async def test_healthz_is_503_when_the_database_does_not_answer(
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     monkeypatch.setattr(web, "HEALTH_DB_TIMEOUT", 0.2)
-    application.bot_data["engine"] = create_engine(f"postgresql+asyncpg://bot@127.0.0.1:{port}/g")
+    application.bot_data.engine = create_engine(f"postgresql+asyncpg://bot@127.0.0.1:{port}/g")
     try:
         assert await get_json(health_url) == (503, {"ok": False, "database": "no answer in 0.2 s"})
     finally:

@@ -72,7 +72,7 @@ class BotRunner:
         # What the bot puts off until it runs (its profile, the solved table) is done before a
         # test begins, so that a test's calls are the ones it caused.
         for started in ("profile", "solved_table"):
-            task = application.bot_data.get(started)
+            task = application.bot_data.tasks.get(started)
             if task is not None:
                 await asyncio.wait({task}, timeout=10)
         self.application = application
@@ -95,7 +95,7 @@ class BotRunner:
         played, and no Bot API call is in flight: after this, nothing more happens until the
         next update (a turn-clock nudge aside, minutes away in tests)."""
         assert self.application is not None
-        matches = self.application.bot_data["matches"]
+        matches = self.application.bot_data.running.matches
         deadline = time.monotonic() + timeout
         while True:
             await self.settle(max(0.0, deadline - time.monotonic()))
