@@ -38,7 +38,7 @@ search completed, and wins/draws/losses from hard's point of view. Games are see
 is repeatable up to timing. The defaults (5 games, 0.05 s) take about 16 s in all (2 cores);
 the bot's own budget (AI_TIME_BUDGET_SECONDS, 0.5 s) with 100 games takes hours.
 
-Ultimate (--ultimate, instead of the sections above): hard (core.ultimate_ai) plays
+Ultimate (--ultimate, instead of the sections above): hard (core.ultimate.ai) plays
 --ultimate-games games against medium as X and as many as O, with --ultimate-budget seconds per
 move, the games spread over --workers processes. It prints wins/draws/losses from hard's point
 of view for each side, the wall and CPU time of every hard move (p50, p99, max, against the
@@ -66,14 +66,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core import ultimate, ultimate_ai
 from core.ai import STRATEGIES, hard_move
 from core.board import Board, O, X, default_k
 from core.notation import format_cells
 from core.rules import is_over, play, turn, winner
-from core.search import DEFAULT_BUDGET as BOT_BUDGET
-from core.search import search
+from core.search.engine import DEFAULT_BUDGET as BOT_BUDGET
+from core.search.engine import search
 from core.solver import position_score, solved_table
+from core.ultimate import ai as ultimate_ai
+from core.ultimate import rules as ultimate
 
 SOLVE_RUNS = 5  # fresh solves of the table
 HARD_REPEATS = 9  # timings of each position's hard move; the median is kept
@@ -271,7 +272,7 @@ def play_game(
 ) -> str:
     """One game of hard against `opponent`; 'win', 'draw' or 'loss' from hard's view.
 
-    Hard's moves go through core.search.search, which core.ai.hard_move calls on every board
+    Hard's moves go through core.search.engine.search, which core.ai.hard_move calls on every board
     but 3×3, to see the depth each search completed.
     """
     rng = random.Random(seed)

@@ -1,14 +1,14 @@
 """A test opponent for `hard`, as strong as this bench can make it: threat-space search on top of
-core.search's alpha-beta, with more time than hard gets.
+core.search.engine's alpha-beta, with more time than hard gets.
 
 A move, in order:
 
 1. a win in one, else a block of the opponent's win in one;
-2. a victory by continuous fours (core.threats.vcf, with a large node limit);
+2. a victory by continuous fours (core.search.threats.vcf, with a large node limit);
 3. a victory by continuous threats (VCT): sequences of fours and *threes* (moves after which
    the attacker could make two winning cells at once), where every defence is tried against a
    three (each candidate cell, and counter-fours), iteratively deepened in threes;
-4. else core.search's alpha-beta with the whole budget, among the moves after which the
+4. else core.search.engine's alpha-beta with the whole budget, among the moves after which the
    opponent has no VCF (when there are any).
 
 Time is CPU time (time.process_time) unless a clock is given. Not part of the bot: it lives in
@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from core.board import Board, X
 from core.rules import is_over, turn
-from core.search import _Engine, search
-from core.threats import four_cells, vcf
+from core.search.engine import _Engine, search
+from core.search.threats import four_cells, vcf
 
 VCF_LIMIT = 200_000
 MAX_THREES = 4  # the deepest VCT tried, in attacker moves that are threes
@@ -35,7 +35,7 @@ class _OutOfTime(Exception):
 
 
 class Vct:
-    """Victory by continuous threats for `p` on a core.search engine."""
+    """Victory by continuous threats for `p` on a core.search.engine engine."""
 
     def __init__(self, engine: _Engine, p: int, deadline: float, clock: Callable[[], float]):
         self.e, self.p, self.q = engine, p, 3 - p

@@ -32,7 +32,7 @@ from attacker import attacker_move, game_is_dead
 from core.ai import hard_move
 from core.board import Board, O, X
 from core.rules import play, turn, winner
-from core.search import MATE, search
+from core.search.engine import MATE, search
 from core.solver import position_score
 
 OPPONENTS = ("attacker", "hard10x")
@@ -198,7 +198,8 @@ def renamed_core(tree: str) -> str:
 def play_ultimate_10x(task: tuple[int, str, float, str | None]) -> str:
     """One seeded ultimate game, hard (budget) against hard (10× budget, from `before` if
     given: a folder made by renamed_core): hard's result."""
-    from core import ultimate, ultimate_ai
+    from core.ultimate import ai as ultimate_ai
+    from core.ultimate import rules as ultimate
 
     seed, hard_mark, budget, before = task
     opponent = ultimate_ai

@@ -3,7 +3,7 @@
 easy   a uniformly random free cell
 medium win in one move if possible, else block the opponent's one-move win, else random
 hard   perfect play from the solved table on 3×3; on bigger boards a time-budgeted
-       alpha-beta search (core.search) that never misses a win in one, always blocks one,
+       alpha-beta search (core.search.engine) that never misses a win in one, always blocks one,
        and answers open k−2 runs before they become unstoppable
 
 easy and medium mean the same on every board size: `completing_cells` follows the board's
@@ -19,7 +19,7 @@ from typing import Any
 
 from core.board import Board, GameOverError, other
 from core.rules import is_over, lines_through, turn
-from core.search import DEFAULT_BUDGET, Clock, search_move
+from core.search.engine import DEFAULT_BUDGET, Clock, search_move
 from core.solver import best_moves
 
 Strategy = Callable[[Board, random.Random], int]

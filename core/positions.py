@@ -1,7 +1,7 @@
 """What a game's board means: k in a row on one board (3×3 to 8×8), or ultimate tic-tac-toe.
 
 Both live in a `GameView` as a `core.board.Board`: ultimate as its 81 cells in
-`core.ultimate`'s order (small board by small board), of the one shape no classic game has
+`core.ultimate.rules`'s order (small board by small board), of the one shape no classic game has
 (9×9, three in a row), with the last move's cell beside it. Everything that plays, judges or
 thinks asks here, so that the rest of the bot handles one kind of board."""
 
@@ -10,14 +10,15 @@ from __future__ import annotations
 import random
 import re
 
-from core import ultimate, ultimate_ai
 from core.ai import choose_move as classic_move
 from core.board import EMPTY, Board, BoardSize, CellNumberError, MoveError, NotNumbersError
 from core.notation import parse_cells, parse_typed_move, plain_digits
 from core.rules import play as classic_play
 from core.rules import winner as classic_winner
-from core.search import DEFAULT_BUDGET as CLASSIC_BUDGET
-from core.ultimate_ai import DEFAULT_BUDGET
+from core.search.engine import DEFAULT_BUDGET as CLASSIC_BUDGET
+from core.ultimate import ai as ultimate_ai
+from core.ultimate import rules as ultimate
+from core.ultimate.ai import DEFAULT_BUDGET
 
 #: Ultimate tic-tac-toe's shape: nine 3×3 boards, three in a row (no classic game is 9×9).
 ULTIMATE = BoardSize(ultimate.SIZE, 3)

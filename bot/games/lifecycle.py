@@ -23,7 +23,6 @@ from bot.games.model import (
     PlayerInfo,
     TurnEvent,
 )
-from core import ultimate
 from core.board import EMPTY, Board, other
 from core.positions import (
     choose_move,
@@ -35,7 +34,8 @@ from core.positions import (
     winner,
 )
 from core.rules import play_as
-from core.ultimate import WrongBlockError
+from core.ultimate import rules as ultimate
+from core.ultimate.rules import WrongBlockError
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def is_instant(level: str, game: GameView) -> bool:
 def is_quick(level: str, game: GameView) -> bool:
     """Moves a person waits for before their own move is shown, so both come in one edit:
     all but hard's on ultimate, which thinks for AI_TIME_BUDGET_SECONDS. Hard on the other
-    boards needs at most 50 ms of CPU (core.search.DEFAULT_BUDGET), less than an edit's
+    boards needs at most 50 ms of CPU (core.search.engine.DEFAULT_BUDGET), less than an edit's
     round trip; a "thinking…" edit would cost the player a second of the chat's pace."""
     return level != "hard" or not is_ultimate(game.board)
 

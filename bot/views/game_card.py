@@ -10,10 +10,10 @@ from bot.games.model import DRAW, FORFEITS, EndReason, GameView
 from bot.views.card import Card
 from bot.views.render import player_name
 from bot.views.texts import Texts
-from core import ultimate
 from core.board import other
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_cells
+from core.ultimate import rules as ultimate
 
 
 class _Words(TypedDict):

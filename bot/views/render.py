@@ -27,7 +27,7 @@ from core.board import (
     other,
 )
 from core.positions import is_ultimate
-from core.ultimate import WrongBlockError
+from core.ultimate.rules import WrongBlockError
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from telegram import InlineKeyboardButton
 from bot.games.model import USER, GameView
 from bot.views.texts import Texts
 from bot.wire.callback_data import block_data, cell_data
-from core import ultimate
 from core.board import EMPTY, X
 from core.positions import ultimate_board
+from core.ultimate import rules as ultimate
 
 IN_PLAY = "🟩"  # a free cell of a small board the player to move may play in
 FREE = "⬜"  # a free cell of a small board not in play now

@@ -3,7 +3,7 @@
 Only what the page needs, and nothing about anybody but the game's two sides: their display
 names (or the AI's level), never a Telegram id, a chat or a message.
 
-Ultimate tic-tac-toe keeps `core.ultimate`'s cell order (small board by small board: cell
+Ultimate tic-tac-toe keeps `core.ultimate.rules`'s cell order (small board by small board: cell
 `block * 9 + i`), and the page draws it so: nine small boards of nine cells each. `legal` lists
 the cells the player to move may mark, so the page lights exactly those (and only the small
 boards in play); `lines` gives each winning line by its two ends, cells on a classic board,
@@ -22,10 +22,10 @@ from typing import Any
 
 from bot.games.model import FORFEITS, USER, GameView
 from bot.views.rating import first_name
-from core import ultimate
 from core.board import EMPTY, MARKS, O, X
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_lines
+from core.ultimate import rules as ultimate
 
 HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH = "hint", "undo", "resign", "again", "swap", "rematch"
 ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH)

@@ -6,7 +6,6 @@ import random
 
 import pytest
 
-from core import ultimate
 from core.board import (
     Board,
     CellNumberError,
@@ -15,6 +14,7 @@ from core.board import (
     OutOfRangeError,
 )
 from core.positions import ULTIMATE, cell_words, parse_typed, play, ultimate_board
+from core.ultimate import rules as ultimate
 
 
 def _ultimate_after(moves: int, seed: int) -> tuple[Board, int | None]:

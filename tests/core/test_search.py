@@ -15,7 +15,7 @@ from core.ai import choose_move, easy_move, hard_move, medium_move
 from core.board import EMPTY, Board, GameOverError, O, X, default_k, other
 from core.notation import format_cells, parse_cells
 from core.rules import is_over, play, turn, winner
-from core.search import search, search_move
+from core.search.engine import search, search_move
 from tests.support.ai_doubles import STEP, NodeClock
 
 DEFAULTS = [(n, default_k(n)) for n in range(4, 9)]

@@ -1,5 +1,5 @@
-"""Victory by continuous fours (core.threats) and hard's use of it, against an independent model:
-a fours-only game tree walked on Board values with test_search's scan of the grid."""
+"""Victory by continuous fours (core.search.threats) and hard's use of it, against an independent
+model: a fours-only game tree walked on Board values with test_search's scan of the grid."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from core.board import Board, X, other
 from core.notation import format_cells
 from core.rules import play, turn
-from core.search import _Engine, search
-from core.threats import vcf
+from core.search.engine import _Engine, search
+from core.search.threats import vcf
 from tests.core.test_search import hard, sample, wins
 from tests.support.ai_doubles import NodeClock
 
@@ -50,7 +50,7 @@ def engine(board: Board) -> tuple[_Engine, int]:
 
 
 def check_line(board: Board, first: int) -> None:
-    """Play the VCF found by core.threats against every reply: it must end in a win."""
+    """Play the VCF found by core.search.threats against every reply: it must end in a win."""
     me = turn(board)
     after = board.with_mark(first, me)
     threats = wins(after, me)

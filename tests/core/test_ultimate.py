@@ -1,4 +1,4 @@
-"""core.ultimate: the rules of ultimate tic-tac-toe, its coordinates and text form, checked
+"""core.ultimate.rules: the rules of ultimate tic-tac-toe, its coordinates and text form, checked
 against an independent model written on strings, and the AI's mutable Position against both."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from core.board import (
     X,
 )
 from core.rules import DRAW, NOT_FINISHED, O_WINS, X_WINS
-from core.ultimate import (
+from core.ultimate.rules import (
     DRAWN,
     Position,
     UltimateBoard,

@@ -1,4 +1,4 @@
-"""core.ultimate_ai: the levels on ultimate boards, checked against a model built on the rules'
+"""core.ultimate.ai: the levels on ultimate boards, checked against a model built on the rules'
 public functions (never on the AI's masks).
 
 Searches run on a fake clock that advances a fixed step at every reading, or with a few
@@ -17,10 +17,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.ultimate_ai
+import core.ultimate.ai
 from core.ai import LEVELS
 from core.board import GameOverError, O, X, other
-from core.ultimate import (
+from core.ultimate.ai import (
+    STRATEGIES,
+    choose_move,
+    easy_move,
+    hard_move,
+    medium_move,
+    search,
+)
+from core.ultimate.rules import (
     UltimateBoard,
     block_cells,
     block_result,
@@ -30,14 +38,6 @@ from core.ultimate import (
     play,
     turn,
     winner,
-)
-from core.ultimate_ai import (
-    STRATEGIES,
-    choose_move,
-    easy_move,
-    hard_move,
-    medium_move,
-    search,
 )
 from tests.core.test_ultimate import LINES_3X3, compose, random_game
 from tests.support.ai_doubles import STEP, NodeClock, possible_moves
@@ -69,7 +69,7 @@ def wins_small_board(board: UltimateBoard, move: int, mark: str) -> bool:
 
 
 def medium_candidates(board: UltimateBoard) -> list[int]:
-    """The moves medium chooses among, by the cascade in core.ultimate_ai's docstring."""
+    """The moves medium chooses among, by the cascade in core.ultimate.ai's docstring."""
     me = turn(board)
     wins = game_wins(board)
     if wins:
@@ -260,7 +260,7 @@ def test_max_iterations_makes_hard_deterministic() -> None:
 def test_stopping_early_never_changes_the_move(monkeypatch: Any) -> None:
     boards = [b for b in sample()[::25] if not game_wins(b)]
     early = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
-    monkeypatch.setattr(core.ultimate_ai, "settled", lambda tree, left: False)
+    monkeypatch.setattr(core.ultimate.ai, "settled", lambda tree, left: False)
     full = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
     assert [i.move for i in early] == [i.move for i in full]
     assert any(i.iterations < 600 for i in early)  # some searches did stop early

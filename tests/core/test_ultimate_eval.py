@@ -1,6 +1,6 @@
-"""core.ultimate_eval, the learned evaluation of ultimate hard, and its use in the tree search:
-the features against a model built on the rules' public functions, the shipped weights against
-playouts, and the minimax of the evaluation that core.ultimate_mcts keeps in its tree."""
+"""core.ultimate.evaluation, the learned evaluation of ultimate hard, and its use in the tree
+search: the features against a model built on the rules' public functions, the shipped weights
+against playouts, and the minimax of the evaluation that core.ultimate.mcts keeps in its tree."""
 
 from __future__ import annotations
 
@@ -17,17 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.board import EMPTY, other
-from core.ultimate import (
-    DRAWN,
-    LINES,
-    Position,
-    UltimateBoard,
-    block_cells,
-    block_result,
-    is_over,
-    turn,
-)
-from core.ultimate_eval import (
+from core.ultimate.evaluation import (
     BIAS,
     FEATURES,
     features,
@@ -37,13 +27,23 @@ from core.ultimate_eval import (
     shipped_weights,
     unpack,
 )
-from core.ultimate_mcts import Tree, iterate, playout, ranked_children
-from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
+from core.ultimate.mcts import Tree, iterate, playout, ranked_children
+from core.ultimate.rules import (
+    DRAWN,
+    LINES,
+    Position,
+    UltimateBoard,
+    block_cells,
+    block_result,
+    is_over,
+    turn,
+)
+from core.ultimate.weights import PACKED_WEIGHTS, WEIGHT_STEP
 from tests.core.test_ultimate import random_game
 
 
 def model_features(board: UltimateBoard) -> list[int]:
-    """The features of core.ultimate_eval's docstring, read from the board's cells."""
+    """The features of core.ultimate.evaluation's docstring, read from the board's cells."""
     me = turn(board)
     them = other(me)
     target = board.last % 9 if board.last is not None else -1
@@ -116,7 +116,10 @@ def test_weights_unpack_from_signed_steps() -> None:
 def test_the_bot_process_does_not_unpack_the_weights() -> None:
     # The bot imports the AI but never searches in its own process (the AI runs in workers):
     # the 6 MB of weights are unpacked only where something is evaluated.
-    code = "import bot.app, core.ultimate_eval as e; print(e.shipped_weights.cache_info().currsize)"
+    code = (
+        "import bot.app, core.ultimate.evaluation as e;"
+        " print(e.shipped_weights.cache_info().currsize)"
+    )
     root = Path(__file__).resolve().parents[2]
     unpacked = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, check=True, cwd=root

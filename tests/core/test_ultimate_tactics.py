@@ -1,12 +1,12 @@
-"""core.ultimate_tactics against a model on the rules' public functions: the masks' shortcuts
+"""core.ultimate.tactics against a model on the rules' public functions: the masks' shortcuts
 must agree with playing each move and looking at the opponent's replies."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.ultimate import Position, is_over, legal_moves
-from core.ultimate_tactics import block_wins, game_wins, safe_moves
+from core.ultimate.rules import Position, is_over, legal_moves
+from core.ultimate.tactics import block_wins, game_wins, safe_moves
 from tests.core.test_ultimate_ai import game_wins as model_game_wins
 from tests.core.test_ultimate_ai import gives_a_game_win, sample, wins_small_board
 

@@ -12,8 +12,8 @@ from bot.games.model import GameView
 from bot.games.use_cases import Games
 from bot.locales import en
 from bot.views.ultimate import IN_PLAY, NUMBERS
-from core import ultimate
 from core.positions import ultimate_board
+from core.ultimate import rules as ultimate
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     assert_every_query_answered,

@@ -11,11 +11,11 @@ from bot.games.assist_rules import take_back
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import BoardRef, GameStatus, GameView, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
-from core import ultimate
 from core.board import Board
 from core.notation import parse_cells
 from core.positions import ULTIMATE, ultimate_board
 from core.solver import best_moves, position_score
+from core.ultimate import rules as ultimate
 
 ALICE = PlayerInfo(101, "Alice", "en")
 BOB = PlayerInfo(202, "Bob", "en")

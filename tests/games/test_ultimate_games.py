@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from bot.games.model import BoardRef, GameStatus, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
-from core import ultimate
 from core.positions import ULTIMATE, ultimate_board
+from core.ultimate import rules as ultimate
 
 ALICE = PlayerInfo(101, "Alice", "en")
 CHAT = 101

@@ -1,4 +1,4 @@
-"""A learned evaluation of ultimate positions for the tree search (core.ultimate_mcts): the
+"""A learned evaluation of ultimate positions for the tree search (core.ultimate.mcts): the
 chance that the player to move wins, from a table of weights.
 
 The evaluation is an n-tuple network, a logistic sum of weights, one per feature that holds:
@@ -10,7 +10,7 @@ The evaluation is an n-tuple network, a logistic sum of weights, one per feature
 - a constant.
 All are read from the mover's point of view, so one table serves both players.
 
-The weights (core.ultimate_weights, data) were learned offline by bench/ultimate_eval_train.py,
+The weights (core.ultimate.weights, data) were learned offline by bench/ultimate_eval_train.py,
 which regenerates them: first fitted to the results of playouts from positions of games
 between medium players, then refined by temporal-difference learning over games in which each
 side plays the move the evaluation likes best. Pure: arithmetic on the position's masks.
@@ -25,8 +25,8 @@ import zlib
 from array import array
 from collections.abc import Iterable
 
-from core.ultimate import COMPLETING, LINES, Position
-from core.ultimate_weights import PACKED_WEIGHTS, WEIGHT_STEP
+from core.ultimate.rules import COMPLETING, LINES, Position
+from core.ultimate.weights import PACKED_WEIGHTS, WEIGHT_STEP
 
 # A small board's state as a base-3 number: 1 for the mover's marks, 2 for the opponent's.
 TERNARY: tuple[int, ...] = tuple(sum(3**i for i in range(9) if m >> i & 1) for m in range(512))
@@ -63,11 +63,11 @@ def unpack(packed: bytes, step: float) -> list[float]:
 
 @functools.cache
 def shipped_weights() -> list[float]:
-    """The weights of core.ultimate_weights, unpacked on first use: only a process that
+    """The weights of core.ultimate.weights, unpacked on first use: only a process that
     evaluates pays for them (some 60 ms and 6 MB), not the bot's, which only imports this."""
     weights = unpack(PACKED_WEIGHTS, WEIGHT_STEP)
     if len(weights) != FEATURES:
-        raise ValueError(f"core.ultimate_weights holds {len(weights)} weights, not {FEATURES}")
+        raise ValueError(f"core.ultimate.weights holds {len(weights)} weights, not {FEATURES}")
     return weights
 
 

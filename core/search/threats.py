@@ -1,4 +1,4 @@
-"""Threat search on the search's board (core.search's engine): victory by continuous fours (VCF).
+"""Threat search on the search's board (`core.search.board`): victory by continuous fours (VCF).
 
 A *four* is a move that leaves its player one move from a line of k (a line open for it, k−1
 of its marks): the opponent must answer it at its one empty cell or lose. A VCF is a sequence
@@ -22,7 +22,7 @@ NODE_LIMIT = 4000  # VCF nodes per call: a few milliseconds on the boards the bo
 
 
 class Board(Protocol):
-    """What the threat search needs of core.search's engine."""
+    """What the threat search needs of core.search.engine's engine."""
 
     cells: list[int]
     lines: tuple[tuple[int, ...], ...]

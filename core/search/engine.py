@@ -6,7 +6,7 @@
 2. else a block of the opponent's win in one (never missed);
 3. on the empty board, the centre (a random one of the four central cells on even sizes);
 4. else a move that makes two winning cells at once, else the first move of a victory by
-   continuous fours (core.threats): a forced win is played as soon as it is seen;
+   continuous fours (core.search.threats): a forced win is played as soon as it is seen;
 5. else an iterative-deepening negamax with alpha-beta and a transposition table, within the
    time budget, over the root moves after which the opponent has no VCF (all of them when
    every move allows one); the answer is a random choice among the equally best moves of the
@@ -34,7 +34,7 @@ The search, per node, for the player to move:
   they block, weighted by their marks; the best `BEAM` of them are searched.
 
 Scores are from the point of view of the player to move; a win scores more the sooner it comes.
-The board is core.search_board's. The budget is CPU time: the default clock is
+The board is core.search.board's. The budget is CPU time: the default clock is
 time.thread_time, so a loaded host makes the answer later, never weaker. The module is pure:
 no I/O, no global random state; the clock is a parameter so tests can drive it.
 """
@@ -48,8 +48,8 @@ from dataclasses import dataclass
 
 from core.board import Board, GameOverError, X
 from core.rules import is_over, turn
-from core.search_board import SearchBoard
-from core.threats import VcfSearch, vcf
+from core.search.board import SearchBoard
+from core.search.threats import VcfSearch, vcf
 
 Clock = Callable[[], float]
 

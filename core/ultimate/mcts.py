@@ -1,6 +1,6 @@
-"""The machinery of ultimate's hard level (core.ultimate_ai.search): a UCT tree search with
+"""The machinery of ultimate's hard level (core.ultimate.ai.search): a UCT tree search with
 all-moves-as-first statistics, proofs of forced wins and the minimax of a learned evaluation
-(core.ultimate_eval), over heavy playouts. One iteration:
+(core.ultimate.evaluation), over heavy playouts. One iteration:
 
 1. it walks down the tree from the root: at a node with untried moves it takes the next of
    them (best first by the evaluation, in the order fixed when the node's children were made,
@@ -24,7 +24,7 @@ all-moves-as-first statistics, proofs of forced wins and the minimax of a learne
    (blocking the opponent's small boards, not sending it to a free choice) lost more in
    iterations than it gained;
 4. when a node's children are made, each is evaluated (the chance the player to move after
-   it wins, by core.ultimate_eval), and the minimax of the evaluations is carried up the path
+   it wins, by core.ultimate.evaluation), and the minimax of the evaluations is carried up the path
    ("implicit minimax backups", Lanctot et al. 2014): a node with children is worth to the
    player who made its move one minus the best of them. An evaluation is biased, a playout is
    noisy; the mix of the two ranks moves better than either (module constants). Evaluating
@@ -41,8 +41,8 @@ all-moves-as-first statistics, proofs of forced wins and the minimax of a learne
 
 Positions are held in a mutable `Position`: per player a 9-bit mask of its marks in each block,
 masks of the blocks each player has won and of the closed blocks, and the block the next move
-must go to; the tables of core.ultimate (lines, completing cells) answer every rule question in
-a lookup. Pure: all chance comes from the `rand` passed in.
+must go to; the tables of core.ultimate.rules (lines, completing cells) answer every rule
+question in a lookup. Pure: all chance comes from the `rand` passed in.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from core.ultimate import COMPLETING, FULL, HAS_LINE, MASK_CELLS, Position
-from core.ultimate_eval import move_worth
-from core.ultimate_tactics import game_wins, safe_moves
+from core.ultimate.evaluation import move_worth
+from core.ultimate.rules import COMPLETING, FULL, HAS_LINE, MASK_CELLS, Position
+from core.ultimate.tactics import game_wins, safe_moves
 
 # The UCT constant, for rewards in [0, 1], and how soon a child's own mean replaces its AMAF
 # mean. With the tree's tactics and AMAF, 80 games each at 0.03 s a move against the previous

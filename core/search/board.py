@@ -1,5 +1,5 @@
-"""The search's board: a mutable copy of one position for core.search, with per-line counts of
-each player's marks, updated incrementally together with the static score and the position key
+"""The search's board: a mutable copy of one position for core.search.engine, with per-line counts
+of each player's marks, updated incrementally together with the static score and the position key
 (the base-3 number of the cells, so it never collides), and the threats read from them.
 
 Players are 1 (X) and 2 (O); a cell holds 0 when empty. A line *open* for a player holds none
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from core.board import EMPTY, Board, X
-from core.search_geometry import geometry
+from core.search.geometry import geometry
 
 
 class SearchBoard:

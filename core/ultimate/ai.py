@@ -7,13 +7,13 @@ medium a one-move lookahead, as a cascade of filters over the legal moves (each 
        else take a cell where the opponent would win its small board; else avoid sending the
        opponent to a small board it could win at once, or to a free choice; else random
 hard   Monte Carlo tree search (UCT) within a time budget, guided by a learned evaluation
-       (core.ultimate_eval), behind two exact rules: a move that wins the game at once is
+       (core.ultimate.evaluation), behind two exact rules: a move that wins the game at once is
        taken, and when the opponent threatens to win the game with its next move, only the
        moves that leave it no such win are searched
 
 The search, `search(board, rng, time_budget=..., clock=..., max_iterations=...)`, returns a
 game-winning move at once; otherwise its root's moves are the safe ones (above), and a single
-one is returned without search. It then runs iterations of core.ultimate_mcts (whose docstring
+one is returned without search. It then runs iterations of core.ultimate.mcts (whose docstring
 says what one does) until the deadline (budget minus SLACK, checked before every iteration,
 which takes well under a millisecond), `max_iterations`, a root move proven to win (or every
 one proven lost), or as soon as no other root move could overtake the most visited one in the
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from core.ai import LEVELS, move_at_level
 from core.board import GameOverError
-from core.search import Clock
-from core.ultimate import Position, UltimateBoard, legal_moves
-from core.ultimate_mcts import Tree, iterate, ranked_children, settled
-from core.ultimate_tactics import block_wins, game_wins, safe_moves
+from core.search.engine import Clock
+from core.ultimate.mcts import Tree, iterate, ranked_children, settled
+from core.ultimate.rules import Position, UltimateBoard, legal_moves
+from core.ultimate.tactics import block_wins, game_wins, safe_moves
 
 UltimateStrategy = Callable[[UltimateBoard, random.Random], int]
 

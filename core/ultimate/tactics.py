@@ -4,7 +4,7 @@ leave the opponent no game win. Pure: table lookups on the position's masks."""
 
 from __future__ import annotations
 
-from core.ultimate import COMPLETING, FULL, HAS_LINE, MASK_CELLS, MOVES, Position
+from core.ultimate.rules import COMPLETING, FULL, HAS_LINE, MASK_CELLS, MOVES, Position
 
 
 def block_wins(position: Position, p: int) -> list[int]:

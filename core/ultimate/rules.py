@@ -15,7 +15,7 @@ typed `5 3` (small board 5, cell 3, both from 1).
 The board value holds the 81 cells and the last move (it decides where the next move goes).
 Small boards are read through 9-bit masks (bit i set = cell i holds the mark), and their
 results are memoized per 9-cell tuple, so the rules stay cheap for rendering and the bot. The
-AI (core.ultimate_ai) searches on `Position`, a mutable copy of a board in those masks, where
+AI (core.ultimate.ai) searches on `Position`, a mutable copy of a board in those masks, where
 every rule question is a table lookup.
 """
 
