@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from functools import partial
 from typing import Any
 
-from sqlalchemy import event, make_url
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -15,7 +14,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from bot.games.db import dead_connections, sqlite_driver
+from bot.games.db import dead_connections
 
 log = logging.getLogger(__name__)
 
@@ -29,22 +28,7 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
     foreign keys."""
     if database_url.startswith("sqlite"):
-        url = make_url(database_url)
-        if (
-            url.drivername == "sqlite+aiosqlite"
-            and url.database not in (None, "", ":memory:")
-            and not url.query
-        ):
-            # A file: aiosqlite with one thread hop per statement (bot.games.db.sqlite_driver).
-            engine = create_async_engine(
-                url,
-                async_creator=partial(sqlite_driver.connect, url.database, timeout=30),
-                # Every use ends its transaction (commit, or rollback on error and on close):
-                # a rollback on return to the pool would be one more hop to SQLite's thread.
-                pool_reset_on_return=None,
-            )
-        else:
-            engine = create_async_engine(database_url, connect_args={"timeout": 30})
+        engine = create_async_engine(database_url, connect_args={"timeout": 30})
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

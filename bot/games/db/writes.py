@@ -1,20 +1,17 @@
-"""Write transactions on bare connections: the ORM's session is for reads, every write is Core
-(a session's unit of work and identity map cost more than the statements on the hot path)."""
+"""Write transactions: Core statements on an `AsyncConnection`, through SQLAlchemy's own
+aiosqlite and asyncpg dialects and nothing else."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Any
 
-from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.batch import BatchItem, BatchOutcome, GuardFailed, Later
-from bot.games.db.sqlite_driver import OneHopConnection
+from bot.games.db.batch import GuardFailed, Later
 
 
 class Writes:
@@ -23,8 +20,8 @@ class Writes:
     SQLite lets one writer in at a time and makes the others poll with growing sleeps;
     queueing this process's writers on a lock instead keeps the latency tail short, and while
     they queue they pass one connection along instead of taking it from the pool and giving it
-    back each time (that costs more than a statement). PostgreSQL needs none of this: its row
-    locks and the version check do the job, on pooled connections."""
+    back each time. PostgreSQL needs none of this: its row locks and the version check do the
+    job, on pooled connections."""
 
     def __init__(self, engine: AsyncEngine | None) -> None:
         self._engine = engine
@@ -62,13 +59,14 @@ class Writes:
 
 
 class CoreTransaction:
-    """A write transaction on a bare connection that answers the calls the store's functions
-    make (`execute`, `scalar`, `later`, `info`, `bind`): a session's unit of work and identity
-    map are dead weight on the hot path, where every statement is Core already.
+    """A write transaction on a connection, answering the calls the store's functions make:
+    `execute` and `scalar` (at once), `later` (a write whose result is not needed yet), `info`
+    (the transaction's notes) and `bind` (its dialect).
 
-    Writes whose result is not needed at once (`later`) wait for the next statement or the
-    commit and go together: on SQLite in one hop to its thread, commit included; on
-    PostgreSQL straight on asyncpg (`asyncpg_batch`), with no BEGIN or COMMIT for a lone one."""
+    Writes held with `later` go, in order, before the transaction's next statement or its
+    commit, so a read sees them. Each is an ordinary `AsyncConnection.execute`; what a write
+    must do is checked on its result: a guarded one must return a row (else `GuardFailed`),
+    a versioned UPDATE or DELETE must change exactly one row (else `StaleDataError`)."""
 
     def __init__(self, connection: AsyncConnection) -> None:
         self._connection = connection
@@ -77,8 +75,7 @@ class CoreTransaction:
         self._later: list[Later] = []
 
     def later(self, write: Later) -> Later:
-        """Hold a write for the next statement or the commit. Its statement must be built
-        once (a module constant or a cached one): it is compiled once per driver and kept."""
+        """Hold a write for the next statement or the commit; its `row` is set once sent."""
         self._later.append(write)
         return write
 
@@ -90,90 +87,16 @@ class CoreTransaction:
         await self.flush()
         return await self._connection.scalar(statement, parameters)
 
-    async def flush(self, *, commit: bool = False) -> None:
-        """Send the waiting writes (and commit, with `commit`, where that costs nothing)."""
+    async def flush(self) -> None:
+        """Send the writes held so far, stopping at the first whose condition fails (the
+        transaction is then rolled back by the error)."""
         writes, self._later = self._later, []
-        if not writes:
-            return
-        dialect = self._connection.dialect
-        driver = (await self._connection.get_raw_connection()).driver_connection
-        if isinstance(driver, OneHopConnection):
-            await _send_batch(partial(driver.run_batch, commit=commit), dialect, writes)
-            return
-        if dialect.driver == "asyncpg" and (commit or driver.is_in_transaction()):
-            # Only a PostgreSQL bot needs these.
-            from bot.games.db import asyncpg_batch, fused_writes
-
-            run = partial(asyncpg_batch.run_batch, driver)
-            fused = fused_writes.fuse(writes)
-            if fused is None:
-                await _send_batch(run, dialect, writes)
-                return
-            item = _batch_item(Later(fused.statement, fused.parameters), dialect)
-            fused.apply((await run([item])).rows[0])
-            return
         for write in writes:
             result = await self._connection.execute(write.statement, write.parameters)
             write.row = result.first() if result.returns_rows else None
-            _check(write, write.row, result.rowcount)
-
-
-async def _send_batch(
-    run: Callable[[list[BatchItem]], Awaitable[BatchOutcome]],
-    dialect: Dialect,
-    writes: list[Later],
-) -> None:
-    items = [_batch_item(write, dialect) for write in writes]
-    outcome = await run(items)
-    for write, row in zip(writes, outcome.rows, strict=False):
-        write.row = row
-    if outcome.failed_at is not None:
-        failed = writes[outcome.failed_at]
-        _check(failed, failed.row, 0 if failed.one_change else 1)
-
-
-def _check(write: Later, row: Any, rowcount: int) -> None:
-    if write.guard and row is None:
-        raise GuardFailed
-    if write.one_change and rowcount != 1:
-        raise StaleDataError("the row changed since it was read (another writer came first)")
-
-
-def _batch_item(write: Later, dialect: Dialect) -> BatchItem:
-    many = isinstance(write.parameters, list)
-    rows = write.parameters if many else [write.parameters]
-    sql, names, processors, compiled = _compiled(write.statement, tuple(rows[0]), dialect)
-    positional = [
-        tuple(
-            processors[name](value) if name in processors else value
-            for name, value in ((n, params[n]) for n in names)
-        )
-        for params in (compiled.construct_params(row) for row in rows)
-    ]
-    return BatchItem(
-        sql,
-        positional if many else positional[0],
-        many=many,
-        returns_rows=bool(compiled.effective_returning) or write.statement.is_select,
-        needs_row=write.guard,
-        needs_one_change=write.one_change,
-    )
-
-
-_COMPILED: dict[tuple[Any, tuple[str, ...], str], tuple[str, Any, Any, Any]] = {}
-
-
-def _compiled(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> tuple[str, Any, Any, Any]:
-    """The statement compiled for the driver once per set of parameter names: its SQL, the
-    order of its positional parameters and their type conversions (SQLite: datetimes to
-    text)."""
-    key = (statement, keys, dialect.name)
-    found = _COMPILED.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
-        # Defaults computed in Python at execution would be missed here: none are allowed.
-        if compiled.insert_prefetch or compiled.update_prefetch:  # not an assert: -O keeps it
-            raise TypeError(f"a Python-side column default would be missed: {statement}")
-        found = (compiled.string, compiled.positiontup, compiled._bind_processors, compiled)
-        _COMPILED[key] = found
-    return found
+            if write.guard and write.row is None:
+                raise GuardFailed
+            if write.one_change and result.rowcount != 1:
+                raise StaleDataError(
+                    "the row changed since it was read (another writer came first)"
+                )
