@@ -1,7 +1,7 @@
 """Where games are kept: transactions, loading a stored game as a `GameView` (parsed once),
 and writing a changed view back in one versioned UPDATE.
 
-Every write is a Core statement on SQLAlchemy's async connection (`writes.CoreTransaction`).
+Every write is a Core statement on a SQLAlchemy connection (`writes.CoreTransaction`).
 `games.version` is checked by the store itself: every UPDATE (and DELETE) of a game says
 `WHERE id = ? AND version = ?`, so of two concurrent writers exactly one wins; the loser's
 statement changes no row, and the store raises SQLAlchemy's `StaleDataError` for it (the
@@ -80,10 +80,8 @@ class Store:
         """One write transaction for the store's functions, on a connection, committed on
         success and rolled back on error. (The ORM's session is for reads: every write is
         Core, and a session's unit of work and identity map cost more than the statements.)"""
-        async with self._writes.transaction() as connection:
-            transaction = CoreTransaction(connection)
+        async with self._writes.transaction() as transaction:
             yield transaction
-            await transaction.flush()
         self._remember(transaction)
 
     def _remember(self, session: CoreTransaction) -> None:

@@ -8,11 +8,12 @@ holds reads nothing."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -41,16 +42,18 @@ async def claimed_ids(games: Games) -> list[int]:
         return list(await session.scalars(select(HandledUpdate.update_id)))
 
 
-def statements_sent(games: Games) -> list[str]:
-    """What the store sends the database from now on, statement by statement (SQLAlchemy's
-    `before_cursor_execute` event)."""
-    sent: list[str] = []
+@pytest.fixture
+def sent() -> Iterator[list[str]]:
+    """What is sent to the database from now on, statement by statement (SQLAlchemy's
+    `before_cursor_execute`, on every engine: the store's writes and reads may use two)."""
+    statements: list[str] = []
 
-    @event.listens_for(games.store.sessions.kw["bind"].sync_engine, "before_cursor_execute")
     def log_statement(*args: Any) -> None:
-        sent.append(args[2])
+        statements.append(args[2])
 
-    return sent
+    event.listen(Engine, "before_cursor_execute", log_statement)
+    yield statements
+    event.remove(Engine, "before_cursor_execute", log_statement)
 
 
 async def stored(games: Games, game_id: int) -> tuple[int, list[int]]:
@@ -157,12 +160,12 @@ async def test_one_update_claimed_for_two_games_at_once_changes_one_of_them(
     assert await claimed_ids(games) == [904]
 
 
-async def test_a_tap_on_a_held_game_reads_nothing(games: Games) -> None:
+async def test_a_tap_on_a_held_game_reads_nothing(games: Games, sent: list[str]) -> None:
     game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
     first = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 0, 4)
     assert first.game is not None
     free = first.game.board.free_cells()[0]
-    sent = statements_sent(games)
+    sent.clear()
     claim = UpdateClaim(950, ALICE.id)
 
     result = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 2, free, claim=claim)
@@ -200,11 +203,11 @@ async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: 
 
 
 async def test_a_new_game_in_a_chat_with_no_live_game_is_stored_as_the_long_way_would(
-    games: Games,
+    games: Games, sent: list[str]
 ) -> None:
     await games.players.choose_language(ALICE, "de")
     renamed = replace(ALICE, name="Alice\x00 B.", language_code="fr")
-    sent = statements_sent(games)
+    sent.clear()
 
     claim = UpdateClaim(965, ALICE.id)
     result = await games.play.start_game(CHAT, renamed, "hard", "user", claim=claim)

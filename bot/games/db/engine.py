@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -29,18 +31,7 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     foreign keys."""
     if database_url.startswith("sqlite"):
         engine = create_async_engine(database_url, connect_args={"timeout": 30})
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL syncs at checkpoints, not every commit: a crash of the bot
-            # loses nothing; only a power cut can lose the last moves.
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas(enforce_foreign_keys))
         return engine
     engine = create_async_engine(
         database_url,
@@ -54,6 +45,40 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     )
     dead_connections.replace_on_checkout(engine)
     return engine
+
+
+def _sqlite_pragmas(enforce_foreign_keys: bool) -> Callable[[Any, Any], None]:
+    """What every SQLite connection is told first: WAL, a busy timeout, foreign keys."""
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # In WAL mode NORMAL syncs at checkpoints, not every commit: a crash of the bot
+        # loses nothing; only a power cut can lose the last moves.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
+        cursor.close()
+
+    return on_connect
+
+
+def sqlite_writer(engine: AsyncEngine) -> Engine | None:
+    """For an engine on a SQLite file: a synchronous engine on the same file (SQLAlchemy's
+    pysqlite dialect), for write transactions run on a thread of their own (`writes`); None
+    for any other database. (aiosqlite, under the async engine, hops to its thread and back
+    three or four times per statement; a whole transaction's writes on the writer's thread
+    are one hop.)"""
+    url = engine.url
+    if url.drivername != "sqlite+aiosqlite" or url.database in (None, "", ":memory:") or url.query:
+        return None
+    writer = create_sync_engine(
+        url.set(drivername="sqlite+pysqlite"),
+        # Opened on the writer's thread, closed from the event loop's when the engine goes.
+        connect_args={"timeout": 30, "check_same_thread": False},
+    )
+    event.listen(writer, "connect", _sqlite_pragmas(enforce_foreign_keys=True))
+    return writer
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:

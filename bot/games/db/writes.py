@@ -1,61 +1,113 @@
-"""Write transactions: Core statements on an `AsyncConnection`, through SQLAlchemy's own
-aiosqlite and asyncpg dialects and nothing else."""
+"""Write transactions: Core statements on a SQLAlchemy `Connection`, through SQLAlchemy's own
+dialects and public API, and nothing else.
+
+A transaction's statements run in batches on the connection (`CoreTransaction`): the writes
+it holds (`later`) and the statement it awaits, or the writes and the commit. Where a batch
+runs depends on the database:
+
+* PostgreSQL (and SQLite in memory): on an `AsyncConnection` of the async engine, a batch at
+  a time through `AsyncConnection.run_sync` (asyncpg underneath).
+* A SQLite file: on a synchronous connection of `engine.sqlite_writer` (pysqlite), a batch at
+  a time on a thread of its own. Through aiosqlite every statement hops to its thread and
+  back three or four times, and each hop wakes the event loop; here a tap's writes and their
+  commit are one hop. `bench/README.md` has the figures.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import Connection, event
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db.batch import GuardFailed, Later
+from bot.games.db.engine import sqlite_writer
+
+T = TypeVar("T")
+#: Runs a function of the transaction's (synchronous) connection where that connection lives.
+Run = Callable[[Callable[[Connection], T]], Awaitable[T]]
 
 
 class Writes:
     """Where write transactions begin.
 
     SQLite lets one writer in at a time and makes the others poll with growing sleeps;
-    queueing this process's writers on a lock instead keeps the latency tail short, and while
-    they queue they pass one connection along instead of taking it from the pool and giving it
-    back each time. PostgreSQL needs none of this: its row locks and the version check do the
-    job, on pooled connections."""
+    queueing this process's writers on a lock instead keeps the latency tail short (and on a
+    file they share the writer's one connection). PostgreSQL needs none of this: its row
+    locks and the version check do the job, on pooled connections."""
 
     def __init__(self, engine: AsyncEngine | None) -> None:
         self._engine = engine
         sqlite = engine is not None and engine.dialect.name == "sqlite"
         self._lock = asyncio.Lock() if sqlite else None
-        self._writer: AsyncConnection | None = None
-        self._queued = 0
+        self._writer = sqlite_writer(engine) if sqlite and engine is not None else None
+        self._thread: ThreadPoolExecutor | None = None
+        self._connection: Connection | None = None
+        if self._writer is not None and engine is not None:
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writes")
+            event.listen(engine.sync_engine, "engine_disposed", self._dispose)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+    async def transaction(self) -> AsyncIterator[CoreTransaction]:
         """One write transaction: committed on success, rolled back on error."""
         assert self._engine is not None
         if self._lock is None:
             async with self._engine.begin() as connection:
-                yield connection
+                transaction = CoreTransaction(connection.run_sync, connection)
+                yield transaction
+                await transaction.flush()
             return
-        self._queued += 1
-        try:
-            await self._lock.acquire()
-        finally:
-            self._queued -= 1
-        try:
-            connection = self._writer
+        async with self._lock:
+            if self._writer is None:
+                async with self._engine.begin() as connection:
+                    transaction = CoreTransaction(connection.run_sync, connection)
+                    yield transaction
+                    await transaction.flush()
+                return
+            connection = self._connection
             if connection is None or connection.closed or connection.invalidated:
-                connection = self._writer = await self._engine.connect()
+                connection = self._connection = await self._run(lambda _: self._connect())
+            transaction = CoreTransaction(self._run, connection)
             try:
-                async with connection.begin():
-                    yield connection
-            finally:
-                if self._queued == 0:  # nobody waits: back to the pool
-                    self._writer = None
-                    await connection.close()
-        finally:
-            self._lock.release()
+                yield transaction
+                await transaction.flush(then=Connection.commit)
+            except BaseException:
+                await self._run(_roll_back)
+                raise
+
+    def _connect(self) -> Connection:
+        assert self._writer is not None
+        return self._writer.connect()
+
+    async def _run(self, work: Callable[[Connection], T]) -> T:
+        """Run `work` on the writer's thread, with its connection."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, work, self._connection)
+
+    def _dispose(self, _engine: Any) -> None:
+        """The async engine is disposed of: so are the writer's connection, engine and thread."""
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
+        if self._writer is not None:
+            self._writer.dispose()
+        if self._thread is not None:
+            self._thread.shutdown(wait=False)
+
+
+def _roll_back(connection: Connection) -> None:
+    """Undo the transaction; a connection that cannot is given up (the next one is new)."""
+    try:
+        connection.rollback()
+    except Exception:
+        connection.invalidate()
 
 
 class CoreTransaction:
@@ -63,14 +115,14 @@ class CoreTransaction:
     `execute` and `scalar` (at once), `later` (a write whose result is not needed yet), `info`
     (the transaction's notes) and `bind` (its dialect).
 
-    Writes held with `later` go, in order, before the transaction's next statement or its
-    commit, so a read sees them. Each is an ordinary `AsyncConnection.execute`; what a write
-    must do is checked on its result: a guarded one must return a row (else `GuardFailed`),
-    a versioned UPDATE or DELETE must change exactly one row (else `StaleDataError`)."""
+    Writes held with `later` go, in order, with the transaction's next statement or its
+    commit, so a read sees them. Each is an ordinary `Connection.execute`; what a write must
+    do is checked on its result: a guarded one must return a row (else `GuardFailed`), a
+    versioned UPDATE or DELETE must change exactly one row (else `StaleDataError`)."""
 
-    def __init__(self, connection: AsyncConnection) -> None:
-        self._connection = connection
-        self.bind = connection  # what `player_rows.upsert_player` reads the dialect from
+    def __init__(self, run: Run, bind: Any) -> None:
+        self._run = run
+        self.bind = bind  # what `player_rows.upsert_player` reads the dialect from
         self.info: dict[str, Any] = {}
         self._later: list[Later] = []
 
@@ -80,23 +132,40 @@ class CoreTransaction:
         return write
 
     async def execute(self, statement: Any, parameters: Any = None) -> Any:
-        await self.flush()
-        return await self._connection.execute(statement, parameters)
+        """The statement's result (its rows read already), after the writes held."""
+        writes, self._later = self._later, []
+        return await self._run(
+            lambda connection: _execute(connection, writes, statement, parameters)
+        )
 
     async def scalar(self, statement: Any, parameters: Any = None) -> Any:
-        await self.flush()
-        return await self._connection.scalar(statement, parameters)
+        return (await self.execute(statement, parameters)).scalar()
 
-    async def flush(self) -> None:
-        """Send the writes held so far, stopping at the first whose condition fails (the
-        transaction is then rolled back by the error)."""
+    async def flush(self, then: Callable[[Connection], Any] | None = None) -> None:
+        """Send the writes held so far (and then run `then`, such as a commit, in the same
+        batch), stopping at the first whose condition fails: the error rolls back."""
         writes, self._later = self._later, []
-        for write in writes:
-            result = await self._connection.execute(write.statement, write.parameters)
-            write.row = result.first() if result.returns_rows else None
-            if write.guard and write.row is None:
-                raise GuardFailed
-            if write.one_change and result.rowcount != 1:
-                raise StaleDataError(
-                    "the row changed since it was read (another writer came first)"
-                )
+        if writes or then is not None:
+            await self._run(lambda connection: _send(connection, writes, then))
+
+
+def _execute(connection: Connection, writes: list[Later], statement: Any, parameters: Any) -> Any:
+    _send(connection, writes)
+    result = connection.execute(statement, parameters)
+    # Rows are read here, where the connection lives; a write's result has none to read and
+    # keeps its rowcount.
+    return result.freeze()() if result.returns_rows else result
+
+
+def _send(
+    connection: Connection, writes: list[Later], then: Callable[[Connection], Any] | None = None
+) -> None:
+    for write in writes:
+        result = connection.execute(write.statement, write.parameters)
+        write.row = result.first() if result.returns_rows else None
+        if write.guard and write.row is None:
+            raise GuardFailed
+        if write.one_change and result.rowcount != 1:
+            raise StaleDataError("the row changed since it was read (another writer came first)")
+    if then is not None:
+        then(connection)
