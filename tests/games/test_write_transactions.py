@@ -274,3 +274,15 @@ async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: G
             assert list(await session.scalars(select(Game.id).order_by(Game.id))) == stored_ids
         assert await games.store.get_game(started.game.id) == started.game
     assert await claimed_ids(games) == [970, 971]
+
+
+async def test_writes_go_on_after_the_engine_was_disposed_of(games: Games) -> None:
+    # Disposing of an engine closes its connections (on a SQLite file, the writer's too), and
+    # an engine disposed of opens new ones when it is used again.
+    first = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
+    await games.store.sessions.kw["bind"].dispose()
+
+    second = (await games.play.start_game(CHAT + 1, ALICE, "user", "user")).game
+
+    assert await games.store.get_game(first.id) == first
+    assert await games.store.get_game(second.id) == second

@@ -91,15 +91,14 @@ class Writes:
         return await loop.run_in_executor(self._thread, work, self._connection)
 
     def _dispose(self, _engine: Any) -> None:
-        """The async engine is disposed of: so are the writer's connection, engine and thread."""
+        """The async engine is disposed of: so are the writer's connection and pool (the next
+        transaction, if any, opens a new one; the thread stays, idle, until this goes)."""
         if self._connection is not None:
             with contextlib.suppress(Exception):
                 self._connection.close()
             self._connection = None
         if self._writer is not None:
             self._writer.dispose()
-        if self._thread is not None:
-            self._thread.shutdown(wait=False)
 
 
 def _roll_back(connection: Connection) -> None:
