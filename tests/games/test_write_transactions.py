@@ -286,3 +286,23 @@ async def test_writes_go_on_after_the_engine_was_disposed_of(games: Games) -> No
 
     assert await games.store.get_game(first.id) == first
     assert await games.store.get_game(second.id) == second
+
+
+async def test_a_cancelled_transaction_leaves_nothing_behind_for_the_next(games: Games) -> None:
+    sent = asyncio.Event()
+
+    async def interrupted() -> None:
+        async with games.store.transaction() as transaction:
+            games.store.claim_later(transaction, UpdateClaim(905, ALICE.id))
+            await store.live_games_in_chat(transaction, CHAT)  # the claim goes first
+            sent.set()
+            await asyncio.Event().wait()  # until cancelled (an update's deadline, a shutdown)
+
+    task = asyncio.create_task(interrupted())
+    await sent.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert (await games.updates.claim(906)).new  # the next transaction commits its own
+    assert await claimed_ids(games) == [906]

@@ -57,13 +57,7 @@ class Writes:
     async def transaction(self) -> AsyncIterator[CoreTransaction]:
         """One write transaction: committed on success, rolled back on error."""
         assert self._engine is not None
-        if self._lock is None:
-            async with self._engine.begin() as connection:
-                transaction = CoreTransaction(connection.run_sync, connection)
-                yield transaction
-                await transaction.flush()
-            return
-        async with self._lock:
+        async with self._lock or contextlib.nullcontext():
             if self._writer is None:
                 async with self._engine.begin() as connection:
                     transaction = CoreTransaction(connection.run_sync, connection)
@@ -72,17 +66,23 @@ class Writes:
                 return
             connection = self._connection
             if connection is None or connection.closed or connection.invalidated:
-                connection = self._connection = await self._run(lambda _: self._connect())
+                connection = self._connection = await self._run(self._connect)
             transaction = CoreTransaction(self._run, connection)
             try:
                 yield transaction
                 await transaction.flush(then=Connection.commit)
             except BaseException:
-                await self._run(_roll_back)
+                # Shielded: a second cancellation must not leave the transaction open for the
+                # next one (the thread runs the rollback before anything sent after it).
+                await asyncio.shield(self._run(_roll_back))
                 raise
 
-    def _connect(self) -> Connection:
+    def _connect(self, given_up: Connection | None) -> Connection:
+        """The writer's connection (on its thread); one given up is closed first."""
         assert self._writer is not None
+        if given_up is not None:
+            with contextlib.suppress(Exception):
+                given_up.close()
         return self._writer.connect()
 
     async def _run(self, work: Callable[[Connection], T]) -> T:
