@@ -1,9 +1,12 @@
 """Where games are kept: transactions, loading a stored game as a `GameView` (parsed once),
 and writing a changed view back in one versioned UPDATE.
 
-`games.version` is SQLAlchemy's version counter: every UPDATE says `WHERE id = ? AND
-version = ?`, so of two concurrent writers exactly one wins; the loser's flush raises
-`StaleDataError`, which the use-cases answer as "the board changed".
+Every write is a Core statement on a SQLAlchemy connection (`writes.CoreTransaction`).
+`games.version` is checked by the store itself: every UPDATE (and DELETE) of a game says
+`WHERE id = ? AND version = ?`, so of two concurrent writers exactly one wins; the loser's
+statement changes no row, and the store raises SQLAlchemy's `StaleDataError` for it (the
+exception the ORM's version counter raises for the same thing), which the use-cases answer as
+"the board changed".
 """
 
 from __future__ import annotations
@@ -45,8 +48,12 @@ RACE_ATTEMPTS = 5
 T = TypeVar("T")
 
 
-#: Where the store's functions run their statements: an ORM session, or a bare connection.
+#: Where the store's functions run their statements: an ORM session, or a write transaction.
 Db = reads.Db
+
+
+class _ChatBusy(Exception):
+    """The chat of a game to start has a live game: undo what was written."""
 
 
 class _Recheck(Exception):
@@ -70,13 +77,11 @@ class Store:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[CoreTransaction]:
-        """One write transaction for the store's functions, on a bare connection, committed
-        on success and rolled back on error. (The ORM's session is for reads: every write is
+        """One write transaction for the store's functions, on a connection, committed on
+        success and rolled back on error. (The ORM's session is for reads: every write is
         Core, and a session's unit of work and identity map cost more than the statements.)"""
-        async with self._writes.transaction() as connection:
-            transaction = CoreTransaction(connection)
+        async with self._writes.transaction() as transaction:
             yield transaction
-            await transaction.flush(commit=True)
         self._remember(transaction)
 
     def listen_endings(self, listener: Callable[[GameView], object]) -> None:
@@ -115,43 +120,31 @@ class Store:
         claim: UpdateClaim | None = None,
     ) -> tuple[Loaded, str | None] | None:
         """Store `player` (`as_stored`) and the new game `draft` with its opening moves, and
-        claim `claim`'s update, in one round trip (`start_writes`): the game as stored, and
-        the language the player chose with /language (the game speaks it). None, with nothing
-        stored, if the game's chat has a live game (or, on SQLite, opening moves or a claimed
-        update: the long way tells); `GuardFailed` if the update was claimed already."""
-        from bot.games.db import start_writes
-
+        claim `claim`'s update, in one transaction that does not look for the chat's live
+        games: the game as stored, and the language the player chose with /language (the game
+        speaks it). None, with nothing stored, if the game's chat has a live game (the caller
+        takes the long way, which closes it); `GuardFailed` if the update was claimed already."""
         now = utcnow()
-        row = _game_row(draft, now)
-        if self.dialect == "postgresql":
-            parameters = start_writes.postgresql_parameters(
-                row, player, _move_rows(None, moves, now), claim, now
-            )
-            statement = start_writes.postgresql_statement(bool(moves), claim is not None)
+        try:
             async with self.transaction() as transaction:
-                started = transaction.later(Later(statement, parameters))
-            assert started.row is not None
-            game_id, chosen_language, claimed_before = started.row
-            if claimed_before:
-                raise GuardFailed
-        else:
-            if moves:
-                return None
-            upsert, insert, claimed = start_writes.sqlite_writes(row, player, claim, now)
-            try:
-                async with self.transaction() as transaction:
-                    for write in (upsert, insert, claimed):
-                        if write is not None:
-                            transaction.later(write)
-            except GuardFailed:
-                return None
-            assert upsert.row is not None and insert.row is not None
-            game_id, chosen_language = insert.row[0], upsert.row[0]
-        if game_id is None:
+                chosen_language = await transaction.scalar(
+                    statements.player_upsert(self.dialect),
+                    statements.player_parameters(player, now),
+                )
+                game = replace(draft, language=chosen_language or draft.language)
+                game_id = await transaction.scalar(
+                    statements.INSERT_GAME_IN_IDLE_CHAT, _game_row(game, now)
+                )
+                if game_id is None:
+                    raise _ChatBusy
+                _add_moves(transaction, game_id, moves)
+                if claim is not None:
+                    self.claim_later(transaction, claim, guard=True, now=now)
+                started = stored(replace(game, id=game_id), 1)
+                _written(transaction)[game_id] = started
+        except _ChatBusy:
             return None
-        loaded = stored(replace(draft, id=game_id, language=chosen_language or draft.language), 1)
-        self.live.put(loaded)
-        return loaded, chosen_language
+        return started, chosen_language
 
     async def get_game(self, game_id: int) -> GameView | None:
         """A game as stored now (a read, outside any write transaction)."""
@@ -184,8 +177,8 @@ class Store:
         race answers CONFLICT with the game as it is now. With `claim`, the update is claimed
         in the same transaction: a repeated one answers DUPLICATE and does nothing.
 
-        A game this process holds (`LiveGames`) is not read again: the claim, the versioned
-        UPDATE and the moves go to the database together at the commit."""
+        A game this process holds (`LiveGames`) is not read again: the versioned UPDATE, the
+        moves and the claim are the transaction's only statements."""
         try:
             held = self.live.get(game_id)
             if held is not None and ref.matches(held.view):
@@ -217,10 +210,10 @@ class Store:
         """One transaction of `on_game`: on the game held, or else on the game read first.
         A refusal decided on a held game raises `_Recheck`.
 
-        The claim is the transaction's last write, after the game's (on PostgreSQL they go as
-        one statement: `fused_writes`): every transaction that changes a game and claims an
-        update locks them in that order, so two instances given the same update never wait
-        for each other in a circle. A claimed update undoes the writes before it."""
+        The claim is the transaction's last write, after the game's: every transaction that
+        changes a game and claims an update locks them in that order, so two instances given
+        the same update never wait for each other in a circle. A claimed update undoes the
+        writes before it."""
         async with self.transaction() as transaction:
             loaded = held or await reads.load(transaction, game_id)
             if loaded is None or not ref.matches(loaded.view):

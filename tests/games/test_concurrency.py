@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.games import store
+from bot.games import reads, store
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.db.models import Game, Move
@@ -384,7 +384,7 @@ async def test_a_new_game_racing_a_move_in_the_current_one_still_starts(
     other = open_games(create_session_factory(other_engine), random.Random(12))
     current = (await db.games.play.start_game(GROUP_ID, ALICE, "user", "user")).game
     moves: list[MoveResult] = []
-    read_chat = store.live_games_in_chat
+    read_chat = reads.live_games_in_chat
 
     async def read_then_a_move_lands(session: AsyncSession, chat_id: int) -> list[store.Loaded]:
         found = await read_chat(session, chat_id)
@@ -393,7 +393,7 @@ async def test_a_new_game_racing_a_move_in_the_current_one_still_starts(
             moves.append(await other.play.tap(current.id, ref, ALICE, 0, 4))
         return found
 
-    monkeypatch.setattr(store, "live_games_in_chat", read_then_a_move_lands)
+    monkeypatch.setattr(reads, "live_games_in_chat", read_then_a_move_lands)
     try:
         started = await db.games.play.start_game(GROUP_ID, ALICE, "user", "hard")
     finally:

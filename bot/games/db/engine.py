@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import event, make_url
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -15,7 +16,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from bot.games.db import dead_connections, sqlite_driver
+from bot.games.db import dead_connections
 
 log = logging.getLogger(__name__)
 
@@ -29,34 +30,8 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
     foreign keys."""
     if database_url.startswith("sqlite"):
-        url = make_url(database_url)
-        if (
-            url.drivername == "sqlite+aiosqlite"
-            and url.database not in (None, "", ":memory:")
-            and not url.query
-        ):
-            # A file: aiosqlite with one thread hop per statement (bot.games.db.sqlite_driver).
-            engine = create_async_engine(
-                url,
-                async_creator=partial(sqlite_driver.connect, url.database, timeout=30),
-                # Every use ends its transaction (commit, or rollback on error and on close):
-                # a rollback on return to the pool would be one more hop to SQLite's thread.
-                pool_reset_on_return=None,
-            )
-        else:
-            engine = create_async_engine(database_url, connect_args={"timeout": 30})
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL syncs at checkpoints, not every commit: a crash of the bot
-            # loses nothing; only a power cut can lose the last moves.
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA busy_timeout=30000")
-            cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
-            cursor.close()
-
+        engine = create_async_engine(database_url, connect_args={"timeout": 30})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas(enforce_foreign_keys))
         return engine
     engine = create_async_engine(
         database_url,
@@ -70,6 +45,40 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     )
     dead_connections.replace_on_checkout(engine)
     return engine
+
+
+def _sqlite_pragmas(enforce_foreign_keys: bool) -> Callable[[Any, Any], None]:
+    """What every SQLite connection is told first: WAL, a busy timeout, foreign keys."""
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # In WAL mode NORMAL syncs at checkpoints, not every commit: a crash of the bot
+        # loses nothing; only a power cut can lose the last moves.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if enforce_foreign_keys else 'OFF'}")
+        cursor.close()
+
+    return on_connect
+
+
+def sqlite_writer(engine: AsyncEngine) -> Engine | None:
+    """For an engine on a SQLite file: a synchronous engine on the same file (SQLAlchemy's
+    pysqlite dialect), for write transactions run on a thread of their own (`writes`); None
+    for any other database. (aiosqlite, under the async engine, hops to its thread and back
+    three or four times per statement; a whole transaction's writes on the writer's thread
+    are one hop.)"""
+    url = engine.url
+    if url.drivername != "sqlite+aiosqlite" or url.database in (None, "", ":memory:") or url.query:
+        return None
+    writer = create_sync_engine(
+        url.set(drivername="sqlite+pysqlite"),
+        # Opened on the writer's thread, closed from the event loop's when the engine goes.
+        connect_args={"timeout": 30, "check_same_thread": False},
+    )
+    event.listen(writer, "connect", _sqlite_pragmas(enforce_foreign_keys=True))
+    return writer
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:

@@ -60,8 +60,10 @@ class Player(Base):
 class Game(Base):
     """One game on one board message.
 
-    `version` is SQLAlchemy's version counter: every UPDATE says `WHERE id = ? AND version = ?`,
-    so of two concurrent writers exactly one wins.
+    `version` is the game's version counter: every UPDATE says `WHERE id = ? AND version = ?`,
+    so of two concurrent writers exactly one wins. The store's writes are Core statements and
+    check it themselves (`bot.games.store`); the mapper's `version_id_col` makes a write
+    through an ORM session (a test's, a tool's) check it too.
     """
 
     __tablename__ = "games"

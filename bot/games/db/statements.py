@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import BigInteger, DateTime, bindparam, exists, select
+from sqlalchemy import DateTime, Table, bindparam, exists, select
 
 from bot.games.db.models import Game, HandledUpdate, Move, Player
-from bot.games.model import PlayerInfo
+from bot.games.model import LIVE, PlayerInfo
 
-GAMES = Game.__table__
-MOVES = Move.__table__
-PLAYERS = Player.__table__
-HANDLED = HandledUpdate.__table__
-UPDATE_ID = bindparam("update_id", type_=BigInteger)
+# Declarative classes type `__table__` as a FromClause; each is a Table.
+GAMES = cast(Table, Game.__table__)
+MOVES = cast(Table, Move.__table__)
+PLAYERS = cast(Table, Player.__table__)
+HANDLED = cast(Table, HandledUpdate.__table__)
 NOW = bindparam("now", type_=DateTime(timezone=True))
 _x, _o, _t, _s, _invited = (
     Player.__table__.alias(name)
@@ -72,6 +72,26 @@ VIEW_COLUMNS = (
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)
+# The columns of a new game: its view's, and those `store.insert` fills in.
+NEW_GAME_COLUMNS = (
+    *VIEW_COLUMNS,
+    *("board", "variant", "size", "k", "version", "created_at", "updated_at"),
+)
+_new_game = {name: bindparam(name, type_=GAMES.c[name].type) for name in NEW_GAME_COLUMNS}
+# INSERT_GAME unless the game's chat has a live game: no row back then.
+INSERT_GAME_IN_IDLE_CHAT = (
+    GAMES.insert()
+    .from_select(
+        list(NEW_GAME_COLUMNS),
+        select(*_new_game.values()).where(
+            ~exists().where(
+                GAMES.c.chat_id == _new_game["chat_id"],
+                GAMES.c.status.in_([status.value for status in LIVE]),
+            )
+        ),
+    )
+    .returning(GAMES.c.id)
+)
 INSERT_MOVES = MOVES.insert()
 # Where a board lives is not game state: no new version.
 ATTACH_MESSAGE = (
@@ -102,13 +122,6 @@ DELETE_GAME = GAMES.delete().where(
 def update_of(columns: frozenset[str]) -> Any:
     """The versioned UPDATE of these columns, built once per set (a move changes the same few
     columns every time): SQLAlchemy then finds it compiled in its cache at once."""
-    return new_update_of(columns)
-
-
-def new_update_of(columns: frozenset[str]) -> Any:
-    """`update_of`, built afresh: a statement to build others on. (SQLAlchemy keeps what it
-    works out about a statement on the object, and a copy made from one that was compiled
-    already may carry it: `update_of(…).returning(…)` then had no columns.)"""
     return (
         GAMES.update()
         .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("old_version"))
@@ -126,21 +139,18 @@ def upsert_for(dialect: str) -> Any:
     """The dialect's INSERT with ON CONFLICT. Imported when first needed: importing the
     PostgreSQL dialect takes a tenth of a second of a SQLite bot's start-up."""
     if dialect == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
-    else:
-        from sqlalchemy.dialects.postgresql import insert
-    return insert
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        return sqlite_insert
+    from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+    return postgresql_insert
 
 
 @lru_cache(maxsize=4)
 def player_upsert(dialect: str) -> Any:
     """`INSERT … ON CONFLICT (id) DO UPDATE` of a player's name and client language, returning
     the language they chose with /language (its parameters: `player_parameters`)."""
-    return new_player_upsert(dialect)
-
-
-def new_player_upsert(dialect: str) -> Any:
-    """`player_upsert`, built afresh: a statement to build others on (see `new_update_of`)."""
     upsert = upsert_for(dialect)(PLAYERS).values(
         id=bindparam("player_id"),
         name=bindparam("player_name"),
@@ -167,18 +177,6 @@ def player_parameters(player: PlayerInfo, now: datetime) -> dict[str, Any]:
         "player_language": player.language_code,
         "now": now,
     }
-
-
-# The claim of an update (parameters `update_id`, `now`) as parts of a larger statement.
-CLAIMED_BEFORE = exists().where(HANDLED.c.update_id == UPDATE_ID)
-
-
-def claim_from(source: Any) -> Any:
-    """INSERT of the update's claim, made once for each row of `source` (a statement's CTE:
-    the claim goes only with what that statement changed)."""
-    return HANDLED.insert().from_select(
-        ["update_id", "handled_at"], select(UPDATE_ID, NOW).select_from(source)
-    )
 
 
 @lru_cache(maxsize=4)

@@ -1,179 +1,174 @@
-"""Write transactions on bare connections: the ORM's session is for reads, every write is Core
-(a session's unit of work and identity map cost more than the statements on the hot path)."""
+"""Write transactions: Core statements on a SQLAlchemy `Connection`, through SQLAlchemy's own
+dialects and public API, and nothing else.
+
+A transaction's statements run in batches on the connection (`CoreTransaction`): the writes
+it holds (`later`) and the statement it awaits, or the writes and the commit. Where a batch
+runs depends on the database:
+
+* PostgreSQL (and SQLite in memory): on an `AsyncConnection` of the async engine, a batch at
+  a time through `AsyncConnection.run_sync` (asyncpg underneath).
+* A SQLite file: on a synchronous connection of `engine.sqlite_writer` (pysqlite), a batch at
+  a time on a thread of its own. Through aiosqlite every statement hops to its thread and
+  back three or four times, and each hop wakes the event loop; here a tap's writes and their
+  commit are one hop. `bench/README.md` has the figures.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import Connection, event
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games.db.batch import BatchItem, BatchOutcome, GuardFailed, Later
-from bot.games.db.sqlite_driver import OneHopConnection
+from bot.games.db.batch import GuardFailed, Later
+from bot.games.db.engine import sqlite_writer
+
+T = TypeVar("T")
+#: Runs a function of the transaction's (synchronous) connection where that connection lives.
+Run = Callable[[Callable[[Connection], T]], Awaitable[T]]
 
 
 class Writes:
     """Where write transactions begin.
 
     SQLite lets one writer in at a time and makes the others poll with growing sleeps;
-    queueing this process's writers on a lock instead keeps the latency tail short, and while
-    they queue they pass one connection along instead of taking it from the pool and giving it
-    back each time (that costs more than a statement). PostgreSQL needs none of this: its row
+    queueing this process's writers on a lock instead keeps the latency tail short (and on a
+    file they share the writer's one connection). PostgreSQL needs none of this: its row
     locks and the version check do the job, on pooled connections."""
 
     def __init__(self, engine: AsyncEngine | None) -> None:
         self._engine = engine
         sqlite = engine is not None and engine.dialect.name == "sqlite"
         self._lock = asyncio.Lock() if sqlite else None
-        self._writer: AsyncConnection | None = None
-        self._queued = 0
+        self._writer = sqlite_writer(engine) if sqlite and engine is not None else None
+        self._thread: ThreadPoolExecutor | None = None
+        self._connection: Connection | None = None
+        if self._writer is not None and engine is not None:
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writes")
+            event.listen(engine.sync_engine, "engine_disposed", self._dispose)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+    async def transaction(self) -> AsyncIterator[CoreTransaction]:
         """One write transaction: committed on success, rolled back on error."""
         assert self._engine is not None
-        if self._lock is None:
-            async with self._engine.begin() as connection:
-                yield connection
-            return
-        self._queued += 1
-        try:
-            await self._lock.acquire()
-        finally:
-            self._queued -= 1
-        try:
-            connection = self._writer
-            if connection is None or connection.closed or connection.invalidated:
-                connection = self._writer = await self._engine.connect()
+        async with self._lock or contextlib.nullcontext():
+            if self._writer is None:
+                async with self._engine.begin() as connection:
+                    transaction = CoreTransaction(connection.run_sync, connection)
+                    yield transaction
+                    await transaction.flush()
+                return
+            held = self._connection
+            if held is None or held.closed or held.invalidated:
+                loop = asyncio.get_running_loop()
+                held = await loop.run_in_executor(self._thread, self._connect, held)
+                self._connection = held
+            transaction = CoreTransaction(self._run, held)
             try:
-                async with connection.begin():
-                    yield connection
-            finally:
-                if self._queued == 0:  # nobody waits: back to the pool
-                    self._writer = None
-                    await connection.close()
-        finally:
-            self._lock.release()
+                yield transaction
+                await transaction.flush(then=Connection.commit)
+            except BaseException:
+                # Shielded: a second cancellation must not leave the transaction open for the
+                # next one (the thread runs the rollback before anything sent after it).
+                await asyncio.shield(self._run(_roll_back))
+                raise
+
+    def _connect(self, given_up: Connection | None) -> Connection:
+        """The writer's connection (on its thread); one given up is closed first."""
+        assert self._writer is not None
+        if given_up is not None:
+            with contextlib.suppress(Exception):
+                given_up.close()
+        return self._writer.connect()
+
+    async def _run(self, work: Callable[[Connection], T]) -> T:
+        """Run `work` on the writer's thread, with its connection."""
+        connection = self._connection
+        assert connection is not None  # `transaction` connects first
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, work, connection)
+
+    def _dispose(self, _engine: Any) -> None:
+        """The async engine is disposed of: so are the writer's connection and pool (the next
+        transaction, if any, opens a new one; the thread stays, idle, until this goes)."""
+        if self._connection is not None:
+            with contextlib.suppress(Exception):
+                self._connection.close()
+            self._connection = None
+        if self._writer is not None:
+            self._writer.dispose()
+
+
+def _roll_back(connection: Connection) -> None:
+    """Undo the transaction; a connection that cannot is given up (the next one is new)."""
+    try:
+        connection.rollback()
+    except Exception:
+        connection.invalidate()
 
 
 class CoreTransaction:
-    """A write transaction on a bare connection that answers the calls the store's functions
-    make (`execute`, `scalar`, `later`, `info`, `bind`): a session's unit of work and identity
-    map are dead weight on the hot path, where every statement is Core already.
+    """A write transaction on a connection, answering the calls the store's functions make:
+    `execute` and `scalar` (at once), `later` (a write whose result is not needed yet), `info`
+    (the transaction's notes) and `bind` (its dialect).
 
-    Writes whose result is not needed at once (`later`) wait for the next statement or the
-    commit and go together: on SQLite in one hop to its thread, commit included; on
-    PostgreSQL straight on asyncpg (`asyncpg_batch`), with no BEGIN or COMMIT for a lone one."""
+    Writes held with `later` go, in order, with the transaction's next statement or its
+    commit, so a read sees them. Each is an ordinary `Connection.execute`; what a write must
+    do is checked on its result: a guarded one must return a row (else `GuardFailed`), a
+    versioned UPDATE or DELETE must change exactly one row (else `StaleDataError`)."""
 
-    def __init__(self, connection: AsyncConnection) -> None:
-        self._connection = connection
-        self.bind = connection  # what `player_rows.upsert_player` reads the dialect from
+    def __init__(self, run: Run, bind: Any) -> None:
+        self._run = run
+        self.bind = bind  # what `player_rows.upsert_player` reads the dialect from
         self.info: dict[str, Any] = {}
         self._later: list[Later] = []
 
     def later(self, write: Later) -> Later:
-        """Hold a write for the next statement or the commit. Its statement must be built
-        once (a module constant or a cached one): it is compiled once per driver and kept."""
+        """Hold a write for the next statement or the commit; its `row` is set once sent."""
         self._later.append(write)
         return write
 
     async def execute(self, statement: Any, parameters: Any = None) -> Any:
-        await self.flush()
-        return await self._connection.execute(statement, parameters)
+        """The statement's result (its rows read already), after the writes held."""
+        writes, self._later = self._later, []
+        return await self._run(
+            lambda connection: _execute(connection, writes, statement, parameters)
+        )
 
     async def scalar(self, statement: Any, parameters: Any = None) -> Any:
-        await self.flush()
-        return await self._connection.scalar(statement, parameters)
+        return (await self.execute(statement, parameters)).scalar()
 
-    async def flush(self, *, commit: bool = False) -> None:
-        """Send the waiting writes (and commit, with `commit`, where that costs nothing)."""
+    async def flush(self, then: Callable[[Connection], Any] | None = None) -> None:
+        """Send the writes held so far (and then run `then`, such as a commit, in the same
+        batch), stopping at the first whose condition fails: the error rolls back."""
         writes, self._later = self._later, []
-        if not writes:
-            return
-        dialect = self._connection.dialect
-        driver = (await self._connection.get_raw_connection()).driver_connection
-        if isinstance(driver, OneHopConnection):
-            await _send_batch(partial(driver.run_batch, commit=commit), dialect, writes)
-            return
-        if dialect.driver == "asyncpg" and (commit or driver.is_in_transaction()):
-            # Only a PostgreSQL bot needs these.
-            from bot.games.db import asyncpg_batch, fused_writes
-
-            run = partial(asyncpg_batch.run_batch, driver)
-            fused = fused_writes.fuse(writes)
-            if fused is None:
-                await _send_batch(run, dialect, writes)
-                return
-            item = _batch_item(Later(fused.statement, fused.parameters), dialect)
-            fused.apply((await run([item])).rows[0])
-            return
-        for write in writes:
-            result = await self._connection.execute(write.statement, write.parameters)
-            write.row = result.first() if result.returns_rows else None
-            _check(write, write.row, result.rowcount)
+        if writes or then is not None:
+            await self._run(lambda connection: _send(connection, writes, then))
 
 
-async def _send_batch(
-    run: Callable[[list[BatchItem]], Awaitable[BatchOutcome]],
-    dialect: Dialect,
-    writes: list[Later],
+def _execute(connection: Connection, writes: list[Later], statement: Any, parameters: Any) -> Any:
+    _send(connection, writes)
+    result = connection.execute(statement, parameters)
+    # Rows are read here, where the connection lives; a write's result has none to read and
+    # keeps its rowcount.
+    return result.freeze()() if result.returns_rows else result
+
+
+def _send(
+    connection: Connection, writes: list[Later], then: Callable[[Connection], Any] | None = None
 ) -> None:
-    items = [_batch_item(write, dialect) for write in writes]
-    outcome = await run(items)
-    for write, row in zip(writes, outcome.rows, strict=False):
-        write.row = row
-    if outcome.failed_at is not None:
-        failed = writes[outcome.failed_at]
-        _check(failed, failed.row, 0 if failed.one_change else 1)
-
-
-def _check(write: Later, row: Any, rowcount: int) -> None:
-    if write.guard and row is None:
-        raise GuardFailed
-    if write.one_change and rowcount != 1:
-        raise StaleDataError("the row changed since it was read (another writer came first)")
-
-
-def _batch_item(write: Later, dialect: Dialect) -> BatchItem:
-    many = isinstance(write.parameters, list)
-    rows = write.parameters if many else [write.parameters]
-    sql, names, processors, compiled = _compiled(write.statement, tuple(rows[0]), dialect)
-    positional = [
-        tuple(
-            processors[name](value) if name in processors else value
-            for name, value in ((n, params[n]) for n in names)
-        )
-        for params in (compiled.construct_params(row) for row in rows)
-    ]
-    return BatchItem(
-        sql,
-        positional if many else positional[0],
-        many=many,
-        returns_rows=bool(compiled.effective_returning) or write.statement.is_select,
-        needs_row=write.guard,
-        needs_one_change=write.one_change,
-    )
-
-
-_COMPILED: dict[tuple[Any, tuple[str, ...], str], tuple[str, Any, Any, Any]] = {}
-
-
-def _compiled(statement: Any, keys: tuple[str, ...], dialect: Dialect) -> tuple[str, Any, Any, Any]:
-    """The statement compiled for the driver once per set of parameter names: its SQL, the
-    order of its positional parameters and their type conversions (SQLite: datetimes to
-    text)."""
-    key = (statement, keys, dialect.name)
-    found = _COMPILED.get(key)
-    if found is None:
-        compiled = statement.compile(dialect=dialect, column_keys=list(keys))
-        # Defaults computed in Python at execution would be missed here: none are allowed.
-        if compiled.insert_prefetch or compiled.update_prefetch:  # not an assert: -O keeps it
-            raise TypeError(f"a Python-side column default would be missed: {statement}")
-        found = (compiled.string, compiled.positiontup, compiled._bind_processors, compiled)
-        _COMPILED[key] = found
-    return found
+    for write in writes:
+        result = connection.execute(write.statement, write.parameters)
+        write.row = result.first() if result.returns_rows else None
+        if write.guard and write.row is None:
+            raise GuardFailed
+        if write.one_change and result.rowcount != 1:
+            raise StaleDataError("the row changed since it was read (another writer came first)")
+    if then is not None:
+        then(connection)

@@ -1,26 +1,26 @@
-"""A transaction's deferred writes (`CoreTransaction.later`), sent together at the commit: on
-SQLite in one hop, on PostgreSQL straight on asyncpg (run these with TEST_DATABASE_URL to test
-that one). A batch that stops at a failed condition leaves nothing behind, not even the writes
-before it; an integrity error is SQLAlchemy's; writes flushed before a read join its
-transaction and roll back with it."""
+"""Write transactions (`Store.transaction`) and their deferred writes (`CoreTransaction.later`),
+on the test database (SQLite, or PostgreSQL with TEST_DATABASE_URL): a write whose condition
+fails (a stale version, an update claimed already) leaves nothing of its transaction behind,
+not even the writes before it; a broken constraint is SQLAlchemy's IntegrityError; writes sent
+before a read are seen by it and roll back with its transaction; a tap on a game the store
+holds reads nothing."""
 
 from __future__ import annotations
 
 import asyncio
-import os
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games import reads, store
-from bot.games.db import fused_writes, statements
+from bot.games.db import statements
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
-from bot.games.db.sqlite_driver import OneHopConnection
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import (
     BoardRef,
@@ -33,12 +33,6 @@ from bot.games.model import (
 )
 from bot.games.use_cases import Games
 
-ON_POSTGRESQL = os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql")
-postgresql_only = pytest.mark.skipif(
-    not ON_POSTGRESQL, reason="PostgreSQL only: set TEST_DATABASE_URL=postgresql+asyncpg://…"
-)
-sqlite_only = pytest.mark.skipif(ON_POSTGRESQL, reason="SQLite only (the default test database)")
-
 ALICE = PlayerInfo(101, "Alice", "en")
 CHAT = 101
 
@@ -48,18 +42,18 @@ async def claimed_ids(games: Games) -> list[int]:
         return list(await session.scalars(select(HandledUpdate.update_id)))
 
 
-def statements_sent(games: Games) -> list[str]:
-    """What the store sends PostgreSQL from now on, statement by statement (asyncpg's query
-    logger on every connection it takes)."""
-    sent: list[str] = []
+@pytest.fixture
+def sent() -> Iterator[list[str]]:
+    """What is sent to the database from now on, statement by statement (SQLAlchemy's
+    `before_cursor_execute`, on every engine: the store's writes and reads may use two)."""
+    statements: list[str] = []
 
-    @event.listens_for(games.store.sessions.kw["bind"].sync_engine, "checkout")
-    def log_queries(_dbapi: Any, record: Any, proxy: Any) -> None:
-        if not record.info.get("logged"):
-            record.info["logged"] = True
-            proxy.driver_connection.add_query_logger(lambda query: sent.append(query.query))
+    def log_statement(*args: Any) -> None:
+        statements.append(args[2])
 
-    return sent
+    event.listen(Engine, "before_cursor_execute", log_statement)
+    yield statements
+    event.remove(Engine, "before_cursor_execute", log_statement)
 
 
 async def stored(games: Games, game_id: int) -> tuple[int, list[int]]:
@@ -166,25 +160,23 @@ async def test_one_update_claimed_for_two_games_at_once_changes_one_of_them(
     assert await claimed_ids(games) == [904]
 
 
-@postgresql_only
-async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
-    games: Games,
-) -> None:
+async def test_a_tap_on_a_held_game_reads_nothing(games: Games, sent: list[str]) -> None:
     game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
-    sent = statements_sent(games)
-
-    # Even the first tap on a connection: asyncpg need not look up any of its types.
     first = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 0, 4)
     assert first.game is not None
-    assert len(sent) == 1 and sent[0].startswith("WITH changed AS"), sent
     free = first.game.board.free_cells()[0]
     sent.clear()
     claim = UpdateClaim(950, ALICE.id)
+
     result = await games.play.tap(game.id, BoardRef(chat_id=CHAT), ALICE, 2, free, claim=claim)
 
     assert result.status is MoveStatus.PLAYED and result.claim is not None and result.claim.new
-    # One statement, and no ping: the checkout saw nothing arrive on the pooled connection.
-    assert len(sent) == 1 and sent[0].startswith("WITH changed AS"), sent
+    # The game's versioned UPDATE, its moves (the tap's and the AI's reply), the claim.
+    assert [statement.split()[:3] for statement in sent] == [
+        ["UPDATE", "games", "SET"],
+        ["INSERT", "INTO", "moves"],
+        ["INSERT", "INTO", "handled_updates"],
+    ], sent
     assert await claimed_ids(games) == [950]
     assert result.game is not None
     replies = [first.game.last_cell, result.game.last_cell]  # the AI's
@@ -192,16 +184,14 @@ async def test_a_tap_on_a_held_game_is_one_statement_and_no_ping_on_postgresql(
 
 
 async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: Games) -> None:
-    # SQLAlchemy keeps what it works out about a statement on the object, and copies it into
-    # statements built from it. A claimed tap's one statement was built on the cached UPDATE
-    # of its columns; once an undo had sent that UPDATE, the copy had no columns, and every
-    # tap of that shape failed until a restart. (Fresh caches: as in a bot just started.)
-    fused_writes._fused.cache_clear()
+    # The versioned UPDATE of a set of columns is built once and shared (`statements.update_of`):
+    # once an undo had sent it, a claimed tap that changes the same columns must still work.
+    # (Fresh caches: as in a bot just started.)
     statements.update_of.cache_clear()
     here = BoardRef(chat_id=CHAT)
     game = (await games.play.start_game(CHAT, ALICE, "user", "hard")).game
     for _ in range(2):  # the second undo changes only what a tap changes (the game is
-        # marked assisted already), and goes with its deletion of moves: not as one statement
+        # marked assisted already)
         assert (await games.play.tap(game.id, here, ALICE, 0, 4)).status is MoveStatus.PLAYED
         assert (await games.assists.undo(game.id, here, ALICE, 2)).status is MoveStatus.PLAYED
 
@@ -212,18 +202,18 @@ async def test_a_claimed_tap_after_an_undo_of_the_same_columns_is_played(games: 
     assert await claimed_ids(games) == [952]
 
 
-@postgresql_only
-async def test_a_new_game_in_a_chat_with_no_live_game_is_one_statement_on_postgresql(
-    games: Games,
+async def test_a_new_game_in_a_chat_with_no_live_game_is_stored_as_the_long_way_would(
+    games: Games, sent: list[str]
 ) -> None:
     await games.players.choose_language(ALICE, "de")
     renamed = replace(ALICE, name="Alice\x00 B.", language_code="fr")
-    sent = statements_sent(games)
+    sent.clear()
 
     claim = UpdateClaim(965, ALICE.id)
     result = await games.play.start_game(CHAT, renamed, "hard", "user", claim=claim)
 
-    assert len(sent) == 1 and sent[0].startswith("WITH player AS"), sent
+    # No look for the chat's live games: the game's INSERT is guarded by their absence.
+    assert not [statement for statement in sent if statement.startswith("SELECT")], sent
     assert result.claim == Claim(True, "de") and await claimed_ids(games) == [965]
     started = result.game
     assert started is not None
@@ -239,11 +229,11 @@ async def test_a_new_game_in_a_chat_with_no_live_game_is_one_statement_on_postgr
             "fr",
             "de",
         )
-    # The store holds it: the first tap is one statement too.
+    # The store holds it: the first tap reads nothing.
     sent.clear()
     free = started.board.free_cells()[0]
     assert (await games.play.tap(started.id, BoardRef(chat_id=CHAT), ALICE, 1, free)).played
-    assert len(sent) == 1 and sent[0].startswith("WITH changed AS"), sent
+    assert not [statement for statement in sent if statement.startswith("SELECT")], sent
 
 
 async def test_a_new_game_in_a_chat_with_a_live_game_closes_it(games: Games) -> None:
@@ -256,8 +246,8 @@ async def test_a_new_game_in_a_chat_with_a_live_game_closes_it(games: Games) -> 
     assert second.closed[0].status is GameStatus.ABANDONED
     assert await games.store.get_game(first.id) == second.closed[0]
     assert second.game.is_active and await games.store.get_game(second.game.id) == second.game
-    # Nothing else was stored or closed (on PostgreSQL the one statement tried first stored
-    # nothing: the chat had a live game).
+    # Nothing else was stored or closed (the transaction tried first stored nothing: the chat
+    # had a live game).
     async with games.store.sessions() as session:
         assert list(await session.scalars(select(Game.id).order_by(Game.id))) == [
             first.id,
@@ -269,7 +259,7 @@ async def test_a_new_game_in_a_chat_with_a_live_game_closes_it(games: Games) -> 
 
 async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: Games) -> None:
     await games.players.choose_language(ALICE, "de")
-    # In a chat with no live game (one statement on PostgreSQL), then in one with a live game.
+    # In a chat with no live game (`start_in_idle_chat`), then in one with a live game.
     for update_id in (970, 971):
         claim = UpdateClaim(update_id, ALICE.id)
         started = await games.play.start_game(CHAT, ALICE, "user", "hard", claim=claim)
@@ -286,25 +276,33 @@ async def test_a_new_game_claims_its_update_and_a_repeat_starts_nothing(games: G
     assert await claimed_ids(games) == [970, 971]
 
 
-@sqlite_only
-async def test_a_new_game_in_a_chat_with_no_live_game_is_one_hop_on_sqlite(
-    games: Games, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    await games.players.choose_language(ALICE, "de")
-    hops: list[str] = []
-    execute = OneHopConnection._execute
+async def test_writes_go_on_after_the_engine_was_disposed_of(games: Games) -> None:
+    # Disposing of an engine closes its connections (on a SQLite file, the writer's too), and
+    # an engine disposed of opens new ones when it is used again.
+    first = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
+    await games.store.sessions.kw["bind"].dispose()
 
-    async def counted(self: OneHopConnection, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        hops.append(getattr(fn, "__name__", repr(fn)))
-        return await execute(self, fn, *args, **kwargs)
+    second = (await games.play.start_game(CHAT + 1, ALICE, "user", "user")).game
 
-    monkeypatch.setattr(OneHopConnection, "_execute", counted)
+    assert await games.store.get_game(first.id) == first
+    assert await games.store.get_game(second.id) == second
 
-    claim = UpdateClaim(966, ALICE.id)
-    result = await games.play.start_game(CHAT, ALICE, "user", "hard", claim=claim)
 
-    assert hops == ["_run_batch"], hops  # the upsert, the guarded INSERT, the claim, COMMIT
-    assert result.game is not None and result.claim == Claim(True, "de")
-    assert result.game.language == "de" and result.game.x_name == "Alice"
-    assert await games.store.get_game(result.game.id) == result.game
-    assert await claimed_ids(games) == [966]
+async def test_a_cancelled_transaction_leaves_nothing_behind_for_the_next(games: Games) -> None:
+    sent = asyncio.Event()
+
+    async def interrupted() -> None:
+        async with games.store.transaction() as transaction:
+            games.store.claim_later(transaction, UpdateClaim(905, ALICE.id))
+            await reads.live_games_in_chat(transaction, CHAT)  # the claim goes first
+            sent.set()
+            await asyncio.Event().wait()  # until cancelled (an update's deadline, a shutdown)
+
+    task = asyncio.create_task(interrupted())
+    await sent.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert (await games.updates.claim(906)).new  # the next transaction commits its own
+    assert await claimed_ids(games) == [906]
