@@ -10,6 +10,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.locales import en
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, game_id_on, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
@@ -247,3 +248,29 @@ async def test_without_webapp_url_boards_are_as_before(
     rows = telegram.last_bot_message(ALICE["id"]).reply_markup["inline_keyboard"]
     assert all("web_app" not in b and "url" not in b for row in rows for b in row)
     assert telegram.calls_of("setChatMenuButton") == []
+
+
+async def test_a_new_game_from_the_page_over_one_underway_asks_first(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start medium")
+        board = telegram.last_bot_message(ALICE["id"])
+        await tap_cell(telegram, ALICE, board, 4)
+        alice = auth(telegram, ALICE)
+        new = {"level": "hard", "mark": "X", "size": 3}
+        async with aiohttp.ClientSession() as http:
+            # Nothing ends behind her back: the page is told what to ask, in her words.
+            status, asked = await call(http, "POST", page + "api/games", alice, new)
+            assert status == 409 and asked["status"] == "underway", asked
+            assert asked["question"] == en.REPLACE_QUESTION.format(
+                name=en.AI_NAME.format(level=en.LEVEL_NAMES["medium"])
+            )
+            assert en.RESULT_YOU_REPLACED not in telegram.messages[board.key].text
+            # Her yes: the old game counts as a loss, on its board too; the new one starts.
+            yes = {**new, "resign_underway": True}
+            status, started = await call(http, "POST", page + "api/games", alice, yes)
+            assert status == 201, started
+        old = telegram.messages[board.key].text.splitlines()
+        assert en.RESULT_YOU_REPLACED in old and en.OUTCOME_O_WINS in old
+        assert game_id_on(telegram, telegram.last_bot_message(ALICE["id"])) == started["game"]["id"]
