@@ -82,10 +82,14 @@ async def test_four_ai_matches_in_a_group_finish_with_no_429(
         assert outcome(parse_cells(shown)) == words(board)
         game = await store.get_game(game_id_on(telegram, board))
         assert game.is_finished and format_cells(game.board) == shown
-    # Frames the group had no room for were skipped: fewer edits than moves.
+    # Never more than one edit a move. On Telegram's clock the group has no room for every
+    # frame, and those are skipped: fewer edits than moves. (On the shortened windows a busy
+    # machine may play the matches slower than the group's tokens come back: every frame fits.)
     edits = sum(board.edit_count for board in boards)
     moves = sum(9 - board_cells(telegram, board).count("_") for board in boards)
-    assert edits < moves
+    assert edits <= moves
+    if both_clocks == "telegram":
+        assert edits < moves
     await quiesce(telegram)
     assert gate_of(paced_bot).waiting(GROUP["id"]) == 0
 
