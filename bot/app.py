@@ -310,6 +310,9 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
     notifier = GameNotifier()
     resources: Resources = application.bot_data
     resources.mini_app = MiniApp(links, notifier)
+    # A game that ends reaches its pages at once, even where no board of it can be edited
+    # (its chat blocked the bot): the ending's event (`bot.games.endings`).
+    resources.running.games.store.listen_endings(notifier.notify)
     resources.tasks["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
     drawing = hooks.shown
 
