@@ -317,6 +317,9 @@ class StartResult:
     #: Nothing started: the sender's game here is underway (they moved in it), and a new one
     #: would count it as a loss, so they are asked first (`resign_underway`).
     underway: GameView | None = None
+    #: The sender's running games against people in this chat, which the new one leaves
+    #: running (they are told so).
+    going_on: tuple[GameView, ...] = ()
 
 
 class TurnEvent(StrEnum):

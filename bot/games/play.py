@@ -101,8 +101,12 @@ class Play:
         started: Loaded | None = None
         async with self._store.transaction() as session:
             player = await player_rows.upsert_player(session, user)
-            live = await reads.live_games_in_chat(session, chat_id) if replace_current else []
-            closed, underway = await _replace(session, live, user.id, resign_underway)
+            live = await reads.live_games_in_chat(session, chat_id)
+            closed, underway = (
+                await _replace(session, live, user.id, resign_underway)
+                if replace_current
+                else ((), None)
+            )
             if underway is None:
                 turn = opening(player)
                 started = await store.insert(session, turn.game, turn.moves)
@@ -114,6 +118,7 @@ class Play:
             closed,
             None if claimed is None else store.claim_made(claimed),
             underway=underway,
+            going_on=tuple(g.view for g in live if is_with_people(g.view, user.id)),
         )
 
     async def start_inline_ai_game(
@@ -204,13 +209,7 @@ class Play:
         game leaves them running, and the user is told so before starting one."""
         async with self._store.sessions() as session:
             found = await reads.live_games_in_chat(session, chat_id)
-        return [
-            game.view
-            for game in found
-            if game.view.is_active
-            and game.view.is_between_people
-            and lifecycle.player_refusal(game.view, user_id) is None
-        ]
+        return [game.view for game in found if is_with_people(game.view, user_id)]
 
     async def typed(
         self, chat_id: int, user: PlayerInfo, text: str, *, message_id: int | None = None
@@ -276,6 +275,15 @@ class Play:
         turn = lifecycle.human_move(game.view, cell, user.id, self._rng, utcnow())
         after = await store.save(session, game, turn.game, turn.moves)
         return MoveResult(MoveStatus.PLAYED, after)
+
+
+def is_with_people(game: GameView, user_id: int) -> bool:
+    """A running game of the user's against other people: a new game leaves it running."""
+    return (
+        game.is_active
+        and game.is_between_people
+        and lifecycle.player_refusal(game, user_id) is None
+    )
 
 
 async def _replace(

@@ -202,5 +202,7 @@ async def start_game(
         context.ai_matches.cancel(closed.id)
         await context.presenter.show(closed)
     await context.presenter.post(chat.id, started.game)
-    await _say_games_go_on(context, chat, user, started.game)
+    if started.going_on:  # the chat's last game had ended: nothing goes on, nothing to read
+        text = render_games_going_on(list(started.going_on), user.id, texts_of(user, context))
+        await context.bot.send_message(chat.id, text)
     return started.closed

@@ -127,3 +127,17 @@ async def test_a_stranger_whose_opponent_blocks_first_is_told_too(
     assert telegram.last_bot_message(BEN["id"]).text == fa.OPPONENT_LEFT.format(
         name="\u2068Ann\u2069"
     )
+
+
+async def test_a_new_game_beside_a_stranger_game_leaves_it_running_on_either_side(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    for user, board, other in ((ANN, x_board, "Ben"), (BEN, o_board, "\u2068Ann\u2069")):
+        await send(telegram, user, "/start easy")
+        language = en if user is ANN else fa
+        # The new board, then the word that the game against the stranger goes on.
+        assert telegram.last_bot_message(user["id"]).text == language.GAMES_GO_ON.format(
+            names=other
+        )
+        assert current(telegram, board).reply_markup is not None  # still live

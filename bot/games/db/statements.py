@@ -78,16 +78,21 @@ NEW_GAME_COLUMNS = (
     *("board", "variant", "size", "k", "version", "created_at", "updated_at"),
 )
 _new_game = {name: bindparam(name, type_=GAMES.c[name].type) for name in NEW_GAME_COLUMNS}
-# INSERT_GAME unless the game's chat has a live game: no row back then.
+_LIVE_STATUSES = [status.value for status in LIVE]
+# INSERT_GAME unless the game's chat has a live game (a game between strangers lives in both
+# players' chats): no row back then. Two EXISTS, one per indexed column.
 INSERT_GAME_IN_IDLE_CHAT = (
     GAMES.insert()
     .from_select(
         list(NEW_GAME_COLUMNS),
         select(*_new_game.values()).where(
             ~exists().where(
-                GAMES.c.chat_id == _new_game["chat_id"],
-                GAMES.c.status.in_([status.value for status in LIVE]),
-            )
+                GAMES.c.chat_id == _new_game["chat_id"], GAMES.c.status.in_(_LIVE_STATUSES)
+            ),
+            ~exists().where(
+                GAMES.c.second_chat_id == _new_game["chat_id"],
+                GAMES.c.status.in_(_LIVE_STATUSES),
+            ),
         ),
     )
     .returning(GAMES.c.id)
