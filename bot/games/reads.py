@@ -28,7 +28,7 @@ def view_of(row: Any) -> Loaded:
     values["assisted"] = bool(row.assisted)
     view = GameView(
         id=row.id,
-        board=board_from_text(row.board, row.size, row.k, row.seats),
+        board=board_from_text(row.board, row.size, row.k, row.seats, variant=row.variant),
         x_name=row.x_name,
         o_name=row.o_name,
         t_name=row.t_name,

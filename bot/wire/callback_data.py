@@ -385,7 +385,7 @@ def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardS
     size, k = plain_int(fields[-2]), plain_int(fields[-1])
     if size is None or k is None:
         return fields, None
-    if BoardSize(size, k) == ULTIMATE:
+    if (size, k) == (ULTIMATE.size, ULTIMATE.k):  # ultimate's data: its shape, `9:3`
         return fields[:-2], ULTIMATE
     return fields[:-2], board_size(size, k)
 
