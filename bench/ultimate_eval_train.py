@@ -31,7 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import ultimate, ultimate_ai  # noqa: E402
+from core.ultimate import ai as ultimate_ai  # noqa: E402
+from core.ultimate import rules as ultimate  # noqa: E402
 from core.ultimate.evaluation import FEATURES, chance, features, move_worth, pack  # noqa: E402
 from core.ultimate.mcts import playout  # noqa: E402
 from core.ultimate.rules import Position  # noqa: E402

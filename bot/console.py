@@ -15,7 +15,7 @@ import random
 import sys
 from typing import TextIO
 
-from bot.games.model import PLAYER_KINDS, USER
+from bot.games.model import PLAYER_KINDS, PlayerKind
 from core.ai import choose_move
 from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
 from core.notation import parse_row_col
@@ -48,26 +48,26 @@ def hyperskill_error(error: MoveError) -> str:
     return _HYPERSKILL_ERRORS[type(error)].format_map(vars(error))
 
 
-def parse_start(words: list[str]) -> tuple[str, str] | None:
+def parse_start(words: list[str]) -> tuple[PlayerKind, PlayerKind] | None:
     """`start X O` with two player kinds, or None for anything else."""
     if len(words) == 3 and words[0] == "start" and all(w in PLAYER_KINDS for w in words[1:]):
-        return words[1], words[2]
+        return PlayerKind(words[1]), PlayerKind(words[2])
     return None
 
 
 def play_console_game(
-    players: dict[str, str], rng: random.Random, stdin: TextIO, stdout: TextIO
+    players: dict[str, PlayerKind], rng: random.Random, stdin: TextIO, stdout: TextIO
 ) -> None:
     """One game from the empty board to its result line."""
     board = Board.empty()
     stdout.write(render_hyperskill(board) + "\n")
     while outcome(board) == NOT_FINISHED:
-        kind = players[turn(board)]
-        if kind == USER:
+        level = PlayerKind(players[turn(board)]).level
+        if level is None:
             board = play(board, _read_user_move(board, stdin, stdout))
         else:
-            stdout.write(f'Making move level "{kind}"\n')
-            board = play(board, choose_move(kind, board, rng))
+            stdout.write(f'Making move level "{level}"\n')
+            board = play(board, choose_move(level, board, rng))
         stdout.write(render_hyperskill(board) + "\n")
     stdout.write(outcome(board) + "\n\n")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from typing import Any
 
 from core.board import Board, GameOverError, other
@@ -24,7 +25,16 @@ from core.solver import best_moves
 
 Strategy = Callable[[Board, random.Random], int]
 
-LEVELS = ("easy", "medium", "hard")
+
+class Level(StrEnum):
+    """The AI's levels, weakest first; the values are the ones stored and sent in buttons."""
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+
+LEVELS = tuple(Level)
 
 
 def _free_cells(board: Board) -> list[int]:
@@ -84,23 +94,23 @@ def hard_move(
     return rng.choice(moves)
 
 
-STRATEGIES: dict[str, Strategy] = {
-    "easy": easy_move,
-    "medium": medium_move,
-    "hard": hard_move,
+STRATEGIES: dict[Level, Strategy] = {
+    Level.EASY: easy_move,
+    Level.MEDIUM: medium_move,
+    Level.HARD: hard_move,
 }
 
 
 def choose_move(
-    level: str, board: Board, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
+    level: Level, board: Board, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
 ) -> int:
     """The move of the AI at `level` (one of LEVELS); `hard` thinks up to `time_budget` s."""
     return move_at_level(STRATEGIES, level, board, rng, time_budget)
 
 
 def move_at_level(
-    strategies: Mapping[str, Callable[..., int]],
-    level: str,
+    strategies: Mapping[Level, Callable[..., int]],
+    level: Level,
     board: Any,
     rng: random.Random,
     time_budget: float,
@@ -111,6 +121,6 @@ def move_at_level(
         strategy = strategies[level]
     except KeyError:
         raise ValueError(f"unknown AI level {level!r}") from None
-    if level == "hard":
+    if level == Level.HARD:
         return strategy(board, rng, time_budget=time_budget)
     return strategy(board, rng)

@@ -8,6 +8,7 @@ board are in core.notation; this module needs nothing from the rest of core.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 X = "X"
 O = "O"
@@ -76,6 +77,18 @@ class GameOverError(MoveError):
         super().__init__()
 
 
+class Variant(StrEnum):
+    """What a board's cells mean: data of the board, so nothing tells ultimate by its size.
+    The values are the stored `games.variant`."""
+
+    CLASSIC = "classic"  # k in a row on one board, 3×3 to 8×8 (and the games of more)
+    ULTIMATE = "ultimate"  # nine 3×3 boards in a 3×3 (core.ultimate): 81 cells, shown 9×9
+
+
+#: Ultimate's one shape: 9×9 cells, three in a row (within a small board, and of them).
+ULTIMATE_SIZE, ULTIMATE_K = 9, 3
+
+
 def other(mark: str) -> str:
     """The opponent of a mark."""
     return O if mark == X else X
@@ -83,11 +96,12 @@ def other(mark: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Board:
-    """An immutable board: `cells` holds X, O or EMPTY for each cell."""
+    """An immutable board: `cells` holds X, O or EMPTY for each cell, read as `variant` says."""
 
     cells: tuple[str, ...]
     size: int = 3
     k: int = 3
+    variant: Variant = Variant.CLASSIC
 
     def __post_init__(self) -> None:
         if len(self.cells) != self.size * self.size:
@@ -96,11 +110,17 @@ class Board:
             raise InvalidBoardError("cells must be X, O, T, S or empty")
         if not 3 <= self.k <= self.size:
             raise InvalidBoardError(f"line length must be from 3 to {self.size}")
+        if self.variant is Variant.ULTIMATE and (self.size, self.k) != (ULTIMATE_SIZE, ULTIMATE_K):
+            raise InvalidBoardError(
+                f"ultimate is {ULTIMATE_SIZE}x{ULTIMATE_SIZE}, {ULTIMATE_K} in a row"
+            )
 
     @classmethod
-    def empty(cls, size: int = 3, k: int | None = None) -> Board:
+    def empty(
+        cls, size: int = 3, k: int | None = None, variant: Variant = Variant.CLASSIC
+    ) -> Board:
         """A board with no marks on it."""
-        return cls((EMPTY,) * (size * size), size, size if k is None else k)
+        return cls((EMPTY,) * (size * size), size, size if k is None else k, variant)
 
     @property
     def is_classic(self) -> bool:
@@ -114,8 +134,8 @@ class Board:
 
     @property
     def shape(self) -> BoardSize:
-        """The size and line length, without the marks."""
-        return BoardSize(self.size, self.k)
+        """The size, line length and variant, without the marks."""
+        return BoardSize(self.size, self.k, self.variant)
 
     def __getitem__(self, cell: int) -> str:
         return self.cells[cell]
@@ -131,7 +151,7 @@ class Board:
         """A copy with `mark` placed at `cell` (no rule checks: see `core.rules.play`)."""
         cells = list(self.cells)
         cells[cell] = mark
-        return Board(tuple(cells), self.size, self.k)
+        return Board(tuple(cells), self.size, self.k, self.variant)
 
     # Coordinate systems. Each converter checks the range and raises OutOfRangeError.
 
@@ -182,20 +202,22 @@ def default_k(size: int) -> int:
 
 @dataclass(frozen=True)
 class BoardSize:
-    """A board size and line length k, before any mark is placed."""
+    """A board size, line length k and variant, before any mark is placed."""
 
     size: int = 3
     k: int = 3
+    variant: Variant = Variant.CLASSIC
 
     def empty_board(self) -> Board:
-        return Board.empty(self.size, self.k)
+        return Board.empty(self.size, self.k, self.variant)
 
     @property
     def is_classic(self) -> bool:
-        return self.size == 3 and self.k == 3
+        return self.size == 3 and self.k == 3 and self.variant is Variant.CLASSIC
 
 
 CLASSIC = BoardSize()
+ULTIMATE = BoardSize(ULTIMATE_SIZE, ULTIMATE_K, Variant.ULTIMATE)
 
 
 def board_size(size: int, k: int | None = None) -> BoardSize | None:

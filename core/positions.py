@@ -1,8 +1,8 @@
 """What a game's board means: k in a row on one board (3×3 to 8×8), or ultimate tic-tac-toe.
 
 Both live in a `GameView` as a `core.board.Board`: ultimate as its 81 cells in
-`core.ultimate.rules`'s order (small board by small board), of the one shape no classic game has
-(9×9, three in a row), with the last move's cell beside it. Everything that plays, judges or
+`core.ultimate.rules`'s order (small board by small board), marked `Variant.ULTIMATE` (shape
+9×9, three in a row), with the last move's cell beside it. Everything that plays, judges or
 thinks asks here, so that the rest of the bot handles one kind of board."""
 
 from __future__ import annotations
@@ -10,8 +10,18 @@ from __future__ import annotations
 import random
 import re
 
+from core.ai import Level
 from core.ai import choose_move as classic_move
-from core.board import EMPTY, Board, BoardSize, CellNumberError, MoveError, NotNumbersError
+from core.board import (
+    EMPTY,
+    ULTIMATE,
+    Board,
+    BoardSize,
+    CellNumberError,
+    MoveError,
+    NotNumbersError,
+    Variant,
+)
 from core.notation import parse_cells, parse_typed_move, plain_digits
 from core.rules import play as classic_play
 from core.rules import winner as classic_winner
@@ -20,29 +30,33 @@ from core.ultimate import ai as ultimate_ai
 from core.ultimate import rules as ultimate
 from core.ultimate.ai import DEFAULT_BUDGET
 
-#: Ultimate tic-tac-toe's shape: nine 3×3 boards, three in a row (no classic game is 9×9).
-ULTIMATE = BoardSize(ultimate.SIZE, 3)
-CLASSIC_VARIANT, ULTIMATE_VARIANT = "classic", "ultimate"
-
 
 def is_ultimate(board: Board | BoardSize) -> bool:
-    return board.size == ULTIMATE.size
+    return board.variant is Variant.ULTIMATE
 
 
-def board_from_text(text: str, size: int | None, k: int | None, seats: int = 2) -> Board:
-    """A stored board: `_` for empty, row by row, or ultimate's cells in their own order.
-    Two players' boards are checked as positions of play; ultimate's, and those of three or
-    four players, have rules of their own."""
-    if size == ULTIMATE.size or seats > 2:
-        cells = tuple(EMPTY if c == "_" else c for c in text)
+def board_from_text(
+    text: str, size: int | None, k: int | None, seats: int = 2, *, variant: Variant | str
+) -> Board:
+    """A stored board: `_` for empty, row by row, or ultimate's cells in their own order
+    (`variant`: the stored `games.variant`). Two players' boards are checked as positions of
+    play; ultimate's, and those of three or four players, have rules of their own."""
+    variant = Variant(variant)
+    if variant is Variant.ULTIMATE:
+        return Board(_cells(text), ULTIMATE.size, ULTIMATE.k, variant)
+    if seats > 2:
         side = size or round(len(text) ** 0.5)
-        return Board(cells, side, k or ULTIMATE.k)
+        return Board(_cells(text), side, k or 3)
     return parse_cells(text, k=k or None)
 
 
-def variant_of(board: Board) -> str:
+def _cells(text: str) -> tuple[str, ...]:
+    return tuple(EMPTY if c == "_" else c for c in text)
+
+
+def variant_of(board: Board) -> Variant:
     """The `games.variant` column's value for a board."""
-    return ULTIMATE_VARIANT if is_ultimate(board) else CLASSIC_VARIANT
+    return board.variant
 
 
 def ultimate_board(board: Board, last_cell: int | None) -> ultimate.UltimateBoard:
@@ -63,7 +77,7 @@ def play(board: Board, last_cell: int | None, cell: int) -> Board:
     if not is_ultimate(board):
         return classic_play(board, cell)
     after = ultimate.play(ultimate_board(board, last_cell), cell)
-    return Board(after.cells, board.size, board.k)
+    return Board(after.cells, board.size, board.k, board.variant)
 
 
 def winner(board: Board, last_cell: int | None) -> str | None:
@@ -89,7 +103,7 @@ def move_error(board: Board, last_cell: int | None, cell: int) -> MoveError | No
 
 
 def choose_move(
-    level: str,
+    level: Level,
     board: Board,
     last_cell: int | None,
     rng: random.Random,

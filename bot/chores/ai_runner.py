@@ -73,7 +73,8 @@ class AiMatchRunner:
         turn in the background, retrying)."""
         if game.is_ai_match or not game.waits_for_ai:
             return game
-        if not lifecycle.is_quick(game.kind_to_move, game):
+        level = game.kind_to_move.level
+        if level is None or not lifecycle.is_quick(level, game):
             return game
         try:
             return await self._ai_turns.step(game.id) or game

@@ -13,14 +13,15 @@ from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game, utcnow
 from bot.games.model import USER, GameStatus, GameView
 from bot.games.store import LOST_RACE, Store
+from core.ai import Level
 from core.board import Board
 from core.positions import choose_move
 
-Thinker = Callable[[str, Board, int | None, int], Awaitable[int]]
+Thinker = Callable[[Level, Board, int | None, int], Awaitable[int]]
 """(level, board, last cell, seed) -> the AI's move, computed off the event loop."""
 
 
-async def think_in_thread(level: str, board: Board, last_cell: int | None, seed: int) -> int:
+async def think_in_thread(level: Level, board: Board, last_cell: int | None, seed: int) -> int:
     """The default thinker: the search in a worker thread."""
     return await asyncio.to_thread(choose_move, level, board, last_cell, random.Random(seed))
 
@@ -39,7 +40,8 @@ class AiTurns:
         snapshot = await self._store.get_game(game_id)
         if snapshot is None or not snapshot.waits_for_ai:
             return None
-        level = snapshot.kind_to_move
+        level = snapshot.kind_to_move.level
+        assert level is not None  # the AI is to move: a kind that is a level
         if lifecycle.is_instant(level, snapshot):
             cell = choose_move(level, snapshot.board, snapshot.last_cell, self._rng)
         else:

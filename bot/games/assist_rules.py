@@ -34,7 +34,7 @@ def take_back(
     take back; STALE when the history does not lead to the board read (another transaction
     changed the game between the two reads)."""
     mark = game.mark_of(user_id)
-    board = Board.empty(game.board.size, game.board.k)
+    board = game.board.shape.empty_board()
     last: int | None = None
     kept: tuple[Board, int | None, int] | None = None
     for number, move in enumerate(history):

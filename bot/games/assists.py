@@ -16,6 +16,7 @@ from bot.games.db.writes import CoreTransaction
 from bot.games.lifecycle import PlayedMove
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.games.store import Loaded, Store
+from core.ai import Level
 from core.solver import best_moves
 
 
@@ -52,7 +53,7 @@ class Assists:
             cell = min(best_moves(game.board))  # the same hint every time it is asked
         else:
             seed = self._rng.getrandbits(32)
-            cell = await self._think("hard", game.board, game.last_cell, seed)
+            cell = await self._think(Level.HARD, game.board, game.last_cell, seed)
         searched = game.board
 
         async def mark_assisted(session: CoreTransaction, loaded: Loaded) -> MoveResult:

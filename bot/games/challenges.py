@@ -225,7 +225,7 @@ def rematch_offer(game: GameView, tapper: PlayerInfo, now: datetime) -> GameView
         seat = {"o_player" if mine == X else "x_player": tapper}
     offer = lifecycle.new_game(
         chat_id=game.chat_id,
-        board=Board.empty(game.board.size, game.board.k),
+        board=game.board.shape.empty_board(),
         x_kind=USER,
         o_kind=USER,
         creator=tapper,

@@ -14,15 +14,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot.games.model import (
-    DRAW,
-    USER,
     EndReason,
     GameStatus,
     GameView,
     MoveStatus,
+    Outcome,
     PlayerInfo,
+    PlayerKind,
+    Result,
     TurnEvent,
 )
+from core.ai import Level
 from core.board import EMPTY, Board, other
 from core.positions import (
     choose_move,
@@ -56,18 +58,18 @@ class Turn:
     moves: tuple[PlayedMove, ...] = ()
 
 
-def is_instant(level: str, game: GameView) -> bool:
+def is_instant(level: Level, game: GameView) -> bool:
     """Moves that take microseconds: every 3×3 move (a table lookup) and easy and medium on
     any board. Only hard on a bigger board searches."""
-    return level != "hard" or game.board.is_classic
+    return level != Level.HARD or game.board.is_classic
 
 
-def is_quick(level: str, game: GameView) -> bool:
+def is_quick(level: Level, game: GameView) -> bool:
     """Moves a person waits for before their own move is shown, so both come in one edit:
     all but hard's on ultimate, which thinks for AI_TIME_BUDGET_SECONDS. Hard on the other
     boards needs at most 50 ms of CPU (core.search.engine.DEFAULT_BUDGET), less than an edit's
     round trip; a "thinking…" edit would cost the player a second of the chat's pace."""
-    return level != "hard" or not is_ultimate(game.board)
+    return level != Level.HARD or not is_ultimate(game.board)
 
 
 def player_refusal(game: GameView, user_id: int) -> MoveStatus | None:
@@ -138,7 +140,7 @@ def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -
         after = replace(
             after,
             status=GameStatus.FINISHED,
-            result=line or DRAW,
+            result=Result.DRAW if line is None else Result.won_by(line),
             end_reason=EndReason.LINE if line else EndReason.FULL,
         )
     return Turn(after, (move,))
@@ -161,7 +163,9 @@ def drop_out(game: GameView, mark: str, reason: EndReason, now: datetime | None)
     after = replace(game, out=game.out + mark)
     left = after.in_play
     if len(left) == 1:
-        return replace(after, status=GameStatus.FINISHED, result=left[0], end_reason=reason)
+        return replace(
+            after, status=GameStatus.FINISHED, result=Result.won_by(left[0]), end_reason=reason
+        )
     if game.to_move == mark:
         started = now if now is not None else after.turn_started_at
         after = replace(after, turn_mark=next_turn(after, mark), nudges=0, turn_started_at=started)
@@ -173,8 +177,8 @@ def ai_replies(turn: Turn, rng: random.Random, now: datetime) -> Turn:
     turn or the game is over. A reply that needs thought is left to the AI-turns runner."""
     game, moves = turn.game, list(turn.moves)
     while game.is_active:
-        level = game.kind_to_move
-        if level == USER or not is_instant(level, game):
+        level = game.kind_to_move.level
+        if level is None or not is_instant(level, game):
             break
         cell = choose_move(level, game.board, game.last_cell, rng)
         played = play_cell(game, cell, None, now)
@@ -208,7 +212,9 @@ def resign(game: GameView, user_id: int, reason: EndReason = EndReason.RESIGNED)
     assert loser is not None
     if game.is_many:
         return drop_out(game, loser, reason, None)
-    return replace(game, status=GameStatus.FINISHED, result=other(loser), end_reason=reason)
+    return replace(
+        game, status=GameStatus.FINISHED, result=Result.won_by(other(loser)), end_reason=reason
+    )
 
 
 def has_moved(game: GameView, user_id: int) -> bool:
@@ -301,24 +307,24 @@ def apply_timeout(game: GameView, event: TurnEvent, now: datetime) -> GameView:
         return replace(
             game,
             status=GameStatus.FINISHED,
-            result=other(game.to_move),
+            result=Result.won_by(other(game.to_move)),
             end_reason=EndReason.TIMEOUT,
         )
     return replace(game, nudges=1)
 
 
-def outcome_for(result: str | None, mark: str) -> str:
-    """`win`, `loss` or `draw` for the side `mark` of a finished game."""
-    if result == DRAW:
-        return "draw"
-    return "win" if result == mark else "loss"
+def outcome_for(result: Result | None, mark: str) -> Outcome:
+    """A win, loss or draw for the side `mark` of a finished game."""
+    if result == Result.DRAW:
+        return Outcome.DRAW
+    return Outcome.WIN if result == mark else Outcome.LOSS
 
 
 def new_game(
     *,
     board: Board,
-    x_kind: str,
-    o_kind: str,
+    x_kind: PlayerKind,
+    o_kind: PlayerKind,
     creator: PlayerInfo | None,
     now: datetime,
     x_player: PlayerInfo | None = None,

@@ -9,14 +9,62 @@ from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
 
-from core.ai import LEVELS
+from core.ai import Level
 from core.board import SEAT_MARKS, Board, MoveError, O, T, X
 from core.rules import turn
 
-USER = "user"  # a person (in `x_kind`/`o_kind`); the other kinds are the AI levels
+
+class PlayerKind(StrEnum):
+    """Who plays a side: a person, or the AI at a level of `core.ai.Level` (the same words).
+    The values are the stored `x_kind`/`o_kind` and the words of buttons and /start."""
+
+    USER = "user"
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+
+    @property
+    def level(self) -> Level | None:
+        """The AI's level, None for a person."""
+        return None if self is PlayerKind.USER else Level(self.value)
+
+    @classmethod
+    def of(cls, level: Level) -> PlayerKind:
+        """The kind of a side the AI plays at `level`."""
+        return cls(level.value)
+
+
+USER = PlayerKind.USER  # a person (in `x_kind`/`o_kind`); the other kinds are the AI levels
+PLAYER_KINDS = tuple(PlayerKind)
 HUMAN = "human"  # the opponent kind of a game between two people, in stats
-PLAYER_KINDS = (USER, *LEVELS)
-DRAW = "draw"  # the stored result of a drawn game (X and O for a win)
+
+
+class Result(StrEnum):
+    """A finished game's result (the stored `result`): the mark of the side that won (🔺 T or
+    🟦 S too, in games of more), or a draw."""
+
+    X = "X"
+    O = "O"
+    T = "T"
+    S = "S"
+    DRAW = "draw"
+
+    @property
+    def winner(self) -> str | None:
+        """The mark that won, None for a draw."""
+        return None if self is Result.DRAW else self.value
+
+    @classmethod
+    def won_by(cls, mark: str) -> Result:
+        return cls(mark)
+
+
+class Outcome(StrEnum):
+    """A finished game as one side sees it (records, streaks)."""
+
+    WIN = "win"
+    LOSS = "loss"
+    DRAW = "draw"
 
 
 class GameStatus(StrEnum):
@@ -92,15 +140,15 @@ class GameView:
     message_id: int | None
     inline_message_id: str | None
     board: Board
-    x_kind: str
-    o_kind: str
+    x_kind: PlayerKind
+    o_kind: PlayerKind
     x_player_id: int | None
     o_player_id: int | None
     x_name: str | None
     o_name: str | None
-    status: str
-    result: str | None
-    end_reason: str | None
+    status: GameStatus
+    result: Result | None
+    end_reason: EndReason | None
     language: str | None = None
     created_by_id: int | None = None
     invited_player_id: int | None = None
@@ -176,8 +224,9 @@ class GameView:
     def is_finished(self) -> bool:
         return self.status == GameStatus.FINISHED
 
-    def kind_of(self, mark: str) -> str:
-        return {X: self.x_kind, O: self.o_kind}.get(mark, USER)
+    def kind_of(self, mark: str) -> PlayerKind:
+        # As a kind even where the view was made of plain words (a test's, a script's).
+        return PlayerKind({X: self.x_kind, O: self.o_kind}.get(mark, USER))
 
     def player_id_of(self, mark: str) -> int | None:
         seats = {X: self.x_player_id, O: self.o_player_id, T: self.t_player_id}
@@ -195,7 +244,7 @@ class GameView:
         return next((mark for mark in self.marks if self.is_player(mark, user_id)), None)
 
     @property
-    def kind_to_move(self) -> str:
+    def kind_to_move(self) -> PlayerKind:
         return self.kind_of(self.to_move)
 
     @property

@@ -10,7 +10,6 @@ from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import (
-    PLAYER_KINDS,
     USER,
     BoardRef,
     Claim,
@@ -18,11 +17,12 @@ from bot.games.model import (
     MoveResult,
     MoveStatus,
     PlayerInfo,
+    PlayerKind,
     StartResult,
     UpdateClaim,
 )
 from bot.games.store import LOST_RACE, Loaded, Store
-from core.ai import LEVELS
+from core.ai import LEVELS, Level
 from core.board import Board, MoveError
 from core.positions import parse_typed
 
@@ -38,8 +38,8 @@ class Play:
         self,
         chat_id: int,
         user: PlayerInfo,
-        x_kind: str,
-        o_kind: str,
+        x_kind: PlayerKind,
+        o_kind: PlayerKind,
         *,
         replace_current: bool = True,
         board: Board | None = None,
@@ -51,8 +51,7 @@ class Play:
         through the AI-turns runner). With `claim`, the update is claimed with the game.
         `replace_current` closes the chat's live games, but one the sender moved in only with
         `resign_underway` (a loss): else nothing starts, and `underway` names that game."""
-        if x_kind not in PLAYER_KINDS or o_kind not in PLAYER_KINDS:
-            raise ValueError(f"unknown player kinds {x_kind!r}, {o_kind!r}")
+        x_kind, o_kind = PlayerKind(x_kind), PlayerKind(o_kind)  # ValueError for other words
 
         args = (chat_id, user, x_kind, o_kind, replace_current, board, claim, resign_underway)
         try:
@@ -64,8 +63,8 @@ class Play:
         self,
         chat_id: int,
         user: PlayerInfo,
-        x_kind: str,
-        o_kind: str,
+        x_kind: PlayerKind,
+        o_kind: PlayerKind,
         replace_current: bool,
         board: Board | None,
         claim: UpdateClaim | None,
@@ -126,7 +125,7 @@ class Play:
         inline_message_id: str,
         user: PlayerInfo,
         creator_id: int,
-        level: str,
+        level: Level,
         cell: int,
         board: Board | None = None,
     ) -> MoveResult:
@@ -149,7 +148,7 @@ class Play:
                     inline_message_id=inline_message_id,
                     board=board,
                     x_kind=USER,
-                    o_kind=level,
+                    o_kind=PlayerKind.of(Level(level)),
                     x_player=player,
                     creator=player,
                     now=now,

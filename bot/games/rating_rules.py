@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.games.model import DRAW, USER, GameStatus, GameView
+from bot.games.model import USER, GameStatus, GameView, Result
+from core.ai import Level
 from core.board import Board, O, X, other
 from core.glicko2 import Rating
 from core.positions import is_ultimate
@@ -27,10 +28,10 @@ AI_PREFIX = "ai:"
 #: The AI levels' ratings per class, fixed (they do not learn): fitted by bench/ratings.py to
 #: games of each level against the others, Easy anchored at 1000 (see bench/README.md). Where
 #: a level never dropped a point (big boards, ultimate) the gap is the fit's prior, a floor.
-AI_RATINGS: dict[str, dict[str, float]] = {
-    CLASSIC_POOL: {"easy": 1000.0, "medium": 1280.0, "hard": 1430.0},
-    BIG_POOL: {"easy": 1000.0, "medium": 1650.0, "hard": 2290.0},
-    ULTIMATE_POOL: {"easy": 1000.0, "medium": 1380.0, "hard": 1770.0},
+AI_RATINGS: dict[str, dict[Level, float]] = {
+    CLASSIC_POOL: {Level.EASY: 1000.0, Level.MEDIUM: 1280.0, Level.HARD: 1430.0},
+    BIG_POOL: {Level.EASY: 1000.0, Level.MEDIUM: 1650.0, Level.HARD: 2290.0},
+    ULTIMATE_POOL: {Level.EASY: 1000.0, Level.MEDIUM: 1380.0, Level.HARD: 1770.0},
 }
 #: How sure the AI levels' ratings are: measured over hundreds of games.
 AI_DEVIATION = 50.0
@@ -48,11 +49,11 @@ def ai_pool(pool: str) -> str:
     return AI_PREFIX + pool
 
 
-def ai_rating(pool: str, level: str) -> Rating:
+def ai_rating(pool: str, level: Level) -> Rating:
     return Rating(AI_RATINGS[pool][level], AI_DEVIATION)
 
 
-def nearest_level(pool: str, rating: float) -> str:
+def nearest_level(pool: str, rating: float) -> Level:
     """The AI level whose rating is nearest `rating` (offered to a player nobody came for)."""
     levels = AI_RATINGS[pool]
     return min(levels, key=lambda level: abs(levels[level] - rating))
@@ -65,7 +66,7 @@ class RatedGame:
 
     pool: str
     scores: dict[str, float]  # mark → score (1, ½, 0), people's sides only
-    ai_level: str | None = None
+    ai_level: Level | None = None
 
 
 def rated_game(game: GameView) -> RatedGame | None:
@@ -78,7 +79,7 @@ def rated_game(game: GameView) -> RatedGame | None:
     pool = pool_of(game.board)
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
-        level = game.kind_of(other(person))
+        level = game.kind_of(other(person)).level
         if game.status != GameStatus.FINISHED:
             return None
         return RatedGame(ai_pool(pool), {person: score(game.result, person)}, level)
@@ -89,8 +90,8 @@ def rated_game(game: GameView) -> RatedGame | None:
     return RatedGame(pool, {X: score(game.result, X), O: score(game.result, O)})
 
 
-def score(result: str | None, mark: str) -> float:
-    if result == DRAW:
+def score(result: Result | None, mark: str) -> float:
+    if result == Result.DRAW:
         return 0.5
     return 1.0 if result == mark else 0.0
 

@@ -13,7 +13,7 @@ from bot.games.db import statements
 from bot.games.db.models import Game, aware
 from bot.games.db.writes import CoreTransaction
 from bot.games.live_games import Loaded
-from bot.games.model import LIVE, GameView
+from bot.games.model import LIVE, EndReason, GameStatus, GameView, PlayerKind, Result
 from core.positions import board_from_text
 
 #: Where reads run: an ORM session, or a write transaction (`Store.transaction`).
@@ -26,9 +26,14 @@ def view_of(row: Any) -> Loaded:
     values["turn_started_at"] = aware(row.turn_started_at)
     values["nudges"] = row.nudges or 0
     values["assisted"] = bool(row.assisted)
+    # The stored words, as the enums they are (the same strings: StrEnum).
+    values["x_kind"], values["o_kind"] = PlayerKind(row.x_kind), PlayerKind(row.o_kind)
+    values["status"] = GameStatus(row.status)
+    values["result"] = None if row.result is None else Result(row.result)
+    values["end_reason"] = None if row.end_reason is None else EndReason(row.end_reason)
     view = GameView(
         id=row.id,
-        board=board_from_text(row.board, row.size, row.k, row.seats),
+        board=board_from_text(row.board, row.size, row.k, row.seats, variant=row.variant),
         x_name=row.x_name,
         o_name=row.o_name,
         t_name=row.t_name,

@@ -7,7 +7,7 @@ from sqlalchemy import or_
 from bot.games import reads
 from bot.games.db.models import Game
 from bot.games.lifecycle import outcome_for
-from bot.games.model import HUMAN, USER, GameStatus
+from bot.games.model import HUMAN, USER, GameStatus, Outcome
 from bot.games.store import Store
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
@@ -47,7 +47,7 @@ class Records:
                 assisted.add(outcome)  # helped: neither a record against the AI nor a streak
                 continue
             by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)
-            streak = streak + 1 if outcome == "win" else 0
+            streak = streak + 1 if outcome == Outcome.WIN else 0
             best = max(best, streak)
         return Stats(by_opponent, current_streak=streak, best_streak=best, assisted=assisted)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from bot.games.model import GameView
+from bot.games.model import GameView, Outcome
 
 
 @dataclass
@@ -19,10 +19,10 @@ class Record:
     def played(self) -> int:
         return self.wins + self.losses + self.draws
 
-    def add(self, outcome: str) -> None:
-        if outcome == "win":
+    def add(self, outcome: Outcome) -> None:
+        if outcome == Outcome.WIN:
             self.wins += 1
-        elif outcome == "loss":
+        elif outcome == Outcome.LOSS:
             self.losses += 1
         else:
             self.draws += 1

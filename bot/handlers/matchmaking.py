@@ -18,7 +18,7 @@ from telegram import (
 
 from bot.context import BotContext
 from bot.games.matchmaking import JoinStatus
-from bot.games.model import USER
+from bot.games.model import USER, PlayerKind
 from bot.games.pairing import board_key, board_of_key
 from bot.handlers.common import (
     answer,
@@ -119,7 +119,9 @@ async def tap_queue(update: Update, context: BotContext) -> None:
             return
         await edit_tapped(query.edit_message_reply_markup(None))
         board = board_of_key(tap.board or "3x3").shape
-        await start_game(context, chat, query.from_user, GameSpec(USER, tap.level, board))
+        await start_game(
+            context, chat, query.from_user, GameSpec(USER, PlayerKind.of(tap.level), board)
+        )
         return
     await answer(query)
     board = board_of_key(tap.board or "3x3").shape

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TypedDict
 
-from bot.games.model import DRAW, FORFEITS, EndReason, GameView
+from bot.games.model import FORFEITS, EndReason, GameView, Result
 from bot.views.card import Card
 from bot.views.render import player_name
 from bot.views.texts import Texts
@@ -65,7 +65,7 @@ def card_of(game: GameView, tr: Texts) -> Card:
 
 
 def _result(game: GameView, names: dict[str, str], tr: Texts) -> str:
-    if game.result == DRAW or game.result is None:
+    if game.result == Result.DRAW or game.result is None:
         return tr.RESULT_DRAW
     if game.is_many:
         return tr.RESULT_NAME_WON.format(name=names[game.result])

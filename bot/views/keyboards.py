@@ -7,7 +7,7 @@ from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
-from bot.games.model import USER, GameStatus, GameView
+from bot.games.model import USER, GameStatus, GameView, PlayerKind
 from bot.views import ultimate as ultimate_view
 from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.wire.callback_data import (
@@ -34,7 +34,7 @@ from bot.wire.callback_data import (
 )
 from bot.wire.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from bot.wire.queue_data import block_player_data, play_someone_data
-from core.ai import LEVELS
+from core.ai import LEVELS, Level
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.positions import ULTIMATE, is_ultimate
 from core.rules import winning_cells
@@ -66,14 +66,16 @@ def menu_keyboard(
     tap would redraw their menu or start a game from it, so it is refused (anyone can send
     /start for a menu of their own)."""
 
-    def new(x_kind: str, o_kind: str, size: BoardSize = board, seats: int = 2) -> str:
+    def new(x_kind: PlayerKind, o_kind: PlayerKind, size: BoardSize = board, seats: int = 2) -> str:
         return new_game_data(x_kind, o_kind, size, seats, owner=owner)
 
     as_x = [
-        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new(USER, lv)) for lv in LEVELS
+        _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new(USER, PlayerKind.of(lv)))
+        for lv in LEVELS
     ]
     as_o = [
-        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new(lv, USER)) for lv in LEVELS
+        _button(tr.MENU_PLAY_O.format(level=tr.LEVEL_NAMES[lv]), new(PlayerKind.of(lv), USER))
+        for lv in LEVELS
     ]
     people = tr.MENU_CHALLENGE if group else tr.MENU_TWO_PLAYERS
     sizes = [
@@ -91,10 +93,13 @@ def menu_keyboard(
         [
             as_x,
             as_o,
-            [_button(people, new(USER, USER)), _button(tr.MENU_AI_MATCH, new("medium", "hard"))],
+            [
+                _button(people, new(USER, USER)),
+                _button(tr.MENU_AI_MATCH, new(PlayerKind.MEDIUM, PlayerKind.HARD)),
+            ],
             sizes,
             [
-                _button(tr.MENU_ULTIMATE_AI, new(USER, "hard", ULTIMATE)),
+                _button(tr.MENU_ULTIMATE_AI, new(USER, PlayerKind.HARD, ULTIMATE)),
                 _button(tr.MENU_ULTIMATE_PEOPLE, new(USER, USER, ULTIMATE)),
             ],
             *([many] if group else []),  # games for three and four people: groups only
@@ -287,7 +292,7 @@ def inline_challenge_keyboard(
 
 
 def inline_ai_keyboard(
-    tr: Texts, creator_id: int, level: str, board: BoardSize = CLASSIC, *, key: bytes
+    tr: Texts, creator_id: int, level: Level, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
     """An empty board posted through inline mode; the game starts with the first tap."""
 

@@ -12,6 +12,7 @@ from bot.games.rating_rules import nearest_level, pool_of
 from bot.views.render import BoardMessage
 from bot.views.texts import Texts
 from bot.wire.queue_data import STOP_LOOKING, play_ai_data
+from core.ai import Level
 from core.positions import is_ultimate
 
 
@@ -23,7 +24,7 @@ def board_label(key: str, tr: Texts) -> str:
     return "3×3" if board.is_classic else tr.BOARD_SIZE.format(size=board.size, k=board.k)
 
 
-def offered_level(waiting: Waiting) -> str:
+def offered_level(waiting: Waiting) -> Level:
     """The AI level offered to someone nobody came for: the nearest to their rating."""
     return nearest_level(pool_of(board_of_key(waiting.board)), waiting.rating)
 

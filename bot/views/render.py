@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
 
-from bot.games.model import DRAW, FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView
+from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.views.keyboards import board_keyboard
 from bot.views.rating import first_name, rating_lines
@@ -183,7 +183,7 @@ def _out_lines(game: GameView, tr: Texts) -> list[str]:
 
 def _result_lines(game: GameView, tr: Texts) -> list[str]:
     # The Hyperskill words (`X wins`, `O wins`, `Draw`) in the board's language.
-    if game.result == DRAW:
+    if game.result == Result.DRAW:
         return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]
     winner = game.result or "X"
     if game.is_many:

@@ -36,7 +36,7 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import USER, BoardRef, GameView, PlayerInfo
+from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind
 from bot.resources import Resources, Running
 from bot.webapp.actions import REFUSED, act, is_int, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
@@ -211,7 +211,8 @@ class MiniApp:
         shape = board_size(size) if is_int(size) and size in SIZES else None
         if level not in LEVELS or mark not in ("X", "O") or shape is None:
             raise error(400, "a new game is {level, mark, size}", "invalid")
-        x_kind, o_kind = (USER, level) if mark == X else (level, USER)
+        ai = PlayerKind(level)
+        x_kind, o_kind = (USER, ai) if mark == X else (ai, USER)
         games = self.running.games
         started = await games.play.start_game(
             user.id,

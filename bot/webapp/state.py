@@ -78,7 +78,7 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         # The stored game's write counter: it only grows, so the page can tell an older
         # picture (a move's answer that came after the live stream's newer one) and skip it.
         "stored": game.version,
-        "variant": "ultimate" if is_ultimate(board) else "classic",
+        "variant": board.variant,
         "size": board.size,
         "k": board.k,
         "cells": "".join("_" if mark == EMPTY else mark for mark in board.cells),
@@ -168,7 +168,7 @@ def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
     opponent = next((m for m in MARKS if m not in sides), None)
     return {
         "id": game.id,
-        "variant": "ultimate" if is_ultimate(game.board) else "classic",
+        "variant": game.board.variant,
         "size": game.board.size,
         "k": game.board.k,
         "status": str(game.status),

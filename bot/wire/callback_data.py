@@ -30,9 +30,10 @@ import hmac
 import re
 from dataclasses import dataclass, field, replace
 
-from bot.games.model import PLAYER_KINDS, USER
+from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from bot.views.texts import available_languages
-from core.ai import LEVELS
+from bot.wire.game_spec import kind_pair
+from core.ai import LEVELS, Level
 from core.board import CLASSIC, MARKS, BoardSize, board_size
 from core.positions import ULTIMATE
 
@@ -93,8 +94,8 @@ class GameTap:
 
 @dataclass(frozen=True)
 class NewGameTap:
-    x_kind: str
-    o_kind: str
+    x_kind: PlayerKind
+    o_kind: PlayerKind
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4: a game of more people (all of them `user`)
     owner: int | None = None  # whose buttons these are (None: data from before owners)
@@ -123,7 +124,7 @@ class InlineJoinTap:
 @dataclass(frozen=True)
 class InlineAiTap:
     creator_id: int
-    level: str
+    level: Level
     cell: int
     board: BoardSize = CLASSIC
     payload: str = field(default="", compare=False, repr=False)
@@ -231,8 +232,8 @@ def _owner_suffix(owner: int | None) -> str:
 
 
 def new_game_data(
-    x_kind: str,
-    o_kind: str,
+    x_kind: PlayerKind,
+    o_kind: PlayerKind,
     board: BoardSize = CLASSIC,
     seats: int = 2,
     owner: int | None = None,
@@ -278,7 +279,7 @@ def inline_join_data(
 
 
 def inline_ai_data(
-    creator_id: int, level: str, cell: int, board: BoardSize = CLASSIC, *, key: bytes
+    creator_id: int, level: Level, cell: int, board: BoardSize = CLASSIC, *, key: bytes
 ) -> str:
     payload = f"{INLINE_AI}:{creator_id}:{level}:{cell}{_size_suffix(board)}"
     return f"{payload}:{_signature(payload, key)}"
@@ -341,8 +342,8 @@ def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
     if kind == MENU_DATA and not fields:
         return MenuTap(board)
     resigning = kind == NEW_GAME_RESIGNING
-    if new_game and len(fields) == 2 and all(f in PLAYER_KINDS for f in fields):
-        return NewGameTap(fields[0], fields[1], board, resign_underway=resigning)
+    if new_game and (pair := kind_pair(fields)) is not None:
+        return NewGameTap(*pair, board, resign_underway=resigning)
     if new_game and len(fields) in (3, 4) and set(fields) == {USER}:
         return NewGameTap(USER, USER, board, len(fields), resign_underway=resigning)
     if kind == INLINE_JOIN and len(fields) == 2 and fields[1] in MARKS:
@@ -354,7 +355,7 @@ def _parse_tap(kind: str, fields: list[str], data: str) -> Tap | None:
         creator, cell = plain_int(fields[0]), plain_int(fields[2])
         if creator is None or cell is None:
             return None
-        return InlineAiTap(creator, fields[1], cell, board, payload, signature)
+        return InlineAiTap(creator, Level(fields[1]), cell, board, payload, signature)
     numbers = [plain_int(f) for f in fields]
     if not numbers or any(n is None for n in numbers):
         return None
@@ -385,7 +386,7 @@ def _split_size(fields: list[str], plain: int | None) -> tuple[list[str], BoardS
     size, k = plain_int(fields[-2]), plain_int(fields[-1])
     if size is None or k is None:
         return fields, None
-    if BoardSize(size, k) == ULTIMATE:
+    if (size, k) == (ULTIMATE.size, ULTIMATE.k):  # ultimate's data: its shape, `9:3`
         return fields[:-2], ULTIMATE
     return fields[:-2], board_size(size, k)
 

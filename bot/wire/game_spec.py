@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.games.model import PLAYER_KINDS, USER
+from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from core.board import CLASSIC, SIZES, BoardSize, board_size
 from core.positions import ULTIMATE
 
@@ -27,10 +28,17 @@ MANY_SIZES = range(5, 9)
 
 @dataclass(frozen=True)
 class GameSpec:
-    x_kind: str
-    o_kind: str
+    x_kind: PlayerKind
+    o_kind: PlayerKind
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4 people, all `user`
+
+
+def kind_pair(words: Sequence[str]) -> tuple[PlayerKind, PlayerKind] | None:
+    """The kinds of X and O named by two words (`user hard`), or None."""
+    if len(words) != 2 or not all(word in PLAYER_KINDS for word in words):
+        return None
+    return PlayerKind(words[0]), PlayerKind(words[1])
 
 
 def parse_board_size(words: list[str]) -> BoardSize | None:
@@ -56,7 +64,7 @@ def parse_play_args(args: list[str]) -> BoardSize | None:
     return ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
 
 
-def _many(kinds: list[str], words: list[str]) -> GameSpec | None:
+def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:
     """`user user user [size [k]]`: a game for three or four people, on 5×5 to 8×8."""
     if set(kinds) != {USER}:
         return None
@@ -77,9 +85,9 @@ def parse_start_args(args: list[str]) -> GameSpec | None:
     ultimate = bool(words) and words[0] == ULTIMATE_WORD
     if ultimate:
         words = words[1:] or ["hard"]
-    kinds: list[str] = []
+    kinds: list[PlayerKind] = []
     while words and words[0] in PLAYER_KINDS and len(kinds) < 4:
-        kinds.append(words.pop(0))
+        kinds.append(PlayerKind(words.pop(0)))
     if len(kinds) > 2:
         return None if ultimate else _many(kinds, words)
     size = (None if words else ULTIMATE) if ultimate else parse_board_size(words)

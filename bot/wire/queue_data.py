@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from bot.games.pairing import ULTIMATE_KEY, board_key
 from bot.wire.callback_data import MAX_GAME_ID, plain_int
-from core.ai import LEVELS
+from core.ai import LEVELS, Level
 from core.board import Board, BoardSize
 
 PLAY_SOMEONE, STOP_LOOKING, PLAY_AI_INSTEAD, BLOCK_PLAYER, LADDER = "qp", "qc", "qa", "bk", "lad"
@@ -32,7 +32,7 @@ class QueueTap:
 
     kind: str
     board: str | None = None
-    level: str | None = None
+    level: Level | None = None
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def play_someone_data(board: Board | BoardSize) -> str:
     return f"{PLAY_SOMEONE}:{board_key(board)}"
 
 
-def play_ai_data(level: str, board: str) -> str:
+def play_ai_data(level: Level, board: str) -> str:
     return f"{PLAY_AI_INSTEAD}:{level}:{board}"
 
 
@@ -71,7 +71,7 @@ def parse(data: str | None) -> QueueTap | BlockPlayerTap | LadderTap | None:
     if kind == PLAY_SOMEONE and len(fields) == 1 and _is_board(fields[0]):
         return QueueTap(kind, fields[0])
     if kind == PLAY_AI_INSTEAD and len(fields) == 2 and fields[0] in LEVELS:
-        return QueueTap(kind, fields[1], fields[0]) if _is_board(fields[1]) else None
+        return QueueTap(kind, fields[1], Level(fields[0])) if _is_board(fields[1]) else None
     if kind == BLOCK_PLAYER and len(fields) == 1:
         game_id = plain_int(fields[0])
         return None if game_id is None or game_id > MAX_GAME_ID else BlockPlayerTap(game_id)

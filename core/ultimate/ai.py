@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.ai import LEVELS, move_at_level
+from core.ai import LEVELS, Level, move_at_level
 from core.board import GameOverError
 from core.search.engine import Clock
 from core.ultimate.mcts import Tree, iterate, ranked_children, settled
@@ -155,13 +155,13 @@ def hard_move(
 
 
 # The same levels as on the classic boards (core.ai.LEVELS), in the same order.
-STRATEGIES: dict[str, UltimateStrategy] = dict(
+STRATEGIES: dict[Level, UltimateStrategy] = dict(
     zip(LEVELS, (easy_move, medium_move, hard_move), strict=True)
 )
 
 
 def choose_move(
-    level: str, board: UltimateBoard, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
+    level: Level, board: UltimateBoard, rng: random.Random, *, time_budget: float = DEFAULT_BUDGET
 ) -> int:
     """The move of the AI at `level` (one of LEVELS); `hard` thinks up to `time_budget` s."""
     return move_at_level(STRATEGIES, level, board, rng, time_budget)

@@ -26,6 +26,7 @@ from functools import cache, lru_cache
 
 from core.board import (
     EMPTY,
+    ULTIMATE_SIZE,
     CellOccupiedError,
     GameOverError,
     InvalidBoardError,
@@ -37,7 +38,7 @@ from core.board import (
 )
 from core.rules import DRAW, NOT_FINISHED, O_WINS, X_WINS
 
-SIZE = 9  # rows and columns of the whole grid, and the size OutOfRangeError reports
+SIZE = ULTIMATE_SIZE  # rows and columns of the whole grid (9), the size OutOfRangeError reports
 CELLS = SIZE * SIZE
 DRAWN = "draw"  # block_result of a full small board without a line
 

@@ -10,10 +10,22 @@ from core.board import (
     Board,
     CellNumberError,
     CellOccupiedError,
+    InvalidBoardError,
     NotNumbersError,
     OutOfRangeError,
+    Variant,
 )
-from core.positions import ULTIMATE, cell_words, parse_typed, play, ultimate_board
+from core.notation import format_cells
+from core.positions import (
+    ULTIMATE,
+    board_from_text,
+    cell_words,
+    is_ultimate,
+    parse_typed,
+    play,
+    ultimate_board,
+    variant_of,
+)
 from core.ultimate import rules as ultimate
 
 
@@ -75,3 +87,15 @@ def test_ultimate_cell_number_out_of_range_names_the_cells() -> None:
     with pytest.raises(CellNumberError) as caught:
         parse_typed("10", board, 4 * 9 + 2)
     assert caught.value.cells == 9
+
+
+def test_ultimate_is_the_variant_a_board_carries_not_its_size() -> None:
+    board, _ = _ultimate_after(5, 0)
+    assert is_ultimate(board) and board.shape == ULTIMATE and variant_of(board) == "ultimate"
+    assert not is_ultimate(Board.empty(9, 3))  # the same shape, read as nine in a row
+    assert variant_of(Board.empty()) is Variant.CLASSIC == "classic"
+    stored = board_from_text(format_cells(board), 9, 3, variant="ultimate")
+    assert stored == board and is_ultimate(stored)
+    assert not is_ultimate(board_from_text("X" + "_" * 8, 3, 3, variant=Variant.CLASSIC))
+    with pytest.raises(InvalidBoardError):
+        Board.empty(8, 3, Variant.ULTIMATE)

@@ -15,10 +15,15 @@ from bot.games.model import (
     GameStatus,
     GameView,
     MoveStatus,
+    Outcome,
     PlayerInfo,
+    PlayerKind,
+    Result,
     TurnEvent,
 )
-from core.board import Board
+from bot.wire.callback_data import inline_ai_data, new_game_data, parse_callback_data
+from core.ai import Level
+from core.board import SEAT_MARKS, Board
 from core.notation import format_cells, parse_cells
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -141,3 +146,24 @@ def test_leaving_resigns_then_the_game_forgets_the_user() -> None:
     gone = lifecycle.anonymize(left, BOB.id)
     assert (gone.x_player_id, gone.o_player_id) == (ALICE.id, None)
     assert lifecycle.leave(gone, BOB.id) == gone  # already over: nothing more to end
+
+
+def test_kinds_results_and_outcomes_are_enums_of_the_stored_words() -> None:
+    assert [*PlayerKind] == ["user", "easy", "medium", "hard"]
+    assert [kind.level for kind in PlayerKind] == [None, *Level]
+    assert all(PlayerKind.of(level).level is level for level in Level)
+    assert [*Result] == [*SEAT_MARKS, "draw"] and Result.DRAW.winner is None
+    assert Result.won_by("O").winner == "O"
+    won = replace(duel(), status=GameStatus.FINISHED, result=Result.won_by("X"))
+    assert lifecycle.outcome_for(won.result, "X") is Outcome.WIN == "win"
+    assert lifecycle.outcome_for(won.result, "O") is Outcome.LOSS == "loss"
+    assert lifecycle.outcome_for(Result.DRAW, "O") is Outcome.DRAW == "draw"
+
+
+def test_buttons_carry_the_same_words_and_parse_back_to_kinds() -> None:
+    data = new_game_data(USER, PlayerKind.HARD)
+    assert data == "n:user:hard"
+    tap = parse_callback_data(data)
+    assert tap is not None and getattr(tap, "o_kind", None) is PlayerKind.HARD
+    ai = parse_callback_data(inline_ai_data(7, Level.MEDIUM, 4, key=b"k"))
+    assert ai is not None and getattr(ai, "level", None) is Level.MEDIUM
