@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from bot.wire import callback_data as cd
-from bot.wire import queue_data as qd
 from core.board import BoardSize
 
 CORPUS = json.loads((Path(__file__).parent / "wire_corpus.json").read_text(encoding="utf-8"))
@@ -37,59 +36,18 @@ def describe(tap: object) -> dict[str, Any] | None:
 
 def tap_of(described: dict[str, Any]) -> Any:
     values = dict(described)
-    kind = getattr(cd, values.pop("type"), None) or getattr(qd, described["type"])
+    kind = getattr(cd, values.pop("type"))
     if "board" in values and isinstance(values["board"], list):
         values["board"] = BoardSize(*values["board"])
     return kind(**values)
 
 
 def parse(data: str) -> object:
-    return cd.parse_callback_data(data) or qd.parse(data)
+    return cd.parse_callback_data(data)
 
 
 def pack(tap: Any) -> str:
-    """Today's packers, by kind."""
-    owner = getattr(tap, "owner", None)
-    match tap:
-        case cd.CellTap(game_id, ply, cell):
-            return cd.cell_data(game_id, ply, cell)
-        case cd.ResignTap(game_id, ply):
-            return cd.resign_data(game_id, ply)
-        case cd.ResignAnswer(confirmed, game_id, ply, user_id):
-            return cd.resign_answer_data(confirmed, game_id, ply, user_id)
-        case cd.AssistTap(action, game_id, ply):
-            return cd.assist_data(action, game_id, ply)
-        case cd.BlockTap(game_id, ply, block):
-            return cd.block_data(game_id, ply, block)
-        case cd.GameTap(action, game_id):
-            return cd.game_data(action, game_id)
-        case cd.NewGameTap(x, o, board, seats, _, resigning):
-            return cd.new_game_data(x, o, board, seats, owner, resign_underway=resigning)
-        case cd.KeepPlayingTap():
-            return cd.keep_playing_data(owner) if owner is not None else cd.KEEP_PLAYING
-        case cd.InlineJoinTap(creator, mark, board):
-            return cd.inline_join_data(creator, mark, board, key=KEY)
-        case cd.InlineAiTap(creator, level, cell, board):
-            return cd.inline_ai_data(creator, level, cell, board, key=KEY)
-        case cd.ForgetTap(confirmed, user_id):
-            return cd.forget_data(confirmed, user_id)
-        case cd.MenuTap(board):
-            return cd.menu_data(board, owner)
-        case cd.HelpTap():
-            return cd.help_data(owner)
-        case cd.LanguageTap(code):
-            return cd.language_data(code, owner)
-        case qd.QueueTap(qd.STOP_LOOKING):
-            return qd.STOP_LOOKING
-        case qd.QueueTap(qd.PLAY_SOMEONE, board):
-            return f"{qd.PLAY_SOMEONE}:{board}"
-        case qd.QueueTap(qd.PLAY_AI_INSTEAD, board, level):
-            return qd.play_ai_data(level, board)
-        case qd.BlockPlayerTap(game_id):
-            return qd.block_player_data(game_id)
-        case qd.LadderTap(on):
-            return qd.ladder_data(on)
-    raise AssertionError(f"unknown tap {tap!r}")
+    return cd.pack(tap, key=KEY)
 
 
 ENTRIES = [(entry["data"], entry["tap"]) for entry in CORPUS["packed"] + CORPUS["raw"]]
