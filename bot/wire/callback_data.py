@@ -253,6 +253,10 @@ GAME, ID = Number(MAX_GAME_ID), Number()
 KIND, LEVEL = Choice(lambda: PLAYER_KINDS), Choice(lambda: LEVELS)
 BOARD_KEY = Checked(_is_board_key)
 BOARD, CHAT, INLINE, ANYWHERE = Place.BOARD, Place.CHAT, Place.INLINE, Place.ANYWHERE
+#: A new game's buttons (n, nr): a menu's, for any board; X's and O's kinds, then one or two
+#: more `user`s for a game of three or four.
+NEW: dict[str, Any] = {"sized": True, "owned": True, "check": _seated}
+PLAYERS: dict[str, Any] = {"x_kind": KIND, "o_kind": KIND, "seats": Count(USER, base=2, up_to=2)}
 
 #: Every kind of button: prefix, tap, where it lives, then its values in the order written.
 TABLE = Table(
@@ -263,21 +267,8 @@ TABLE = Table(
     *(button(a, AssistTap, BOARD, action=a, game_id=GAME, ply=ID) for a in (HINT, UNDO)),
     button(BLOCK, BlockTap, BOARD, game_id=GAME, ply=ID, block=Optional(Number(8))),
     *(button(action, GameTap, BOARD, action=action, game_id=GAME) for action in GAME_ACTIONS),
-    *(
-        button(
-            prefix,
-            NewGameTap,
-            CHAT,
-            sized=True,
-            owned=True,
-            check=_seated,
-            resign_underway=prefix == NEW_GAME_RESIGNING,
-            x_kind=KIND,
-            o_kind=KIND,
-            seats=Count(USER, base=2, up_to=2),
-        )
-        for prefix in (NEW_GAME, NEW_GAME_RESIGNING)
-    ),
+    button(NEW_GAME, NewGameTap, CHAT, **NEW, resign_underway=False, **PLAYERS),
+    button(NEW_GAME_RESIGNING, NewGameTap, CHAT, **NEW, resign_underway=True, **PLAYERS),
     button(KEEP_PLAYING, KeepPlayingTap, CHAT, owned=True),
     button(MENU_DATA, MenuTap, CHAT, sized=True, owned=True),
     button(HELP_DATA, HelpTap, CHAT, owned=True),
