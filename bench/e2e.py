@@ -1144,6 +1144,7 @@ PROFILE_CATEGORIES = (
             "bot/views/texts.py",
             "bot/views/boards.py",
             "bot/wire/callback_data.py",
+            "bot/wire/codec.py",
             "/babel/",
         ),
     ),

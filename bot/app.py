@@ -54,6 +54,7 @@ from bot.handlers import (
     privacy,
     ratings,
     records,
+    taps,
 )
 from bot.resources import MiniApp, Resources, Running
 from bot.telegram.flood_gate import FloodGate
@@ -64,7 +65,6 @@ from bot.telegram.webhook_inbox import WebhookInbox
 from bot.views.boards import BoardHooks
 from bot.views.presenter import Presenter
 from bot.wire import callback_data as data
-from bot.wire import queue_data as queue
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
@@ -138,8 +138,9 @@ def build_application(settings: Settings) -> Application:
     return application
 
 
-#: Each kind of button (by its callback-data prefix) and its handler.
-BUTTONS: dict[tuple[str, ...], HandlerCallback] = {
+#: Each kind of button (by its prefix in `bot.wire.callback_data.TABLE`) and its handler, which
+#: gets the tap typed (`bot.handlers.taps`).
+BUTTONS: dict[tuple[str, ...], taps.TapHandler] = {
     (data.CELL,): play.tap_cell,
     (data.RESIGN,): play.tap_resign,
     (data.RESIGN_YES, data.RESIGN_NO): play.tap_resign_answer,
@@ -157,9 +158,9 @@ BUTTONS: dict[tuple[str, ...], HandlerCallback] = {
     (data.INLINE_AI,): inline.tap_ai_cell,
     (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
     (data.LANGUAGE,): language.tap_language,
-    (queue.PLAY_SOMEONE, queue.STOP_LOOKING, queue.PLAY_AI_INSTEAD): matchmaking.tap_queue,
-    (queue.BLOCK_PLAYER,): matchmaking.tap_block,
-    (queue.LADDER,): ratings.tap_ladder,
+    (data.PLAY_SOMEONE, data.STOP_LOOKING, data.PLAY_AI_INSTEAD): matchmaking.tap_queue,
+    (data.BLOCK_PLAYER,): matchmaking.tap_block,
+    (data.LADDER,): ratings.tap_ladder,
 }
 
 #: Each command and its handler.
@@ -189,7 +190,7 @@ def register_handlers(application: Application) -> None:
     new_message = filters.UpdateType.MESSAGE
     # Taps first: the busiest updates find their handler without passing every command's.
     for kinds, tap in BUTTONS.items():
-        application.add_handler(CallbackQueryHandler(tap, pattern=data.pattern(*kinds)))
+        application.add_handler(taps.button_handler(tap, *kinds))
     for names, command in COMMANDS.items():
         application.add_handler(CommandHandler(names, command, filters=new_message))
     application.add_handler(CallbackQueryHandler(common.unknown_button))

@@ -6,18 +6,16 @@ from telegram import Update
 
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult
-from bot.handlers.common import answer, board_tap, player_from, popup, texts_of
+from bot.handlers.common import answer, player_from, popup, texts_of
+from bot.handlers.taps import Tapped
 from bot.views.texts import Texts
 from bot.wire.callback_data import HINT, AssistTap
 from core.positions import cell_words
 
 
-async def tap_assist(update: Update, context: BotContext) -> None:
+async def tap_assist(tapped: Tapped[AssistTap], context: BotContext) -> None:
     """💡 lights the best move on the board; ↩️ takes back the last move and the AI's reply."""
-    tapped = await board_tap(update, context, AssistTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user = player_from(query.from_user)
     assists = context.games.assists
     use_case = assists.hint if tap.action == HINT else assists.undo

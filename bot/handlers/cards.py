@@ -8,19 +8,17 @@ from telegram import Update
 
 from bot.context import BotContext
 from bot.games.model import GameView, MoveStatus
-from bot.handlers.common import answer, board_tap, popup, texts_of
+from bot.handlers.common import answer, popup, texts_of
+from bot.handlers.taps import Tapped
 from bot.views.texts import Texts
-from bot.wire.callback_data import PICTURE, GameTap
+from bot.wire.callback_data import GameTap
 
 
-async def tap_picture(update: Update, context: BotContext) -> None:
+async def tap_picture(tapped: Tapped[GameTap], context: BotContext) -> None:
     """Send the finished game's picture to the chat its board is in."""
-    tapped = await board_tap(update, context, GameTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     tr = texts_of(query.from_user, context)
-    game = await context.games.store.get_game(tap.game_id) if tap.action == PICTURE else None
+    game = await context.games.store.get_game(tap.game_id)
     if game is None or not ref.matches(game) or game.chat_id is None or not game.is_finished:
         await answer(query, popup(tr, MoveStatus.NO_GAME))  # forged: no such finished board
         return

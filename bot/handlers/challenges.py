@@ -8,13 +8,12 @@ from bot.context import BotContext
 from bot.handlers.common import (
     answer,
     answer_and_show,
-    board_tap,
     is_group,
     player_from,
     popup,
     texts_of,
-    unknown_button,
 )
+from bot.handlers.taps import Tapped
 from bot.views.render import symbol
 from bot.wire.callback_data import CANCEL, DECLINE, JOIN, GameTap
 from bot.wire.game_spec import parse_board_size
@@ -57,28 +56,19 @@ async def challenge(update: Update, context: BotContext) -> None:
     await context.presenter.post(chat.id, game)
 
 
-async def tap_challenge(update: Update, context: BotContext) -> None:
+async def tap_challenge(tapped: Tapped[GameTap], context: BotContext) -> None:
     """Join (or Accept), Decline or Cancel a challenge."""
-    tapped = await board_tap(update, context, GameTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
-    if tap.action not in (JOIN, DECLINE, CANCEL):
-        await unknown_button(update, context)
-        return
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     challenges = context.games.challenges
     act = {JOIN: challenges.join, DECLINE: challenges.decline, CANCEL: challenges.cancel}
     result = await act[tap.action](tap.game_id, ref, player_from(query.from_user))
     await answer_and_show(query, context, result, joined=tap.action == JOIN)
 
 
-async def tap_rematch(update: Update, context: BotContext) -> None:
+async def tap_rematch(tapped: Tapped[GameTap], context: BotContext) -> None:
     """Offer a rematch (sides swapped), or accept the other player's offer: the offer is
     posted on a new board in the chat, or on the same inline message."""
-    tapped = await board_tap(update, context, GameTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     tr = texts_of(query.from_user, context)
     result = await context.games.challenges.rematch(tap.game_id, ref, player_from(query.from_user))
     if not result.played or result.game is None:

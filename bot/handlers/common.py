@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable
 from dataclasses import replace
-from typing import TypeVar
 
 from telegram import (
     CallbackQuery,
@@ -24,11 +23,8 @@ from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerIn
 from bot.handlers.delivery import claim_now
 from bot.views.render import symbol
 from bot.views.texts import Texts, texts_for
-from bot.wire.callback_data import LANGUAGE, parse_callback_data
 
 log = logging.getLogger(__name__)
-
-TapKind = TypeVar("TapKind")
 
 POPUPS = {
     MoveStatus.GAME_OVER: "POPUP_GAME_OVER",
@@ -89,54 +85,6 @@ def tapped_markup(message: MaybeInaccessibleMessage | None) -> InlineKeyboardMar
     """The keyboard of the message a button was tapped on, as Telegram sent it: none for an
     InaccessibleMessage (one Telegram no longer shows the bot), which carries no markup."""
     return message.reply_markup if isinstance(message, Message) else None
-
-
-async def board_tap(
-    update: Update, context: BotContext, kind: type[TapKind]
-) -> tuple[CallbackQuery, TapKind, BoardRef] | None:
-    """The tap's data parsed as `kind`, and where its board lives. None, after telling the
-    tapper the button is unknown, when the data is malformed or the board is not known."""
-    query = update.callback_query
-    assert query is not None  # a CallbackQueryHandler's callback
-    tap, ref = parse_callback_data(query.data), board_ref(query)
-    if not isinstance(tap, kind) or ref is None:
-        await unknown_button(update, context)
-        return None
-    return query, tap, ref
-
-
-async def message_tap(
-    update: Update, context: BotContext, kind: type[TapKind]
-) -> tuple[CallbackQuery, TapKind, MaybeInaccessibleMessage] | None:
-    """The tap's data parsed as `kind`, and the chat message it was on (for buttons that answer
-    in that chat). None, after telling the tapper the button is unknown, when the data is
-    malformed or the message is not known."""
-    query = update.callback_query
-    assert query is not None  # a CallbackQueryHandler's callback
-    tap = parse_callback_data(query.data)
-    if not isinstance(tap, kind) or query.message is None:
-        await unknown_button(update, context)
-        return None
-    return query, tap, query.message
-
-
-async def refuse_others(query: CallbackQuery, context: BotContext, owner: int | None) -> bool:
-    """Refuse a tap on a menu's button (see `callback_data.OwnedTap`) by anyone but the
-    person it belongs to, with a pop-up; True if refused. Data from before buttons had owners
-    is taken in a private chat (only its user taps there) and refused in a group."""
-    tr = texts_of(query.from_user, context)
-    data = query.data or ""
-    command = "/language" if data.startswith(f"{LANGUAGE}:") else "/start"
-    if owner is None:
-        message = query.message
-        if message is not None and message.chat.type == Chat.PRIVATE:
-            return False
-        await answer(query, tr.POPUP_OLD_MENU.format(command=command))
-        return True
-    if owner != query.from_user.id:
-        await answer(query, tr.POPUP_NOT_YOUR_MENU.format(command=command))
-        return True
-    return False
 
 
 async def unknown_button(update: Update, context: BotContext) -> None:

@@ -3,27 +3,19 @@ message's first tap creates the game."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from telegram import CallbackQuery, InlineQueryResultArticle, InputTextMessageContent, Update
+from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 
 from bot.context import BotContext
-from bot.handlers.common import answer_and_show, player_from, texts_of, unknown_button
+from bot.handlers.common import answer_and_show, player_from, texts_of
+from bot.handlers.taps import Tapped
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import symbol
 from bot.views.texts import Texts, isolate
-from bot.wire.callback_data import (
-    InlineAiTap,
-    InlineJoinTap,
-    inline_key,
-    is_authentic,
-    parse_callback_data,
-)
+from bot.wire.callback_data import InlineAiTap, InlineJoinTap
+from bot.wire.codec import inline_key
 from bot.wire.game_spec import parse_board_size
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
-
-InlineTap = TypeVar("InlineTap", InlineJoinTap, InlineAiTap)
 
 
 async def inline_query(update: Update, context: BotContext) -> None:
@@ -86,31 +78,9 @@ def _sizes_article(tr: Texts, bot: str) -> InlineQueryResultArticle:
     )
 
 
-async def _signed_tap(
-    update: Update, context: BotContext, kind: type[InlineTap]
-) -> tuple[CallbackQuery, str, InlineTap] | None:
-    """The query, the inline message tapped and its data as `kind`, if this bot's inline
-    results made the data (they are signed). None, after telling the tapper the button is
-    unknown, for anything else (made up, or tapped on a chat message)."""
-    query = update.callback_query
-    assert query is not None  # a CallbackQueryHandler's callback
-    tap = parse_callback_data(query.data)
-    if (
-        not isinstance(tap, kind)
-        or query.inline_message_id is None
-        or not is_authentic(tap, inline_key(context.bot.token))
-    ):
-        await unknown_button(update, context)
-        return None
-    return query, query.inline_message_id, tap
-
-
-async def tap_join(update: Update, context: BotContext) -> None:
+async def tap_join(tapped: Tapped[InlineJoinTap], context: BotContext) -> None:
     """Join on an inline challenge: the game between the two starts on this message."""
-    signed = await _signed_tap(update, context, InlineJoinTap)
-    if signed is None:
-        return
-    query, inline_message_id, tap = signed
+    query, inline_message_id, tap = tapped.query, tapped.inline_message_id, tapped.tap
     result = await context.games.challenges.join_inline(
         inline_message_id,
         player_from(query.from_user),
@@ -121,12 +91,9 @@ async def tap_join(update: Update, context: BotContext) -> None:
     await answer_and_show(query, context, result, joined=True)
 
 
-async def tap_ai_cell(update: Update, context: BotContext) -> None:
+async def tap_ai_cell(tapped: Tapped[InlineAiTap], context: BotContext) -> None:
     """The first move on an inline board against the AI: the game starts with it."""
-    signed = await _signed_tap(update, context, InlineAiTap)
-    if signed is None:
-        return
-    query, inline_message_id, tap = signed
+    query, inline_message_id, tap = tapped.query, tapped.inline_message_id, tapped.tap
     result = await context.games.play.start_inline_ai_game(
         inline_message_id,
         player_from(query.from_user),

@@ -11,11 +11,10 @@ from bot.context import BotContext
 from bot.handlers.common import (
     answer,
     edit_tapped,
-    message_tap,
     player_from,
-    refuse_others,
     texts_of,
 )
+from bot.handlers.taps import Tapped
 from bot.telegram.profile import command_menus
 from bot.views.keyboards import language_keyboard
 from bot.views.texts import texts_for
@@ -31,15 +30,10 @@ async def language(update: Update, context: BotContext) -> None:
     await message.reply_text(tr.LANGUAGE_ASK, reply_markup=language_keyboard(tr.code, user.id))
 
 
-async def tap_language(update: Update, context: BotContext) -> None:
+async def tap_language(tapped: Tapped[LanguageTap], context: BotContext) -> None:
     """Store the choice, and say so in the chosen language (the question becomes the answer).
     Only the person who sent /language chooses: anyone else's tap changes nothing."""
-    tapped = await message_tap(update, context, LanguageTap)
-    if tapped is None:
-        return
-    query, tap, message = tapped
-    if await refuse_others(query, context, tap.owner):
-        return
+    query, tap, message = tapped.query, tapped.tap, tapped.message
     await context.games.players.choose_language(player_from(query.from_user), tap.code)
     tr = texts_for(tap.code)
     await answer(query)

@@ -5,10 +5,8 @@ me with them again". Every button here acts for the one who taps it, on their ow
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TypeVar
 
 from telegram import (
-    CallbackQuery,
     Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -25,18 +23,16 @@ from bot.handlers.common import (
     edit_tapped,
     player_from,
     texts_of,
-    unknown_button,
 )
 from bot.handlers.menu import start_game
+from bot.handlers.taps import Tapped
 from bot.views.queue import render_waiting
 from bot.views.rating import first_name
 from bot.views.render import player_name
 from bot.views.texts import isolate
+from bot.wire.callback_data import STOP_LOOKING, BlockPlayerTap, QueueTap
 from bot.wire.game_spec import GameSpec, parse_play_args
-from bot.wire.queue_data import STOP_LOOKING, BlockPlayerTap, QueueTap, parse
 from core.board import BoardSize, X, other
-
-TapKind = TypeVar("TapKind")
 
 
 async def play_command(update: Update, context: BotContext) -> None:
@@ -80,30 +76,10 @@ async def look_for_opponent(
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
 
 
-async def parsed_tap(
-    update: Update, context: BotContext, kind: type[TapKind]
-) -> tuple[CallbackQuery, TapKind] | None:
-    """The tap's data parsed as `kind` (`bot.wire.queue_data`); None, after telling the
-    tapper the button is unknown, for anything else."""
-    query = update.callback_query
-    assert query is not None  # a CallbackQueryHandler's callback
-    tap = parse(query.data)
-    if not isinstance(tap, kind):
-        await unknown_button(update, context)
-        return None
-    return query, tap
-
-
-async def tap_queue(update: Update, context: BotContext) -> None:
+async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
     """Play someone (again), Cancel, or play the AI offered instead."""
-    tapped = await parsed_tap(update, context, QueueTap)
-    if tapped is None:
-        return
-    query, tap = tapped
-    if query.message is None:
-        await unknown_button(update, context)
-        return
-    tr, chat = texts_of(query.from_user, context), query.message.chat
+    query, tap = tapped.query, tapped.tap
+    tr, chat = texts_of(query.from_user, context), tapped.message.chat
     if chat.type != Chat.PRIVATE:
         await answer(query, tr.QUEUE_PRIVATE_ONLY, alert=True)
         return
@@ -128,12 +104,9 @@ async def tap_queue(update: Update, context: BotContext) -> None:
     await look_for_opponent(context, chat.id, query.from_user, board)
 
 
-async def tap_block(update: Update, context: BotContext) -> None:
+async def tap_block(tapped: Tapped[BlockPlayerTap], context: BotContext) -> None:
     """Don't pair me with my opponent of this game again."""
-    tapped = await parsed_tap(update, context, BlockPlayerTap)
-    if tapped is None:
-        return
-    query, tap = tapped
+    query, tap = tapped.query, tapped.tap
     tr = texts_of(query.from_user, context)
     blocked = await context.games.matchmaking.block(player_from(query.from_user), tap.game_id)
     if blocked is None:

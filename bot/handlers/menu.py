@@ -11,13 +11,12 @@ from bot.handlers.common import (
     answer,
     edit_tapped,
     is_group,
-    message_tap,
     player_from,
-    refuse_others,
     tapped_markup,
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
+from bot.handlers.taps import Tapped
 from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
 from bot.views.render import opponent_name, render_bad_parameters, render_games_going_on
 from bot.views.texts import Texts
@@ -57,14 +56,9 @@ async def help_command(update: Update, context: BotContext) -> None:
         await send_help(context, message.chat, texts_of(update.effective_user, context))
 
 
-async def tap_new_game(update: Update, context: BotContext) -> None:
+async def tap_new_game(tapped: Tapped[NewGameTap], context: BotContext) -> None:
     """A menu (or play-again) button: start that game in this chat."""
-    tapped = await message_tap(update, context, NewGameTap)
-    if tapped is None:
-        return
-    query, tap, message = tapped
-    if await refuse_others(query, context, tap.owner):
-        return
+    query, tap, message = tapped.query, tapped.tap, tapped.message
     await answer(query)
     spec = GameSpec(tap.x_kind, tap.o_kind, tap.board, tap.seats)
     if tap.resign_underway:
@@ -83,27 +77,17 @@ async def tap_new_game(update: Update, context: BotContext) -> None:
     await start_game(context, message.chat, query.from_user, spec)
 
 
-async def tap_keep_playing(update: Update, context: BotContext) -> None:
+async def tap_keep_playing(tapped: Tapped[KeepPlayingTap], context: BotContext) -> None:
     """ "Keep playing" under "your game is still on": the question is put away."""
-    tapped = await message_tap(update, context, KeepPlayingTap)
-    if tapped is None:
-        return
-    query, tap, _message = tapped
-    if await refuse_others(query, context, tap.owner):
-        return
+    query = tapped.query
     await answer(query)
     tr = texts_of(query.from_user, context)
     await edit_tapped(query.edit_message_text(tr.KEEP_PLAYING))
 
 
-async def tap_menu(update: Update, context: BotContext) -> None:
+async def tap_menu(tapped: Tapped[MenuTap], context: BotContext) -> None:
     """The menu for a board size: redrawn in place on a menu, posted anew under a board."""
-    tapped = await message_tap(update, context, MenuTap)
-    if tapped is None:
-        return
-    query, tap, message = tapped
-    if await refuse_others(query, context, tap.owner):
-        return
+    query, tap, message = tapped.query, tapped.tap, tapped.message
     await answer(query)
     tr, chat = texts_of(query.from_user, context), message.chat
     menu = menu_keyboard(tr, query.from_user.id, group=is_group(chat), board=tap.board)
@@ -119,14 +103,9 @@ async def tap_menu(update: Update, context: BotContext) -> None:
     await context.bot.send_message(chat.id, welcome, reply_markup=menu)
 
 
-async def tap_help(update: Update, context: BotContext) -> None:
+async def tap_help(tapped: Tapped[HelpTap], context: BotContext) -> None:
     """The menu's help button."""
-    tapped = await message_tap(update, context, HelpTap)
-    if tapped is None:
-        return
-    query, tap, message = tapped
-    if await refuse_others(query, context, tap.owner):
-        return
+    query, message = tapped.query, tapped.message
     await answer(query)
     await send_help(context, message.chat, texts_of(query.from_user, context))
 

@@ -9,7 +9,6 @@ from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
     answer,
     answer_and_show,
-    board_tap,
     edit_tapped,
     player_from,
     popup,
@@ -17,18 +16,16 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
+from bot.handlers.taps import Tapped
 from bot.views.render import render_game, render_move_error
 from bot.views.resign_keyboard import asking_to_resign
 from bot.views.stranger_notices import tell_the_winner
 from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 
 
-async def tap_cell(update: Update, context: BotContext) -> None:
+async def tap_cell(tapped: Tapped[CellTap], context: BotContext) -> None:
     """A tap on a board cell: the move (and the AI's answer) in one edit of the board."""
-    tapped = await board_tap(update, context, CellTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user = player_from(query.from_user)
     result = await context.games.play.tap(
         tap.game_id, ref, user, tap.ply, tap.cell, claim=context.deferred_claim
@@ -37,13 +34,10 @@ async def tap_cell(update: Update, context: BotContext) -> None:
         await answer_and_show(query, context, result)
 
 
-async def tap_resign(update: Update, context: BotContext) -> None:
+async def tap_resign(tapped: Tapped[ResignTap], context: BotContext) -> None:
     """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
     `bot.views.resign_keyboard`); nothing else changes until they answer."""
-    tapped = await board_tap(update, context, ResignTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     if not result.played or result.game is None:
@@ -58,13 +52,10 @@ async def tap_resign(update: Update, context: BotContext) -> None:
         await edit_tapped(query.edit_message_reply_markup(asking))
 
 
-async def tap_resign_answer(update: Update, context: BotContext) -> None:
+async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -> None:
     """Yes (the opponent wins) or No (the board as it was) on Resign's question; only the
     player it asked may answer."""
-    tapped = await board_tap(update, context, ResignAnswer)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
     if tap.user_id != user.id:
         if await claim_now(context):
@@ -86,12 +77,9 @@ async def tap_resign_answer(update: Update, context: BotContext) -> None:
         await context.presenter.show(result.game)  # the board again, with its Resign button
 
 
-async def tap_block(update: Update, context: BotContext) -> None:
+async def tap_block(tapped: Tapped[BlockTap], context: BotContext) -> None:
     """Ultimate: show the small board the player picked (or the choice of them again)."""
-    tapped = await board_tap(update, context, BlockTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user = player_from(query.from_user)
     result = await context.games.play.show_block(tap.game_id, ref, user, tap.ply, tap.block)
     await answer_and_show(query, context, result, block=tap.block)

@@ -13,8 +13,9 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
+from bot.handlers.taps import Tapped
 from bot.views.keyboards import forget_keyboard
-from bot.wire.callback_data import ForgetTap, parse_callback_data
+from bot.wire.callback_data import ForgetTap
 
 
 async def forget(update: Update, context: BotContext) -> None:
@@ -26,14 +27,9 @@ async def forget(update: Update, context: BotContext) -> None:
     await message.reply_text(tr.FORGET_ASK, reply_markup=forget_keyboard(tr, user.id))
 
 
-async def tap_forget(update: Update, context: BotContext) -> None:
+async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
     """Yes (delete) or No on the /forget question; only the person asked may answer."""
-    query = update.callback_query
-    assert query is not None
-    tap = parse_callback_data(query.data)
-    if not isinstance(tap, ForgetTap):
-        await unknown_button(update, context)
-        return
+    query, tap = tapped.query, tapped.tap
     tr = texts_of(query.from_user, context)
     if tap.user_id != query.from_user.id:
         await answer(query, tr.POPUP_NOT_YOURS)
@@ -42,7 +38,7 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     buttons = markup.inline_keyboard if markup is not None else ()
     if query.data not in {button.callback_data for row in buttons for button in row}:
         # Forged: only the /forget question carries this button. Never overwrite a board.
-        await unknown_button(update, context)
+        await unknown_button(tapped.update, context)
         return
     await answer(query)
     if not tap.confirmed:

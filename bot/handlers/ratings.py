@@ -7,11 +7,11 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from bot.context import BotContext
 from bot.games.rating_rules import POOLS, ai_pool
 from bot.handlers.common import answer, is_group, player_from, texts_of
-from bot.handlers.matchmaking import parsed_tap
+from bot.handlers.taps import Tapped
 from bot.views.rating import render_ladders, render_ratings
 from bot.views.render import render_top
 from bot.views.texts import Texts
-from bot.wire.queue_data import LadderTap, ladder_data
+from bot.wire.callback_data import LadderTap, pack
 
 
 async def rating(update: Update, context: BotContext) -> None:
@@ -43,15 +43,14 @@ async def top(update: Update, context: BotContext) -> None:
 def ladder_keyboard(tr: Texts, on: bool) -> InlineKeyboardMarkup:
     """Step on the ladder, or off it (the button acts for whoever taps it)."""
     label = tr.BUTTON_LADDER_LEAVE if on else tr.BUTTON_LADDER_JOIN
-    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=ladder_data(not on))]])
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(label, callback_data=pack(LadderTap(not on)))]]
+    )
 
 
-async def tap_ladder(update: Update, context: BotContext) -> None:
+async def tap_ladder(tapped: Tapped[LadderTap], context: BotContext) -> None:
     """Show the tapper on the global ladder, or take them off it."""
-    tapped = await parsed_tap(update, context, LadderTap)
-    if tapped is None:
-        return
-    query, tap = tapped
+    query, tap = tapped.query, tapped.tap
     tr = texts_of(query.from_user, context)
     await context.games.ratings.set_on_ladder(player_from(query.from_user), tap.on)
     await answer(query, tr.POPUP_LADDER_ON if tap.on else tr.POPUP_LADDER_OFF, alert=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
-from bot.handlers.common import answer, board_tap, player_from, texts_of
+from bot.handlers.common import answer, player_from, texts_of
+from bot.handlers.taps import Tapped
 from bot.views.render import render_review, render_stats
 from bot.wire.callback_data import GameTap
 
@@ -19,12 +20,9 @@ async def stats(update: Update, context: BotContext) -> None:
     await message.reply_text(render_stats(record, texts_of(user, context)))
 
 
-async def tap_review(update: Update, context: BotContext) -> None:
+async def tap_review(tapped: Tapped[GameTap], context: BotContext) -> None:
     """Review: the tapper's first move that could have been better, in a pop-up."""
-    tapped = await board_tap(update, context, GameTap)
-    if tapped is None:
-        return
-    query, tap, ref = tapped
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
     tr = texts_of(query.from_user, context)
     review = await context.games.reviews.review(tap.game_id, ref, player_from(query.from_user))
     text = render_review(review, tr)

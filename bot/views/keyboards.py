@@ -19,40 +19,47 @@ from bot.wire.callback_data import (
     REMATCH,
     REVIEW,
     UNDO,
-    assist_data,
-    cell_data,
-    forget_data,
-    game_data,
-    help_data,
-    inline_ai_data,
-    inline_join_data,
-    keep_playing_data,
-    language_data,
-    menu_data,
-    new_game_data,
-    resign_data,
+    AssistTap,
+    BlockPlayerTap,
+    CellTap,
+    ForgetTap,
+    GameTap,
+    HelpTap,
+    InlineAiTap,
+    InlineJoinTap,
+    KeepPlayingTap,
+    LanguageTap,
+    MenuTap,
+    NewGameTap,
+    ResignTap,
+    Tap,
+    pack,
+    play_someone,
 )
 from bot.wire.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
-from bot.wire.queue_data import block_player_data, play_someone_data
 from core.ai import LEVELS, Level
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.positions import ULTIMATE, is_ultimate
 from core.rules import winning_cells
 
 
-def _button(text: str, data: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(text, callback_data=data)
+def _button(text: str, data: str | Tap) -> InlineKeyboardButton:
+    return InlineKeyboardButton(text, callback_data=data if isinstance(data, str) else pack(data))
+
+
+def _cell_data(game_id: int, ply: int, cell: int) -> str:
+    return pack(CellTap(game_id, ply, cell))
 
 
 def replace_keyboard(tr: Texts, spec: GameSpec, owner: int) -> InlineKeyboardMarkup:
     """ "Your game is still on": resign it and start `spec`, or keep playing. The `owner`'s."""
-    resign = new_game_data(
+    resign = NewGameTap(
         spec.x_kind, spec.o_kind, spec.board, spec.seats, owner, resign_underway=True
     )
     return InlineKeyboardMarkup(
         [
             [_button(tr.BUTTON_REPLACE, resign)],
-            [_button(tr.BUTTON_KEEP_PLAYING, keep_playing_data(owner))],
+            [_button(tr.BUTTON_KEEP_PLAYING, KeepPlayingTap(owner))],
         ]
     )
 
@@ -66,8 +73,10 @@ def menu_keyboard(
     tap would redraw their menu or start a game from it, so it is refused (anyone can send
     /start for a menu of their own)."""
 
-    def new(x_kind: PlayerKind, o_kind: PlayerKind, size: BoardSize = board, seats: int = 2) -> str:
-        return new_game_data(x_kind, o_kind, size, seats, owner=owner)
+    def new(
+        x_kind: PlayerKind, o_kind: PlayerKind, size: BoardSize = board, seats: int = 2
+    ) -> NewGameTap:
+        return NewGameTap(x_kind, o_kind, size, seats, owner=owner)
 
     as_x = [
         _button(tr.MENU_PLAY_X.format(level=tr.LEVEL_NAMES[lv]), new(USER, PlayerKind.of(lv)))
@@ -81,7 +90,7 @@ def menu_keyboard(
     sizes = [
         _button(
             (tr.MENU_SIZE_CHOSEN if size == board.size else tr.MENU_SIZE).format(size=size),
-            menu_data(board_size(size) or CLASSIC, owner),
+            MenuTap(board_size(size) or CLASSIC, owner),
         )
         for size in SIZES
     ]
@@ -104,8 +113,8 @@ def menu_keyboard(
             ],
             *([many] if group else []),  # games for three and four people: groups only
             # A stranger, now: from a private chat (each gets the board in their own).
-            *([] if group else [[_button(tr.MENU_PLAY_SOMEONE, play_someone_data(board))]]),
-            [_button(tr.MENU_HELP, help_data(owner))],
+            *([] if group else [[_button(tr.MENU_PLAY_SOMEONE, play_someone(board))]]),
+            [_button(tr.MENU_HELP, HelpTap(owner))],
         ]
     )
 
@@ -114,9 +123,7 @@ def language_keyboard(current: str, owner: int) -> InlineKeyboardMarkup:
     """Every language the bot speaks, in its own name, two a row; the current one ticked.
     The buttons are the `owner`'s, who sent /language."""
     buttons = [
-        _button(
-            ("✔ " if code == current else "") + LANGUAGE_NAMES[code], language_data(code, owner)
-        )
+        _button(("✔ " if code == current else "") + LANGUAGE_NAMES[code], LanguageTap(code, owner))
         for code in available_languages()
     ]
     return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])
@@ -177,25 +184,23 @@ def board_keyboard(
     if game.is_open:
         first = (
             [
-                _button(tr.BUTTON_ACCEPT, game_data(JOIN, game.id)),
-                _button(tr.BUTTON_DECLINE, game_data(DECLINE, game.id)),
+                _button(tr.BUTTON_ACCEPT, GameTap(JOIN, game.id)),
+                _button(tr.BUTTON_DECLINE, GameTap(DECLINE, game.id)),
             ]
             if game.invited_player_id or game.invited_username
-            else [_button(tr.BUTTON_JOIN, game_data(JOIN, game.id))]
+            else [_button(tr.BUTTON_JOIN, GameTap(JOIN, game.id))]
         )
-        return InlineKeyboardMarkup(
-            [first, [_button(tr.BUTTON_CANCEL, game_data(CANCEL, game.id))]]
-        )
+        return InlineKeyboardMarkup([first, [_button(tr.BUTTON_CANCEL, GameTap(CANCEL, game.id))]])
     if game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
         return None
     if is_ultimate(game.board):
         rows = ultimate_view.keyboard_rows(game, tr, _button, block, hint)
     else:
-        data = partial(cell_data, game.id, game.ply)
+        data = partial(_cell_data, game.id, game.ply)
         rows = _cell_rows(tr, game.board, data, hint, game.last_cell)
     if game.is_active and not game.is_ai_match:
         rows.append(
-            [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, resign_data(game.id, game.ply))]
+            [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, ResignTap(game.id, game.ply))]
         )
     elif game.is_finished:
         rows.extend(_after_game_rows(game, tr))
@@ -209,10 +214,10 @@ def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
     against the AI."""
     if not game.is_against_ai or game.kind_to_move != USER:
         return []
-    buttons = [_button(tr.BUTTON_HINT, assist_data(HINT, game.id, game.ply))]
+    buttons = [_button(tr.BUTTON_HINT, AssistTap(HINT, game.id, game.ply))]
     person = X if game.x_kind == USER else O
     if game.board.count(person):
-        buttons.append(_button(tr.BUTTON_UNDO, assist_data(UNDO, game.id, game.ply)))
+        buttons.append(_button(tr.BUTTON_UNDO, AssistTap(UNDO, game.id, game.ply)))
     return buttons
 
 
@@ -234,19 +239,19 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     owner, like a menu. Review and Picture are open on purpose: Review answers each tapper
     about their own moves (a pop-up only they see), and Picture posts the card of a finished
     game, which anyone in the chat can ask for with /card anyway; neither changes a game."""
-    review = _button(tr.BUTTON_REVIEW, game_data(REVIEW, game.id))
+    review = _button(tr.BUTTON_REVIEW, GameTap(REVIEW, game.id))
     size = game.board.shape
     reviews = [review] if _reviewable(game) else []
     # No chat to send a picture to from an inline message.
     inline = game.inline_message_id is not None
-    pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, game_data(PICTURE, game.id))]]
+    pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))]]
     if game.is_between_strangers:
         # Each button acts for its tapper alone: queue again, or never meet this one again.
-        again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, play_someone_data(game.board))
-        block = _button(tr.BUTTON_BLOCK, block_player_data(game.id))
+        again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, play_someone(game.board))
+        block = _button(tr.BUTTON_BLOCK, BlockPlayerTap(game.id))
         return [[again_someone], [block, *reviews]]
     if game.is_between_people:
-        return [[_button(tr.BUTTON_REMATCH, game_data(REMATCH, game.id)), *reviews], *pictures]
+        return [[_button(tr.BUTTON_REMATCH, GameTap(REMATCH, game.id)), *reviews], *pictures]
     if inline:
         # No chat to post a new game in: only what fits on this message.
         return [reviews] if reviews else []
@@ -258,15 +263,15 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
         if game.is_ai_match
         else game.player_id_of(X if game.x_kind == USER else O)
     )
-    again = new_game_data(game.x_kind, game.o_kind, size, owner=owner)
+    again = NewGameTap(game.x_kind, game.o_kind, size, owner=owner)
     if game.is_ai_match:
-        other_level = _button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))
+        other_level = _button(tr.BUTTON_OTHER_LEVEL, MenuTap(size, owner))
         return [[_button(tr.BUTTON_WATCH_AGAIN, again)], [other_level, picture]]
     first = [_button(tr.BUTTON_PLAY_AGAIN, again)]
     if game.x_kind != game.o_kind:
-        swapped = new_game_data(game.o_kind, game.x_kind, size, owner=owner)
+        swapped = NewGameTap(game.o_kind, game.x_kind, size, owner=owner)
         first.append(_button(tr.BUTTON_SWAP_SIDES, swapped))
-    second = [_button(tr.BUTTON_OTHER_LEVEL, menu_data(size, owner))]
+    second = [_button(tr.BUTTON_OTHER_LEVEL, MenuTap(size, owner))]
     second.extend(reviews)
     return [first, second, [picture]]
 
@@ -276,8 +281,8 @@ def forget_keyboard(tr: Texts, user_id: int) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
             [
-                _button(tr.BUTTON_FORGET_YES, forget_data(True, user_id)),
-                _button(tr.BUTTON_FORGET_NO, forget_data(False, user_id)),
+                _button(tr.BUTTON_FORGET_YES, ForgetTap(True, user_id)),
+                _button(tr.BUTTON_FORGET_NO, ForgetTap(False, user_id)),
             ]
         ]
     )
@@ -287,7 +292,7 @@ def inline_challenge_keyboard(
     tr: Texts, creator_id: int, mark: str, board: BoardSize = CLASSIC, *, key: bytes
 ) -> InlineKeyboardMarkup:
     """The invitation posted through inline mode: one Join button (signed with `key`)."""
-    join = inline_join_data(creator_id, mark, board, key=key)
+    join = pack(InlineJoinTap(creator_id, mark, board), key=key)
     return InlineKeyboardMarkup([[_button(tr.BUTTON_JOIN, join)]])
 
 
@@ -297,6 +302,6 @@ def inline_ai_keyboard(
     """An empty board posted through inline mode; the game starts with the first tap."""
 
     def data(cell: int) -> str:
-        return inline_ai_data(creator_id, level, cell, board, key=key)
+        return pack(InlineAiTap(creator_id, level, cell, board), key=key)
 
     return InlineKeyboardMarkup(_cell_rows(tr, board.empty_board(), data))

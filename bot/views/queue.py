@@ -11,7 +11,7 @@ from bot.games.pairing import Waiting, board_of_key
 from bot.games.rating_rules import nearest_level, pool_of
 from bot.views.render import BoardMessage
 from bot.views.texts import Texts
-from bot.wire.queue_data import STOP_LOOKING, play_ai_data
+from bot.wire.callback_data import PLAY_AI_INSTEAD, STOP_LOOKING, QueueTap, pack
 from core.ai import Level
 from core.positions import is_ultimate
 
@@ -42,6 +42,11 @@ def render_waiting(waiting: Waiting, now: datetime, tr: Texts, *, offer: bool) -
         )
         play = tr.BUTTON_PLAY_AI_LEVEL.format(level=tr.LEVEL_NAMES[level])
         rows.insert(
-            0, [InlineKeyboardButton(play, callback_data=play_ai_data(level, waiting.board))]
+            0,
+            [
+                InlineKeyboardButton(
+                    play, callback_data=pack(QueueTap(PLAY_AI_INSTEAD, waiting.board, level))
+                )
+            ],
         )
     return BoardMessage(text, InlineKeyboardMarkup(rows))

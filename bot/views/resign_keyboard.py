@@ -11,7 +11,7 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.views.texts import Texts
-from bot.wire.callback_data import resign_answer_data
+from bot.wire.callback_data import ResignAnswer, pack
 
 
 def asking_to_resign(
@@ -20,10 +20,10 @@ def asking_to_resign(
     """The board's keyboard with the Resign button (data `resign`) swapped for Yes and No."""
     answers = [
         InlineKeyboardButton(
-            tr.BUTTON_RESIGN_YES, callback_data=resign_answer_data(True, game_id, ply, user_id)
+            tr.BUTTON_RESIGN_YES, callback_data=pack(ResignAnswer(True, game_id, ply, user_id))
         ),
         InlineKeyboardButton(
-            tr.BUTTON_RESIGN_NO, callback_data=resign_answer_data(False, game_id, ply, user_id)
+            tr.BUTTON_RESIGN_NO, callback_data=pack(ResignAnswer(False, game_id, ply, user_id))
         ),
     ]
     rows = []

@@ -10,7 +10,7 @@ from telegram import InlineKeyboardButton
 
 from bot.games.model import USER, GameView
 from bot.views.texts import Texts
-from bot.wire.callback_data import block_data, cell_data
+from bot.wire.callback_data import BlockTap, CellTap, pack
 from core.board import EMPTY, X
 from core.positions import ultimate_board
 from core.ultimate import rules as ultimate
@@ -95,14 +95,14 @@ def keyboard_rows(
         [
             button(
                 tr.HINT_SYMBOL if cell == hint else _symbol(board, cell, None, True, tr),
-                cell_data(game.id, game.ply, cell),
+                pack(CellTap(game.id, game.ply, cell)),
             )
             for cell in range(block * 9 + r * 3, block * 9 + r * 3 + 3)
         ]
         for r in range(3)
     ]
     if len(ultimate.playable_blocks(board)) > 1:
-        rows.append([button(tr.BUTTON_BOARDS, block_data(game.id, game.ply))])
+        rows.append([button(tr.BUTTON_BOARDS, pack(BlockTap(game.id, game.ply)))])
     return rows
 
 
@@ -117,6 +117,6 @@ def _choice_rows(game: GameView, tr: Texts, button: Button) -> list[list[InlineK
         for b, result in enumerate(results)
     ]
     return [
-        [button(labels[b], block_data(game.id, game.ply, b)) for b in range(r * 3, r * 3 + 3)]
+        [button(labels[b], pack(BlockTap(game.id, game.ply, b))) for b in range(r * 3, r * 3 + 3)]
         for r in range(3)
     ]

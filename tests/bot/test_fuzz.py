@@ -30,8 +30,6 @@ from bot.views.texts import texts_for
 from bot.wire.callback_data import (
     GAME_ACTIONS,
     HELP_DATA,
-    MAX_GAME_ID,
-    MAX_ID,
     CellTap,
     ForgetTap,
     GameTap,
@@ -42,17 +40,10 @@ from bot.wire.callback_data import (
     NewGameTap,
     ResignTap,
     Tap,
-    cell_data,
-    forget_data,
-    game_data,
-    inline_ai_data,
-    inline_join_data,
-    inline_key,
-    menu_data,
-    new_game_data,
+    pack,
     parse_callback_data,
-    resign_data,
 )
+from bot.wire.codec import MAX_GAME_ID, MAX_ID, inline_key
 from bot.wire.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
 from core.ai import LEVELS
 from core.board import (
@@ -146,26 +137,7 @@ def scene_key(tg: FakeTelegram) -> bytes:
 
 def encode(tap: Tap) -> str:
     """The callback data the bot's own buttons carry for a tap."""
-    match tap:
-        case CellTap(game_id, ply, cell):
-            return cell_data(game_id, ply, cell)
-        case ResignTap(game_id, ply):
-            return resign_data(game_id, ply)
-        case GameTap(action, game_id):
-            return game_data(action, game_id)
-        case NewGameTap(x_kind, o_kind, board):
-            return new_game_data(x_kind, o_kind, board)
-        case InlineJoinTap(creator_id, mark, board):
-            return inline_join_data(creator_id, mark, board, key=FUZZ_KEY)
-        case InlineAiTap(creator_id, level, cell, board):
-            return inline_ai_data(creator_id, level, cell, board, key=FUZZ_KEY)
-        case ForgetTap(confirmed, user_id):
-            return forget_data(confirmed, user_id)
-        case MenuTap(board):
-            return menu_data(board)
-        case HelpTap():
-            return HELP_DATA
-    raise AssertionError(f"unknown tap {tap!r}")
+    return pack(tap, key=FUZZ_KEY)
 
 
 def valid_size(board: BoardSize) -> bool:
@@ -251,8 +223,8 @@ def test_every_button_fits_in_64_bytes_and_parses_back(tap: Tap) -> None:
 @given(st.integers(MAX_GAME_ID + 1, MAX_ID), IDS, st.sampled_from(["m", "r", *GAME_ACTIONS]))
 def test_game_ids_beyond_the_games_column_are_refused(game_id: int, number: int, kind: str) -> None:
     # games.id is a 32-bit INTEGER: PostgreSQL would refuse such an id as a query parameter.
-    data = {"m": cell_data(game_id, number, 0), "r": resign_data(game_id, number)}.get(kind)
-    assert parse_callback_data(data or game_data(kind, game_id)) is None
+    data = {"m": f"m:{game_id}:{number}:0", "r": f"r:{game_id}:{number}"}.get(kind)
+    assert parse_callback_data(data or f"{kind}:{game_id}") is None
 
 
 @settings(max_examples=500)
@@ -513,21 +485,32 @@ PLAYER_IDS = st.one_of(st.sampled_from(sorted(PLAYERS)), IDS)
 SMALL = st.one_of(st.integers(0, 10), IDS)
 
 
+INLINE_JOINS = st.builds(
+    lambda tap, key: pack(tap, key=key),
+    st.builds(InlineJoinTap, PLAYER_IDS, st.sampled_from(MARKS), BOARD_SIZES),
+    KEYS,
+)
+INLINE_AI_CELLS = st.builds(
+    lambda tap, key: pack(tap, key=key),
+    st.builds(InlineAiTap, PLAYER_IDS, st.sampled_from(LEVELS), SMALL, BOARD_SIZES),
+    KEYS,
+)
+
+
 def callback_data(scene: Scene) -> st.SearchStrategy[str]:
     """Callback data a client might send: the real buttons, buttons of any kind for these and
     for arbitrary games and users, those with a few characters changed, and garbage."""
     game_ids = st.one_of(st.sampled_from([scene.private_id, scene.group_id]), IDS)
     forged = st.one_of(
-        st.builds(cell_data, game_ids, SMALL, SMALL),
-        st.builds(resign_data, game_ids, SMALL),
-        st.builds(game_data, st.sampled_from(GAME_ACTIONS), game_ids),
-        st.builds(new_game_data, KINDS, KINDS, BOARD_SIZES),
-        st.builds(inline_join_data, PLAYER_IDS, st.sampled_from(MARKS), BOARD_SIZES, key=KEYS),
-        st.builds(
-            inline_ai_data, PLAYER_IDS, st.sampled_from(LEVELS), SMALL, BOARD_SIZES, key=KEYS
-        ),
-        st.builds(forget_data, st.booleans(), PLAYER_IDS),
-        st.builds(menu_data, BOARD_SIZES),
+        # Made up: any game id a client may send, in range or not.
+        st.builds("m:{}:{}:{}".format, game_ids, SMALL, SMALL),
+        st.builds("r:{}:{}".format, game_ids, SMALL),
+        st.builds("{}:{}".format, st.sampled_from(GAME_ACTIONS), game_ids),
+        st.builds(NewGameTap, KINDS, KINDS, BOARD_SIZES).map(pack),
+        INLINE_JOINS,
+        INLINE_AI_CELLS,
+        st.builds(ForgetTap, st.booleans(), PLAYER_IDS).map(pack),
+        st.builds(MenuTap, BOARD_SIZES).map(pack),
         st.just(HELP_DATA),
         st.sampled_from(scene.buttons),
     )
@@ -805,10 +788,8 @@ async def test_refused_taps_leave_an_inline_invitation_usable(
     invitation = [button for row in tg.keyboard(message) for _, button in row if button]
     near_misses = st.one_of(
         st.builds(mutate, st.sampled_from(invitation), EDITS),
-        st.builds(
-            inline_ai_data, PLAYER_IDS, st.sampled_from(LEVELS), SMALL, BOARD_SIZES, key=KEYS
-        ),
-        st.builds(inline_join_data, PLAYER_IDS, st.sampled_from(MARKS), BOARD_SIZES, key=KEYS),
+        INLINE_AI_CELLS,
+        INLINE_JOINS,
     ).filter(fits)
     payloads = st.one_of(callback_data(scene), near_misses).filter(lambda d: d != legit)
     payload = data.draw(payloads, label="data")

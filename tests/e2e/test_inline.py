@@ -9,7 +9,8 @@ from typing import Any
 from sqlalchemy import text
 
 from bot.locales import en, ru
-from bot.wire.callback_data import inline_ai_data, inline_join_data, inline_key
+from bot.wire.callback_data import InlineAiTap, InlineJoinTap, pack
+from bot.wire.codec import inline_key
 from core.board import Board
 from core.rules import play
 from core.solver import position_score
@@ -148,9 +149,9 @@ def signed(payload: str, key: bytes) -> str:
     """The data of an inline button: its payload and the payload's signature."""
     parts = payload.split(":")
     if parts[0] == "ij":
-        data = inline_join_data(int(parts[1]), parts[2], key=key)
+        data = pack(InlineJoinTap(int(parts[1]), parts[2]), key=key)
     else:
-        data = inline_ai_data(int(parts[1]), parts[2], int(parts[3]), key=key)
+        data = pack(InlineAiTap(int(parts[1]), parts[2], int(parts[3])), key=key)
     assert data.startswith(payload + ":")
     return data
 
@@ -159,7 +160,7 @@ async def test_a_forged_inline_button_is_refused(telegram: FakeTelegram, bot: Bo
     """Data a modified client makes up (an inline button in Alice's name, badly signed)
     starts nothing; the real button still works."""
     message = await challenge_of(telegram, ALICE, "X")
-    forged = inline_join_data(1001, "X", key=b"not the bot's key")
+    forged = pack(InlineJoinTap(1001, "X"), key=b"not the bot's key")
     answer = await tap_data(telegram, BOB, message, forged)
     assert answer["text"] == en.POPUP_UNKNOWN_BUTTON
     assert not telegram.calls_of("editMessageText")

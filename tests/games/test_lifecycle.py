@@ -21,7 +21,7 @@ from bot.games.model import (
     Result,
     TurnEvent,
 )
-from bot.wire.callback_data import inline_ai_data, new_game_data, parse_callback_data
+from bot.wire.callback_data import InlineAiTap, NewGameTap, pack, parse_callback_data
 from core.ai import Level
 from core.board import SEAT_MARKS, Board
 from core.notation import format_cells, parse_cells
@@ -161,9 +161,9 @@ def test_kinds_results_and_outcomes_are_enums_of_the_stored_words() -> None:
 
 
 def test_buttons_carry_the_same_words_and_parse_back_to_kinds() -> None:
-    data = new_game_data(USER, PlayerKind.HARD)
+    data = pack(NewGameTap(USER, PlayerKind.HARD))
     assert data == "n:user:hard"
     tap = parse_callback_data(data)
     assert tap is not None and getattr(tap, "o_kind", None) is PlayerKind.HARD
-    ai = parse_callback_data(inline_ai_data(7, Level.MEDIUM, 4, key=b"k"))
+    ai = parse_callback_data(pack(InlineAiTap(7, Level.MEDIUM, 4), key=b"k"))
     assert ai is not None and getattr(ai, "level", None) is Level.MEDIUM

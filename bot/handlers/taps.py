@@ -1,0 +1,117 @@
+"""One preamble for every button: the tap's data read by the callback-data table
+(`bot.wire.callback_data.TABLE`), checked against where its kind of button lives and whose it
+is, and handed to the handler typed. Anything else (data of another kind, malformed, forged,
+a button where its kind never is) gets the "unknown button" pop-up, answered once, and no
+handler runs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update
+from telegram.ext import CallbackQueryHandler
+
+from bot.context import BotContext
+from bot.games.model import BoardRef
+from bot.handlers.common import answer, board_ref, texts_of, unknown_button
+from bot.wire.callback_data import LANGUAGE, pattern, read_callback_data
+from bot.wire.codec import Button, Place, inline_key, is_authentic
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Tapped(Generic[T]):
+    """A tap that passed the preamble: the query, its data as a tap, and where it was."""
+
+    update: Update
+    query: CallbackQuery
+    tap: T
+
+    @property
+    def ref(self) -> BoardRef:
+        """The board the button is on (kinds on a board or an inline message)."""
+        ref = board_ref(self.query)
+        assert ref is not None  # the preamble let only a known place through
+        return ref
+
+    @property
+    def message(self) -> MaybeInaccessibleMessage:
+        """The chat message the button is on (kinds on a chat message)."""
+        assert self.query.message is not None  # as above
+        return self.query.message
+
+    @property
+    def inline_message_id(self) -> str:
+        """The inline message the button is on (inline kinds)."""
+        assert self.query.inline_message_id is not None  # as above
+        return self.query.inline_message_id
+
+
+TapHandler = Callable[[Tapped[Any], BotContext], Awaitable[None]]
+
+
+def button_handler(handler: TapHandler, *prefixes: str) -> CallbackQueryHandler[Any, None]:
+    """The `CallbackQueryHandler` of these kinds of button: `handler` gets their taps, and
+    only those that pass the preamble."""
+    kinds = frozenset(prefixes)
+
+    async def preamble(update: Update, context: BotContext) -> None:
+        tapped = await accepted(update, context, kinds)
+        if tapped is not None:
+            await handler(tapped, context)
+
+    preamble.__qualname__ = preamble.__name__ = getattr(handler, "__name__", "tap")
+    return CallbackQueryHandler(preamble, pattern=pattern(*prefixes))
+
+
+async def accepted(
+    update: Update, context: BotContext, kinds: frozenset[str]
+) -> Tapped[Any] | None:
+    """The tap, if its data is of one of these kinds, where that kind lives, and (a menu's)
+    tapped by its owner; None after saying why not."""
+    query = update.callback_query
+    assert query is not None  # a CallbackQueryHandler's callback
+    read = read_callback_data(query.data)
+    if read is None or read[0].prefix not in kinds or not _in_place(query, context, *read):
+        await unknown_button(update, context)
+        return None
+    kind, tap = read
+    if kind.owned and await _refuse_others(query, context, tap.owner, kind):
+        return None
+    return Tapped(update, query, tap)
+
+
+def _in_place(query: CallbackQuery, context: BotContext, kind: Button, tap: Any) -> bool:
+    """Whether the button was tapped where its kind lives (inline data: signed by this bot)."""
+    match kind.place:
+        case Place.BOARD:
+            return board_ref(query) is not None
+        case Place.CHAT:
+            return query.message is not None
+        case Place.INLINE:
+            key = inline_key(context.bot.token)
+            return query.inline_message_id is not None and is_authentic(tap, key)
+    return True
+
+
+async def _refuse_others(
+    query: CallbackQuery, context: BotContext, owner: int | None, kind: Button
+) -> bool:
+    """Refuse a tap on a menu's button (see `callback_data.OwnedTap`) by anyone but the
+    person it belongs to, with a pop-up; True if refused. Data from before buttons had owners
+    is taken in a private chat (only its user taps there) and refused in a group."""
+    tr = texts_of(query.from_user, context)
+    command = "/language" if kind.prefix == LANGUAGE else "/start"
+    if owner is None:
+        message = query.message
+        if message is not None and message.chat.type == Chat.PRIVATE:
+            return False
+        await answer(query, tr.POPUP_OLD_MENU.format(command=command))
+        return True
+    if owner != query.from_user.id:
+        await answer(query, tr.POPUP_NOT_YOUR_MENU.format(command=command))
+        return True
+    return False
