@@ -3,6 +3,7 @@ showing a game after a use-case changed it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable
 from dataclasses import replace
@@ -136,7 +137,7 @@ async def answer_and_show(
     joined: bool = False,
     block: int | None = None,
 ) -> None:
-    """Answer the tap (a pop-up when refused), then show the game's new state (on ultimate's
+    """Answer the tap (a pop-up when refused) and show the game's new state (on ultimate's
     board, the small board `block` if the player chose one)."""
     tr = texts_of(query.from_user, context)
     if not result.played or result.game is None:
@@ -156,8 +157,7 @@ async def answer_and_show(
             game = replace(game, second_message_id=tapped.message_id)
             await context.games.chats.attach_message(game.id, tapped.message_id, second=True)
     mark = game.mark_of(query.from_user.id)
-    if joined and mark is not None:
-        await answer(query, tr.POPUP_JOINED.format(mark=symbol(mark, tr)))
-    else:
-        await answer(query)
-    await context.presenter.show(game, block=block)
+    said = tr.POPUP_JOINED.format(mark=symbol(mark, tr)) if joined and mark is not None else None
+    # The answer and the board go out together: the tapper's spinner stops and the board
+    # changes in one round trip's time, not two.
+    await asyncio.gather(answer(query, said), context.presenter.show(game, block=block))
