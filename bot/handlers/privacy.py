@@ -14,6 +14,7 @@ from bot.handlers.common import (
     unknown_button,
 )
 from bot.views.keyboards import forget_keyboard
+from bot.views.stranger_notices import tell_the_winner
 from bot.wire.callback_data import ForgetTap, parse_callback_data
 
 
@@ -52,6 +53,8 @@ async def tap_forget(update: Update, context: BotContext) -> None:
     for game in report.ended:
         context.ai_matches.cancel(game.id)
         await context.presenter.show(game)
+        # A stranger left waiting sees a board edit, which makes no sound: tell them.
+        await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return
