@@ -28,7 +28,8 @@ async def chat_migrated(update: Update, context: BotContext) -> None:
 
 async def bot_membership(update: Update, context: BotContext) -> None:
     """The bot was added to a group (it says how to start a game there, once), or it left a
-    chat: removed from a group, or blocked in private (that chat's live games are closed)."""
+    chat: removed from a group, or blocked in private (that chat's live games are closed, and
+    its person leaves the queue)."""
     change = update.my_chat_member
     if change is None:
         return
@@ -39,6 +40,10 @@ async def bot_membership(update: Update, context: BotContext) -> None:
         tr = texts_of(change.from_user, context)
         await context.bot.send_message(chat.id, tr.GROUP_HELLO)
     elif was_in and not is_in:
+        if chat.type == Chat.PRIVATE:
+            # Blocked: they are no longer looking for a stranger (one paired with them would
+            # get a game with nobody on the other side).
+            await context.games.matchmaking.cancel(chat.id)
         for game in await context.games.chats.close_all(chat.id):
             context.ai_matches.cancel(game.id)
             # The other player (a stranger, in their own chat) sees at once how it ended; the

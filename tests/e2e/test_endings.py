@@ -283,3 +283,15 @@ async def test_blocking_the_bot_mid_game_against_the_ai_counts_a_loss(
     await bot.settle()
     medium = en.LEVEL_NAMES["medium"]
     await assert_record(telegram, ALICE, en, medium, (0, 1, 0), rated=1, pool="ai:3x3")
+
+
+async def test_a_player_who_blocks_the_bot_while_looking_is_not_paired(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, BEN, "/play")
+    telegram.membership_changed(FakeTelegram.private_chat(BEN), BEN, "member", "kicked")
+    await bot.settle()
+    # Ann looks next: she waits for someone who is there, not a game with nobody.
+    await send(telegram, ANN, "/play")
+    assert telegram.last_bot_message(ANN["id"]).text.startswith(en.QUEUE_LOOKING.split("{")[0])
+    assert not [m for m in telegram.bot_messages(ANN["id"]) if "m:" in str(m.reply_markup)]
