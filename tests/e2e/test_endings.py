@@ -295,3 +295,18 @@ async def test_a_player_who_blocks_the_bot_while_looking_is_not_paired(
     await send(telegram, ANN, "/play")
     assert telegram.last_bot_message(ANN["id"]).text.startswith(en.QUEUE_LOOKING.split("{")[0])
     assert not [m for m in telegram.bot_messages(ANN["id"]) if "m:" in str(m.reply_markup)]
+
+
+async def test_back_after_blocking_the_bot_the_old_board_says_the_game_is_over(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    board = await started(telegram, ALICE, "/start medium")
+    await tap_cell(telegram, ALICE, board, 4)
+    telegram.membership_changed(FakeTelegram.private_chat(ALICE), ALICE, "member", "kicked")
+    await bot.settle()
+    assert en.RESULT_YOU_RESIGNED not in current(telegram, board).text  # cannot be edited
+    telegram.membership_changed(FakeTelegram.private_chat(ALICE), ALICE, "kicked", "member")
+    await bot.quiesce()
+    shown = current(telegram, board).text.splitlines()
+    assert en.OUTCOME_O_WINS in shown and en.RESULT_YOU_RESIGNED in shown, shown
+    assert en.YOUR_MOVE.format(mark=en.X_SYMBOL) not in shown
