@@ -646,7 +646,33 @@ class Journey(RuleBasedStateMachine):
             await self._check_board(game_id, where)
         shared = [where for where, count in boards.items() if count > 1]
         assert not shared, f"live games share a board message: {shared}"
-        await self._check_endings(await self._games(ended))
+        await self._check_endings(await self._caught_up(ended))
+
+    async def _caught_up(self, ids: list[int]) -> list[GameView]:
+        """The games, after a round of the board catch-up if any of their boards is behind: a
+        game that ended while its board was being posted (a challenge withdrawn in a busy
+        group before its board went out) is drawn by that round, some seconds later."""
+        application = self.world.bot.application
+        assert application is not None
+        catch_up = application.bot_data["board_catch_up"]
+        await catch_up.flush()
+        games = await self._games(ids)
+        # (A board in a chat that blocks the bot stays behind: this process tried it.)
+        behind = [
+            game
+            for game in games
+            if game.shown_version < game.version
+            and not {game.chat_id, game.second_chat_id} & self.blocked
+        ]
+        if behind:
+            self.world.steps["caught up"] += 1
+            # Rounds seeing them behind, then again once the grace is over.
+            await catch_up.catch_up(time.monotonic() - 3600)
+            await catch_up.catch_up(time.monotonic())
+            await self._settle()
+            await catch_up.flush()
+            games = await self._games(ids)
+        return games
 
     async def _check_endings(self, ended: list[GameView]) -> None:
         """The games of this journey that are over: their boards, who was told, ratings."""
