@@ -13,6 +13,7 @@ ERROR), a background chore decides for itself whether to try again.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import replace
 from typing import Protocol
 
@@ -22,6 +23,9 @@ from bot.games.chats import Chats
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
 from bot.views.boards import NO_HOOKS, BoardHooks, send_board, send_second_board, show_board
+
+#: Games whose newest version shown this process remembers (enough for every board in flight).
+REMEMBERED = 4096
 
 
 class AiPlayer(Protocol):
@@ -41,6 +45,21 @@ class Presenter:
         self.hooks = hooks
         #: The AI-turns runner, which shows its own moves through this presenter.
         self.ai: AiPlayer | None = None
+        # game id → the newest version this presenter has shown (or is showing).
+        self._newest: OrderedDict[int, int] = OrderedDict()
+
+    def _is_older(self, game: GameView) -> bool:
+        """Whether a newer version of the game has been shown already: a view read before a
+        write (ultimate's small board chosen as /stop ends the game) must not draw the game
+        as it was over the newer board."""
+        newest = self._newest.get(game.id, -1)
+        if game.version < newest:
+            return True
+        self._newest[game.id] = game.version
+        self._newest.move_to_end(game.id)
+        while len(self._newest) > REMEMBERED:
+            self._newest.popitem(last=False)
+        return False
 
     async def show(
         self,
@@ -58,6 +77,8 @@ class Presenter:
         redraw. Returns the game as shown."""
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
+        if self._is_older(game):
+            return game
         try:
             posted = await show_board(
                 self._bot, game, hooks=self.hooks, pace=pace, hint=hint, block=block

@@ -310,3 +310,20 @@ async def test_back_after_blocking_the_bot_the_old_board_says_the_game_is_over(
     shown = current(telegram, board).text.splitlines()
     assert en.OUTCOME_O_WINS in shown and en.RESULT_YOU_RESIGNED in shown, shown
     assert en.YOUR_MOVE.format(mark=en.X_SYMBOL) not in shown
+
+
+async def test_a_view_tapped_as_the_game_ends_does_not_draw_it_live_again(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    """Found by the journeys: ultimate's small board chosen (a view: nothing written) while
+    /stop ends the game drew the game as it was over the final board, which said "Ann's turn"
+    for good. Raced a few times, as the order varies."""
+    for _ in range(4):
+        await send(telegram, ALICE, "/start ultimate", chat=GROUP)
+        board = telegram.last_bot_message(GROUP["id"])
+        views = [d for row in telegram.keyboard(board) for _, d in row if d and d.startswith("ub:")]
+        telegram.send_text(ALICE, "/stop", chat=GROUP)
+        telegram.tap(ALICE, board, views[4])
+        await bot.quiesce()
+        shown = current(telegram, board).text.splitlines()
+        assert en.OUTCOME_O_WINS in shown and en.RESULT_NAME_RESIGNED.format(name="Alice") in shown
