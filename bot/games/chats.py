@@ -49,6 +49,19 @@ class Chats:
             )
         return found[0].view if found else None
 
+    async def closed_while_away(self, chat_id: int, limit: int = 5) -> tuple[GameView, ...]:
+        """The games of a private chat that its person's block closed (newest first, at most
+        `limit`): their boards there could not be edited then, so they are shown again once the
+        person is back."""
+        async with self._store.sessions() as session:
+            found = await reads.load_all(
+                session,
+                or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
+                Game.end_reason.in_(CLOSED_BY_BLOCK),
+                order_by=(Game.id.desc(),),
+            )
+        return tuple(game.view for game in found[:limit])
+
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
         async with self._store.transaction() as session:
@@ -72,6 +85,10 @@ class Chats:
                 )
 
         return await self._store.until_won(close)
+
+
+#: How `close_all` ends a private chat's games when its person blocks the bot.
+CLOSED_BY_BLOCK = (EndReason.BLOCKED, EndReason.ABANDONED, EndReason.CANCELLED)
 
 
 def _closed(game: GameView, chat_id: int) -> GameView:

@@ -10,6 +10,7 @@ from telegram.error import TelegramError
 
 from bot.context import BotContext
 from bot.handlers.common import texts_of
+from bot.telegram.flood_gate import Pace
 from bot.views.stranger_notices import tell_the_winner
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,8 @@ async def chat_migrated(update: Update, context: BotContext) -> None:
 
 async def bot_membership(update: Update, context: BotContext) -> None:
     """The bot was added to a group (it says how to start a game there, once), or it left a
-    chat: removed from a group, or blocked in private (that chat's live games are closed)."""
+    chat: removed from a group, or blocked in private (that chat's live games are closed, and
+    its person leaves the queue)."""
     change = update.my_chat_member
     if change is None:
         return
@@ -38,7 +40,19 @@ async def bot_membership(update: Update, context: BotContext) -> None:
     if is_in and not was_in and chat.type in (Chat.GROUP, Chat.SUPERGROUP):
         tr = texts_of(change.from_user, context)
         await context.bot.send_message(chat.id, tr.GROUP_HELLO)
+    elif is_in and not was_in and chat.type == Chat.PRIVATE:
+        # Back after blocking the bot: the boards of the games the block closed say so now
+        # (they could not be edited then, and would still say whose turn it is).
+        for game in await context.games.chats.closed_while_away(chat.id):
+            try:
+                await context.presenter.show(game, pace=Pace.BACKGROUND, ai=False)
+            except TelegramError as error:
+                log.info("game %s: board not shown on return: %s", game.id, error)
     elif was_in and not is_in:
+        if chat.type == Chat.PRIVATE:
+            # Blocked: they are no longer looking for a stranger (one paired with them would
+            # get a game with nobody on the other side).
+            await context.games.matchmaking.cancel(chat.id)
         for game in await context.games.chats.close_all(chat.id):
             context.ai_matches.cancel(game.id)
             # The other player (a stranger, in their own chat) sees at once how it ended; the

@@ -15,6 +15,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import forget_keyboard
+from bot.views.stranger_notices import tell_the_winner
 from bot.wire.callback_data import ForgetTap
 
 
@@ -48,6 +49,8 @@ async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
     for game in report.ended:
         context.ai_matches.cancel(game.id)
         await context.presenter.show(game)
+        # A stranger left waiting sees a board edit, which makes no sound: tell them.
+        await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return

@@ -13,6 +13,10 @@ ERROR), a background chore decides for itself whether to try again.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Protocol
 
@@ -22,6 +26,9 @@ from bot.games.chats import Chats
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
 from bot.views.boards import NO_HOOKS, BoardHooks, send_board, send_second_board, show_board
+
+#: Games whose newest version shown this process remembers (enough for every board in flight).
+REMEMBERED = 4096
 
 
 class AiPlayer(Protocol):
@@ -41,6 +48,41 @@ class Presenter:
         self.hooks = hooks
         #: The AI-turns runner, which shows its own moves through this presenter.
         self.ai: AiPlayer | None = None
+        # game id → the newest version this presenter has shown (or is showing).
+        self._newest: OrderedDict[int, int] = OrderedDict()
+        # game id → (the lock its boards are drawn under, how many hold or wait for it).
+        self._drawing: dict[int, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def _in_order(self, game_id: int) -> AsyncIterator[None]:
+        """One drawing of a game's boards at a time, in the order they were asked for: an
+        edit that waits for a busy group's pace is not overtaken by the next one, so the
+        board ends on the newest version (each drawing checks `_is_older` once its turn
+        comes)."""
+        lock, users = self._drawing.get(game_id, (asyncio.Lock(), 0))
+        self._drawing[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._drawing[game_id]
+            if users == 1:
+                del self._drawing[game_id]
+            else:
+                self._drawing[game_id] = (lock, users - 1)
+
+    def _is_older(self, game: GameView) -> bool:
+        """Whether a newer version of the game has been shown already: a view read before a
+        write (ultimate's small board chosen as /stop ends the game) must not draw the game
+        as it was over the newer board."""
+        newest = self._newest.get(game.id, -1)
+        if game.version < newest:
+            return True
+        self._newest[game.id] = game.version
+        self._newest.move_to_end(game.id)
+        while len(self._newest) > REMEMBERED:
+            self._newest.popitem(last=False)
+        return False
 
     async def show(
         self,
@@ -59,12 +101,15 @@ class Presenter:
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
-            posted = await show_board(
-                self._bot, game, hooks=self.hooks, pace=pace, hint=hint, block=block
-            )
-            if posted is not None:
-                await self._chats.attach_message(game.id, posted)
-                game = replace(game, message_id=posted)
+            async with self._in_order(game.id):
+                if self._is_older(game):
+                    return game
+                posted = await show_board(
+                    self._bot, game, hooks=self.hooks, pace=pace, hint=hint, block=block
+                )
+                if posted is not None:
+                    await self._chats.attach_message(game.id, posted)
+                    game = replace(game, message_id=posted)
         finally:  # a board Telegram refused does not keep the AI from its turn
             if ai and self.ai is not None:
                 self.ai.follow(game)

@@ -10,7 +10,21 @@ taps, taps by people who are not playing, typed moves good and bad. After every 
 - every tap was answered exactly once, and Telegram refused no call of the bot's;
 - every stored game's board is its stored moves replayed;
 - every live game's board message shows the stored game;
-- no two live games share a board message.
+- no two live games share a board message;
+- every board of a game that ended in this journey shows it as stored (how it ended, and a
+  rated game's rating change), but a board in a chat whose person blocks the bot now (Telegram
+  refuses to edit it): no board says whose turn it is in a game that is over;
+- a stranger left alone by the other (resigned, /stop, walked away, blocked, /forget) was told
+  so in a message of its own, in their language;
+- every game is rated at most once: each person's games counted in a rating pool are the
+  games of theirs there with a rating change;
+- no game was counted lost for a new one (REPLACED) more often than its player said yes.
+
+Besides commands, taps, typed moves and inline posts, people here answer "Resign and start?"
+either way (`replace`), block the bot in their private chat and come back later by writing to
+it again (`block`), look for a stranger together (`pair_up`), and walk away: time passes until
+the turn clock nudges, then flags, every turn left waiting (`walk_away`, the turn clock
+ticked at a time two turns ahead, as the running clock would).
 
 hypothesis drives it (`RuleBasedStateMachine`), so a broken invariant is reported as the
 shortest sequence of steps that breaks it. `JOURNEYS` (examples) and `JOURNEY_STEPS` (steps
@@ -32,6 +46,7 @@ import time
 from collections import Counter
 from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -47,14 +62,18 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.chores.turn_clock import TurnClock
 from bot.games.db.engine import create_engine
-from bot.games.model import LIVE
+from bot.games.db.models import utcnow
+from bot.games.model import FORFEITS, LIVE, EndReason, GameStatus, GameView
+from bot.games.rating_rules import ai_pool, pool_of
 from bot.views.boards import second_view
-from bot.views.render import render_game
-from bot.views.texts import available_languages, texts_for
+from bot.views.render import player_name, render_game
+from bot.views.texts import Texts, available_languages, texts_for
+from core.board import O, X, other
 from core.positions import is_ultimate
 from tests.support.bot_runner import BotRunner
-from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.fake_telegram import BLOCKED, FakeTelegram, StoredMessage
 from tests.support.time_scale import TELEGRAM_CLOCK
 
 JOURNEYS = int(os.environ.get("JOURNEYS", "20"))
@@ -119,6 +138,11 @@ FORGED = [
 INLINE_QUERIES = ["", "5", "6 4", "ultimate", "nonsense"]
 LANGUAGES = ["en", "ru", "fa", "de", None]
 NAMES = ["Ann", "Boris", "Chen", "Dara"]
+#: New games over one that may be underway (`replace`): each asks first if it is.
+REPLACING = ["/start hard", "/start easy", "/start medium user", "/start ultimate easy", "/start 4"]
+#: "Resign and start", in every language, and the language it is in.
+REPLACE_LABELS = {texts_for(code).BUTTON_REPLACE: code for code in available_languages()}
+KEEP_LABELS = frozenset(texts_for(code).BUTTON_KEEP_PLAYING for code in available_languages())
 
 #: Every language's way of saying that something broke.
 APOLOGIES = frozenset(
@@ -166,6 +190,9 @@ class World:
     errors: ErrorRecords
     examples: int = 0
     steps: Counter[str] = field(default_factory=Counter)
+    #: Everyone who ever blocked the bot, in any example (the board catch-up may still try a
+    #: board of an earlier example in such a chat).
+    ever_blocked: set[int] = field(default_factory=set)
 
 
 @pytest.fixture
@@ -220,6 +247,12 @@ class Journey(RuleBasedStateMachine):
         self.base = base
         #: When each of this example's callback queries was sent, by query id.
         self.tapped_at: dict[str, float] = {}
+        #: Who blocks the bot now, and who ever did in this example.
+        self.blocked: set[int] = set()
+        #: Taps on "Resign and start", by who tapped.
+        self.said_yes: Counter[int] = Counter()
+        #: The games of this example are those after this id.
+        self.games_before = world.loop.run(self._last_game_id())
 
     # ------------------------------------------------------------------ set-up
 
@@ -334,6 +367,35 @@ class Journey(RuleBasedStateMachine):
         """`@bot …` in some chat, and one of the results posted there."""
         self.do("inline", self._inline(self.person(who), query, pick))
 
+    @rule(who=st.integers(0, 3), command=st.sampled_from(REPLACING), yes=st.booleans())
+    def replace(self, who: int, command: str, yes: bool) -> None:
+        """A new game in the private chat; asked "Resign and start?", the answer."""
+        self.do("replace", self._replace(self.person(who), command, yes))
+
+    @rule(who=st.integers(0, 3))
+    def block(self, who: int) -> None:
+        """The person blocks the bot in their private chat (they come back by writing to it, or
+        tapping there, in a later step)."""
+        user = self.person(who)
+        if user["id"] in self.blocked:
+            return
+        self.do("block", self._block(user))
+
+    @rule(a=st.integers(0, 3), b=st.integers(0, 3))
+    def pair_up(self, a: int, b: int) -> None:
+        """Two people look for a stranger at about the same time: they are paired."""
+        first, second = self.person(a), self.person(b)
+        if first is second:
+            return
+        self.do("pair up", self._pair_up(first, second))
+
+    @rule(ticks=st.integers(1, 2))
+    def walk_away(self, ticks: int) -> None:
+        """Nobody moves for two turns' time: the turn clock nudges every turn left waiting
+        (one tick), then flags those nudged (a second tick); challenges and rematch offers
+        lapse."""
+        self.do("walk away", self._walk_away(ticks))
+
     # ------------------------------------------------------------------ the steps, on the loop
 
     def do(self, name: str, work: Coroutine[Any, Any, None]) -> None:
@@ -351,13 +413,146 @@ class Journey(RuleBasedStateMachine):
     async def _send(
         self, user: dict[str, Any], text_: str, chat: dict[str, Any] | None, reply_to: Any = None
     ) -> None:
+        if chat is None:
+            await self._come_back(user)
         self.tg.send_text(user, text_, chat=chat, reply_to=reply_to)
 
     async def _tap(
         self, user: dict[str, Any], message: StoredMessage, data: str, times: int
     ) -> None:
+        if message.chat_id == user["id"]:
+            await self._come_back(user)
+        label = next((t for row in self.tg.keyboard(message) for t, d in row if d == data), None)
+        if label in REPLACE_LABELS:
+            self.said_yes[user["id"]] += times
         for _ in range(times):
             self.tapped_at[self.tg.tap(user, message, data)] = time.monotonic()
+
+    async def _come_back(self, user: dict[str, Any]) -> None:
+        """A person who blocked the bot unblocks it before writing or tapping in its chat
+        (Telegram tells the bot: `my_chat_member`, kicked → member)."""
+        if user["id"] not in self.blocked:
+            return
+        self.blocked.discard(user["id"])
+        self.tg.membership_changed(FakeTelegram.private_chat(user), user, "kicked", "member")
+        await self.world.bot.settle(timeout=STEP_TIMEOUT)
+
+    async def _block(self, user: dict[str, Any]) -> None:
+        self.blocked.add(user["id"])
+        self.world.ever_blocked.add(user["id"])
+        self.tg.membership_changed(FakeTelegram.private_chat(user), user, "member", "kicked")
+        await self._settle()
+        # Nothing of theirs goes on in the chat the bot can no longer write to, and they are
+        # no longer looking for a stranger (the one paired with them would wait for nobody).
+        async with self.world.engine.connect() as db:
+            live = (
+                await db.execute(
+                    text(
+                        "SELECT id FROM games WHERE status IN ('open', 'active') "
+                        "AND (chat_id = :uid OR second_chat_id = :uid)"
+                    ),
+                    {"uid": user["id"]},
+                )
+            ).all()
+            queued = await db.scalar(
+                text("SELECT count(*) FROM match_queue WHERE player_id = :uid"),
+                {"uid": user["id"]},
+            )
+        assert not live, ("live games in a blocked chat", live)
+        assert not queued, "a person who blocked the bot is still looking for an opponent"
+
+    async def _pair_up(self, first: dict[str, Any], second: dict[str, Any]) -> None:
+        await self._send(first, "/play", None)
+        await self._settle()
+        await self._send(second, "/play", None)
+
+    async def _walk_away(self, ticks: int) -> None:
+        application = self.world.bot.application
+        assert application is not None
+        clock: TurnClock = application.bot_data.running.turn_clock
+        turn = timedelta(seconds=self.world.bot.settings.turn_timeout_seconds)
+        later = utcnow() + 2 * turn + timedelta(seconds=1)
+        for _ in range(ticks):
+            await clock.tick(later)
+
+    async def _replace(self, user: dict[str, Any], command: str, yes: bool) -> None:
+        await self._come_back(user)
+        before = await self._live_in_private(user["id"])
+        last = max((m.message_id or 0 for m in self.tg.bot_messages(user["id"])), default=0)
+        await self._send(user, command, None)
+        await self._settle()
+        asked = [
+            m
+            for m in self.tg.bot_messages(user["id"])
+            if (m.message_id or 0) > last
+            and any(t in REPLACE_LABELS for row in self.tg.keyboard(m) for t, _ in row)
+        ]
+        after = {game.id: game for game in await self._games(list(before))}
+        if not asked:
+            # Nothing was underway: whatever the new game closed counts nowhere.
+            for game in after.values():
+                if game.status not in LIVE:
+                    assert game.status == GameStatus.ABANDONED, (game.id, game.status)
+            return
+        # Asked: nothing ended before the answer.
+        assert all(game.status in LIVE for game in after.values()), after
+        (question,) = asked
+        labels = {t: d for row in self.tg.keyboard(question) for t, d in row if d}
+        label = next(t for t in labels if (t in REPLACE_LABELS) == yes)
+        assert yes or label in KEEP_LABELS
+        await self._tap(user, question, labels[label], 1)
+        await self._settle()
+        after = {game.id: game for game in await self._games(list(before))}
+        if not yes:
+            assert all(game.status in LIVE for game in after.values()), after
+            return
+        lost = [g for g in after.values() if g.status == GameStatus.FINISHED]
+        assert len(lost) == 1 and lost[0].end_reason == EndReason.REPLACED, after
+        (game,) = lost
+        mark = game.mark_of(user["id"])
+        assert mark is not None and game.result == other(mark), (game.id, game.result)
+        # /rating counts it in its pool as often as it was rated there.
+        pool = _pool(game)
+        if game.is_rated and pool is not None:
+            tr = texts_for(REPLACE_LABELS[label])
+            await self._send(user, "/rating", None)
+            await self._settle()
+            rows = self.tg.last_bot_message(user["id"]).text.splitlines()
+            counted = await self._rated_games(user["id"], pool)
+            shown = tr.count("COUNT_GAMES", counted)
+            assert any(shown in row for row in rows), (pool, shown, rows)
+
+    async def _live_in_private(self, user_id: int) -> dict[int, str]:
+        async with self.world.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    text(
+                        "SELECT id, status FROM games WHERE chat_id = :uid "
+                        "AND status IN ('open', 'active')"
+                    ),
+                    {"uid": user_id},
+                )
+            ).all()
+        return {game_id: status for game_id, status in rows}
+
+    async def _games(self, ids: list[int]) -> list[GameView]:
+        application = self.world.bot.application
+        assert application is not None
+        store = application.bot_data.running.games.store
+        found = [await store.get_game(game_id) for game_id in ids]
+        return [game for game in found if game is not None]
+
+    async def _last_game_id(self) -> int:
+        async with self.world.engine.connect() as db:
+            return int(await db.scalar(text("SELECT coalesce(max(id), 0) FROM games")) or 0)
+
+    async def _rated_games(self, player_id: int, pool: str) -> int:
+        async with self.world.engine.connect() as db:
+            counted = await db.scalar(
+                text("SELECT games FROM ratings WHERE player_id = :p AND pool = :pool"),
+                {"p": player_id, "pool": pool},
+            )
+        return int(counted or 0)
 
     async def _inline(self, user: dict[str, Any], query: str, pick: int) -> None:
         query_id = self.tg.inline_query(user, query)
@@ -385,10 +580,15 @@ class Journey(RuleBasedStateMachine):
         calls = self.tg.calls[self.first_call :]
         # "Not modified" is the one refusal the bot cannot always avoid: of two taps on the
         # same old board (a double tap), the second edit finds the first one's result.
+        # And a chat whose person blocked the bot refuses it, as Telegram does.
+        blocked = {str(user_id) for user_id in self.world.ever_blocked}
         refused = [
             c
             for c in calls
-            if not c.ok and c.method != "getUpdates" and "not modified" not in str(c.description)
+            if not c.ok
+            and c.method != "getUpdates"
+            and "not modified" not in str(c.description)
+            and not (c.description == BLOCKED and str(c.params.get("chat_id")) in blocked)
         ]
         assert not refused, refused
         said = [
@@ -430,6 +630,7 @@ class Journey(RuleBasedStateMachine):
         for game_id, ply, cell, mark in moves:
             played.setdefault(game_id, []).append((ply, cell, mark))
         boards: Counter[tuple[Any, ...]] = Counter()
+        ended: list[int] = []
         for game_id, board, status, chat_id, message_id, inline_id in games:
             replayed = ["_"] * len(board)
             for _ply, cell, mark in sorted(played.get(game_id, [])):
@@ -437,6 +638,8 @@ class Journey(RuleBasedStateMachine):
                 replayed[cell] = mark
             assert "".join(replayed) == board, (game_id, board, sorted(played.get(game_id, [])))
             if status not in LIVE:
+                if game_id > self.games_before:
+                    ended.append(game_id)
                 continue
             where = (inline_id,) if inline_id else (chat_id, message_id)
             if None in where:
@@ -445,20 +648,114 @@ class Journey(RuleBasedStateMachine):
             await self._check_board(game_id, where)
         shared = [where for where, count in boards.items() if count > 1]
         assert not shared, f"live games share a board message: {shared}"
+        await self._check_endings(await self._caught_up(ended))
 
-    async def _check_board(self, game_id: int, where: tuple[Any, ...]) -> None:
+    async def _caught_up(self, ids: list[int]) -> list[GameView]:
+        """The games, after a round of the board catch-up if any of their boards is behind: a
+        game that ended while its board was being posted (a challenge withdrawn in a busy
+        group before its board went out) is drawn by that round, some seconds later."""
+        application = self.world.bot.application
+        assert application is not None
+        catch_up = application.bot_data.running.board_catch_up
+        await catch_up.flush()
+        games = await self._games(ids)
+        # (Also a board /forget left behind: it drops the name of whoever forgot.)
+        if any(game.shown_version < game.version for game in games):
+            self.world.steps["caught up"] += 1
+            # Rounds seeing them behind, then again once the grace is over.
+            await catch_up.catch_up(time.monotonic() - 3600)
+            await catch_up.catch_up(time.monotonic())
+            await self._settle()
+            await catch_up.flush()
+            games = await self._games(ids)
+        return games
+
+    async def _check_endings(self, ended: list[GameView]) -> None:
+        """The games of this journey that are over: their boards, who was told, ratings."""
+        replaced: Counter[int] = Counter()
+        rated: Counter[tuple[int, str]] = Counter()
+        for game in ended:
+            if game.inline_message_id is not None:
+                await self._check_board(game.id, (game.inline_message_id,), over=True)
+            elif game.chat_id is not None and game.message_id is not None:
+                await self._check_board(game.id, (game.chat_id, game.message_id), over=True)
+            if game.is_between_strangers and game.is_finished:
+                self._check_winner_told(game)
+            if game.end_reason == EndReason.REPLACED and game.is_finished and game.result:
+                loser = game.player_id_of(other(game.result))
+                if loser is not None:
+                    replaced[loser] += 1
+            pool = _pool(game)
+            for mark, change in ((X, game.x_rating_change), (O, game.o_rating_change)):
+                player_id = game.player_id_of(mark)
+                if change is not None and player_id is not None and pool is not None:
+                    rated[player_id, pool] += 1
+        yes_more = {who: n for who, n in replaced.items() if n > self.said_yes[who]}
+        assert not yes_more, f"counted lost for a new game without a yes: {yes_more}"
+        # Rated at most once: a rating's count of games is the games rated in its pool (every
+        # rated game of a person of this journey is one of this journey's).
+        people = [person["id"] for person in self.people]
+        async with self.world.engine.connect() as db:
+            counted = {
+                (player_id, pool): games
+                for player_id, pool, games in (
+                    await db.execute(
+                        text(
+                            "SELECT player_id, pool, games FROM ratings "
+                            f"WHERE player_id IN ({', '.join(map(str, people))})"
+                        )
+                    )
+                ).all()
+            }
+        assert counted == dict(rated), (counted, dict(rated))
+
+    def _check_winner_told(self, game: GameView) -> None:
+        """A stranger whose opponent left, or ran out of time, got a message saying so."""
+        if game.end_reason not in FORFEITS | {EndReason.TIMEOUT} or game.result not in (X, O):
+            return
+        winner = game.result
+        chat_id = game.chat_id if winner == X else game.second_chat_id
+        tr: Texts = texts_for(game.language if winner == X else game.second_language)
+        if chat_id is None:
+            return
+        news = "OPPONENT_TIMED_OUT" if game.end_reason == EndReason.TIMEOUT else "OPPONENT_LEFT"
+        template: str = getattr(tr, news)
+        said = [m.text for m in self.tg.bot_messages(chat_id)]
+        if game.player_id_of(other(winner)) is None:
+            # The loser has used /forget since: their name is gone from the game, not from
+            # the message that told the winner.
+            before, after = template.split("{name}")
+            told = [t for t in said if t.startswith(before) and t.endswith(after)]
+            assert told, (game.id, game.end_reason, template, said[-3:])
+            return
+        told_now = template.format(name=player_name(game, other(winner), tr))
+        assert told_now in said, (game.id, game.end_reason, told_now, said[-3:])
+
+    async def _check_board(self, game_id: int, where: tuple[Any, ...], over: bool = False) -> None:
+        """The game's board (and a stranger's second board) shows the stored game: a live one,
+        or (`over`) one that has ended, whose boards say how, with any rating change."""
         application = self.world.bot.application
         assert application is not None
         game = await application.bot_data.running.games.store.get_game(game_id)
+        assert game is not None
         found = self.tg.inline_messages if len(where) == 1 else self.tg.messages
-        message = found[where[0] if len(where) == 1 else where]  # type: ignore[index]
-        assert not message.deleted, (game_id, "its board was deleted")
+        message: StoredMessage | None = found[where[0] if len(where) == 1 else where]  # type: ignore[index]
+        assert message is not None
+        if over and (message.deleted or message.chat_id in self.blocked):
+            message = None  # a board the bot took away, or cannot edit: blocked
+        else:
+            assert not message.deleted, (game_id, "its board was deleted")
         # Ultimate's text names the small board the player chose to look at (a view of the
         # same stored game), or the choice of them.
         blocks = [None, *range(9)] if is_ultimate(game.board) else [None]
         shown = {render_game(game, block=block).text for block in blocks}
-        assert message.text in shown, (game_id, message.text)
-        if game.second_chat_id is not None and game.second_message_id is not None:
+        if message is not None:
+            assert message.text in shown, (game_id, game.end_reason, message.text, shown)
+        if (
+            game.second_chat_id is not None
+            and game.second_message_id is not None
+            and not (over and game.second_chat_id in self.blocked)
+        ):
             # A game between strangers: ⭕'s board, in ⭕'s chat and language, shows it too.
             second = self.tg.messages[(game.second_chat_id, game.second_message_id)]
             views = {render_game(second_view(game), block=block).text for block in blocks}
@@ -493,3 +790,11 @@ def test_journeys_across_every_feature(both_clocks: str, world: World) -> None:
         steps = sum(world.steps.values())
         print(f"journeys: {world.examples} examples, {steps} steps in {took:.0f} s")
         print(f"steps by kind: {dict(world.steps)}")
+
+
+def _pool(game: GameView) -> str | None:
+    """The rating pool a game of a person is rated in (None: an AI match, a game of more)."""
+    if game.is_ai_match or game.is_many:
+        return None
+    pool = pool_of(game.board)
+    return ai_pool(pool) if game.is_against_ai else pool
