@@ -662,9 +662,11 @@ class Journey(RuleBasedStateMachine):
         # (Also a board /forget left behind: it drops the name of whoever forgot.)
         if any(game.shown_version < game.version for game in games):
             self.world.steps["caught up"] += 1
-            # Rounds seeing them behind, then again once the grace is over.
-            await catch_up.catch_up(time.monotonic() - 3600)
+            # Rounds seeing them behind, then again once the grace is over (an hour on: the
+            # chore's own round may have seen them behind a moment ago, and its grace would
+            # keep this round from drawing what the chore draws seconds later).
             await catch_up.catch_up(time.monotonic())
+            await catch_up.catch_up(time.monotonic() + 3600)
             await self._settle()
             await catch_up.flush()
             games = await self._games(ids)
