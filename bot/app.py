@@ -227,9 +227,7 @@ async def open_resources(application: Application) -> None:
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
     running = resources.opened = open_running(application, settings, games, ai_pool)
-    hooks = BoardHooks(
-        shown=running.board_catch_up.drawing, delivered=running.board_catch_up.delivered
-    )
+    hooks = BoardHooks(delivered=running.board_catch_up.delivered)
     # The profile is not needed to play: set once the bot takes updates, not before.
     resources.tasks["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
@@ -253,7 +251,15 @@ def open_running(
     """The presenter, the AI-turns runner and the background chores, on the use-cases (not
     started)."""
     bot = application.bot
-    presenter = Presenter(bot, games.chats)
+    presenter = Presenter(
+        bot,
+        games.chats,
+        games.outbox,
+        doubt_seconds=settings.board_doubt_seconds,
+        # A claim lasts as long as a tap waits for another instance's edit: a process that
+        # died holds a board no longer than that.
+        claim_seconds=settings.board_tap_redraw_seconds,
+    )
     matches = AiMatchRunner(games.store, games.ai_turns, presenter, bot, settings.ai_pause_seconds)
     presenter.ai = matches
     return Running(
@@ -335,6 +341,9 @@ async def close_resources(application: Application) -> None:
             task.cancel()
     running, resources.opened = resources.opened, None
     if running is not None:
+        # The presenter's redraws first: the board catch-up's last marks then let go of
+        # every claim, so a restarted bot draws those boards at once.
+        await running.presenter.stop()
         for chore in running.chores:
             await chore.stop()
         await running.matches.stop_all()

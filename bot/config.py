@@ -260,6 +260,9 @@ class Settings(BaseSettings):
     # A tap redraws a board behind its game once the game has been still this long (at most):
     # before, another instance's edit may still be waiting for a busy group's pace.
     board_tap_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
+    # A board whose edit went unanswered is drawn again after this long (`bot.views.presenter`):
+    # the unanswered edit may still land meanwhile, after a newer one.
+    board_doubt_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_port: Port = DEFAULT_WEBHOOK_PORT
     webhook_url: PublicUrl = None

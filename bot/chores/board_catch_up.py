@@ -1,14 +1,16 @@
 """Boards catch up with their games, whatever crashes: the running side of the board outbox
 (`bot.games.outbox` has the database side).
 
-Every board the bot draws is heard of twice (`bot.views.boards.BoardHooks`): when it is about to be
-drawn (`drawing`) and once Telegram has it (`delivered`). Shown boards are marked in the database
-in batches (a mark lost in a crash costs one needless redraw, never a frozen board). A
-background round (`every` seconds, on every instance) reads the games whose board is behind,
-and draws those that stayed behind at the same version for `grace` seconds and that this
-process is not drawing already: the edit a crash lost, or the board of a game whose first
-posting never went out (`post_grace`: a `/start` waiting for a busy group's pace must not get
-a second board). A tap on a board that is behind redraws it too (`needs_redraw`).
+The presenter tells of every game whose boards Telegram has, all of them, at a version
+(`delivered`, a `bot.views.boards.BoardHooks` hook). Shown boards are marked in the database
+in batches, which let go of the presenter's claims on them (a mark lost in a crash costs one
+needless redraw, never a frozen board). A background round (`every` seconds, on every
+instance) reads the games whose board is behind and that no other live process draws, and
+draws those that stayed behind at the same version for `grace` seconds and that the presenter
+is not drawing already: the edit a crash lost, an edit Telegram refused for a while (5xx past
+every retry), or the board of a game whose posting never went out (`post_grace`: a `/start`
+waiting for a busy group's pace, or a pairing posting ⭕'s board, must not get a second one).
+A tap on a board that is behind redraws it too (`needs_redraw`).
 
 Drawing here is background work (`Pace.BACKGROUND`): people's boards go first.
 """
@@ -19,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import OrderedDict
 from datetime import datetime, timedelta
 
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -27,7 +28,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
-from bot.games.outbox import BoardOutbox, is_behind
+from bot.games.outbox import BoardOutbox, Shown, is_behind
 from bot.telegram.flood_gate import Pace
 from bot.views.presenter import Presenter
 
@@ -47,8 +48,6 @@ TAP_REDRAW_AFTER_SECONDS = 10.0
 #: 0.05 s a busy bot wrote one for every tap or two; a mark lost in a crash costs one redraw
 #: that changes nothing.
 MARK_DELAY_SECONDS = 0.5
-#: Games whose drawn version this process remembers (enough for every board in flight).
-REMEMBERED = 4096
 
 
 class BoardCatchUp:
@@ -65,8 +64,6 @@ class BoardCatchUp:
         self._outbox, self._presenter = outbox, presenter
         self._tap_redraw_after = tap_redraw_after
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
-        # game id → the newest version this process drew or is drawing.
-        self._drawn: OrderedDict[int, int] = OrderedDict()
         self._marks: dict[int, int] = {}
         self._marking: asyncio.Task[None] | None = None
         # game id → (version, when a round first saw it behind at that version).
@@ -74,14 +71,6 @@ class BoardCatchUp:
         self._rounds = Rounds("board catch-up", self.catch_up, every)
 
     # --- the boards' hooks -------------------------------------------------------------------
-
-    def drawing(self, game: GameView) -> None:
-        """A board is about to be drawn with this version of its game."""
-        if game.version > self._drawn.get(game.id, -1):
-            self._drawn[game.id] = game.version
-            self._drawn.move_to_end(game.id)
-            while len(self._drawn) > REMEMBERED:
-                self._drawn.popitem(last=False)
 
     def delivered(self, game: GameView) -> None:
         """Telegram has the board at this version: mark it, with the others of the moment."""
@@ -95,7 +84,7 @@ class BoardCatchUp:
         """Whether a tap on the game's board should redraw it: the database says it is behind,
         no drawing of this process is on its way, and the game has been still long enough
         for another instance's to have come (a crash lost it)."""
-        if not is_behind(game) or self._drawn.get(game.id, -1) >= game.version:
+        if not is_behind(game) or self._presenter.is_drawing(game.id):
             return False
         still = min(self._grace, self._tap_redraw_after)
         changed = game.updated_at
@@ -107,10 +96,17 @@ class BoardCatchUp:
         await asyncio.sleep(MARK_DELAY_SECONDS)
         marks, self._marks = self._marks, {}
         try:
-            await self._outbox.mark_shown(marks.items())
+            await self._outbox.mark_shown(self._shown(marks))
         except Exception:
             # The database is away: a round redraws those boards later ("not modified").
             log.warning("could not mark %d boards as shown", len(marks), exc_info=True)
+
+    def _shown(self, marks: dict[int, int]) -> list[Shown]:
+        """The marks to write; a board the presenter draws again now keeps its claim."""
+        return [
+            Shown(game_id, version, release=not self._presenter.is_drawing(game_id))
+            for game_id, version in marks.items()
+        ]
 
     async def flush(self) -> None:
         """Write the marks gathered so far (at shutdown, and in tests)."""
@@ -118,7 +114,7 @@ class BoardCatchUp:
             await self._marking
         if self._marks:
             marks, self._marks = self._marks, {}
-            await self._outbox.mark_shown(marks.items())
+            await self._outbox.mark_shown(self._shown(marks))
 
     # --- rounds ------------------------------------------------------------------------------
 
@@ -143,29 +139,37 @@ class BoardCatchUp:
         self._behind_since = since
         drawn = 0
         for game_id, (version, first_seen) in since.items():
-            if self._drawn.get(game_id, -1) >= version or now - first_seen < self._grace:
+            if self._presenter.is_drawing(game_id) or now - first_seen < self._grace:
                 continue
             game = await self._outbox.game(game_id)
             if game is None or game.version != version:
                 continue  # deleted, or moved on: a later round sees it again
-            if game.message_id is None and now - first_seen < self._post_grace:
+            unposted = (game.message_id is None and game.inline_message_id is None) or (
+                game.second_chat_id is not None and game.second_message_id is None
+            )
+            if unposted and now - first_seen < self._post_grace:
                 continue
             drawn += await self._draw(game)
         return drawn
 
     async def _draw(self, game: GameView) -> int:
         """Draw one board left behind; a board Telegram refuses for good is given up."""
+        if game.message_id is None and game.inline_message_id is None and not game.is_live:
+            # Closed while its board was being posted, and the posting never recorded: there
+            # is no board to draw.
+            await self._outbox.mark_shown([Shown(game.id, game.version)])
+            return 0
         log.info(
             "board of game %s shows an older version: drawing version %s", game.id, game.version
         )
         try:
-            await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False)
+            await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False, post_missing=True)
         except (BadRequest, Forbidden) as error:
+            # Refused for good: the board is no longer waiting.
             log.warning("board of game %s cannot be drawn (%s); given up", game.id, error)
+            await self._outbox.mark_shown([Shown(game.id, game.version)])
         except TelegramError as error:
             log.info("board of game %s not drawn now (%s); next round", game.id, error)
             return 0
-        # Shown, refused for good, or nothing to draw (a closed game whose board never
-        # posted): in every case the board is no longer waiting.
-        await self._outbox.mark_shown([(game.id, game.version)])
+        # Drawn, it is marked as Telegram answers (the presenter's `delivered`).
         return 1

@@ -221,6 +221,11 @@ class GameView:
         return self.status == GameStatus.OPEN
 
     @property
+    def is_live(self) -> bool:
+        """Open for a player to join, or being played: not over."""
+        return self.is_active or self.is_open
+
+    @property
     def is_finished(self) -> bool:
         return self.status == GameStatus.FINISHED
 

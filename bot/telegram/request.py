@@ -19,6 +19,10 @@ around each HTTP round trip; `RetryingHTTPXRequest` is the same loop around PTB'
   "message to delete not found", "query is too old"), the first try did it: that is success.
 * Anything else (200s, 400 Bad Request, 401, 403 Forbidden, 404, 409) is final at once.
 
+A caller that must know whether a call went unanswered on the way (a board edit: the unanswered
+try may still land after a newer edit, so the board is in doubt) watches it with
+`watch_unanswered()`.
+
 After `max_attempts` sends in all, the last answer or error goes to the caller, exactly as PTB
 would have reported it without retries. Retries are logged at WARNING with the method name only:
 request URLs contain the bot token and are never logged.
@@ -30,7 +34,10 @@ import abc
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -59,6 +66,37 @@ DONE = (200, b'{"ok":true,"result":true}')
 class OutcomeUnknown(NetworkError):
     """A call that creates something was sent, but no answer came (read timeout, connection
     dropped): it may have been carried out. Not retried, so that nothing is done twice."""
+
+
+@dataclass
+class Unanswered:
+    """The Bot API methods of the calls watched that went unanswered at least once (read
+    timeout, connection dropped after sending): carried out or not, and maybe later."""
+
+    endpoints: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.endpoints)
+
+
+_watching: ContextVar[Unanswered | None] = ContextVar("unanswered_calls", default=None)
+
+
+@contextmanager
+def watch_unanswered() -> Iterator[Unanswered]:
+    """Record the calls made in this block (by this task) that went unanswered on the way."""
+    watched = Unanswered()
+    token = _watching.set(watched)
+    try:
+        yield watched
+    finally:
+        _watching.reset(token)
+
+
+def _note_unanswered(endpoint: str) -> None:
+    watched = _watching.get()
+    if watched is not None:
+        watched.endpoints.append(endpoint)
 
 
 def is_repeatable(endpoint: str) -> bool:
@@ -130,10 +168,13 @@ class Retrying(BaseRequest):
                 reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
                 if not surely_not_sent(error):
                     if not is_repeatable(endpoint):
+                        _note_unanswered(endpoint)
                         log.warning(
                             "Bot API %s got no answer (%s); not sent again", endpoint, reason
                         )
                         raise OutcomeUnknown(f"{endpoint}: no answer ({reason})") from error
+                    if not maybe_done:
+                        _note_unanswered(endpoint)
                     maybe_done = True
                 if attempt >= self.max_attempts:
                     raise

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from telegram import Bot, InlineKeyboardMarkup
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace, pace_args
@@ -48,7 +48,8 @@ def _nobody(_game: GameView) -> None:
 class BoardHooks:
     """What a running bot adds to its boards: `keyboard` turns a board's keyboard into the
     one shown, `shown` hears of every game whose board is about to be posted or edited, and
-    `delivered` of every board Telegram has (posted, edited, or showing it already)."""
+    `delivered` of every game whose boards Telegram has, all of them, at that version
+    (`bot.views.presenter` decides: an answer that came late or not at all is no delivery)."""
 
     keyboard: KeyboardHook = _same_keyboard
     shown: Callable[[GameView], None] = _nobody
@@ -57,6 +58,19 @@ class BoardHooks:
 
 #: A bot's boards with nothing added (tests that draw boards without a running bot).
 NO_HOOKS = BoardHooks()
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """What drawing a game's boards did. `complete`: Telegram has every board of the game at
+    this version (posted, edited, or showing it already). A board still to post (⭕'s, while
+    the pairing posts it) or an edit that failed leaves the game incomplete; a posting that
+    got no answer does not (it may well be there, and a board is never posted twice).
+    `posted` / `second_posted`: a board posted afresh."""
+
+    complete: bool
+    posted: int | None = None
+    second_posted: int | None = None
 
 
 def _render(
@@ -92,10 +106,13 @@ async def send_board(
         log.info(
             "board of game %s: posted with no answer; the next tap on it will show it", game.id
         )
-        hooks.delivered(game)  # it may well be there: never posted twice
         return None
-    hooks.delivered(game)
     return message.message_id
+
+
+def _second_missing(game: GameView) -> bool:
+    """Whether a game between strangers has no second board yet (its pairing posts it)."""
+    return game.second_chat_id is not None and game.second_message_id is None
 
 
 async def show_board(
@@ -106,25 +123,34 @@ async def show_board(
     pace: Pace = Pace.PERSON,
     hint: int | None = None,
     block: int | None = None,
-) -> int | None:
-    """Show the game's current state on its board message. Returns the id of a new board
-    message when it had to post one: a running game whose chat board is gone (deleted by a
-    user) or was never stored (posting it failed) continues on a fresh one. The
-    edited board lights a `hint` cell; ultimate's shows the small board `block` chosen. Raises
-    `FrameSkipped` for a `Pace.FRAME` that Telegram's flood limits have no room for now."""
+    post_missing: bool = False,
+) -> Drawn:
+    """Show the game's current state on its board messages. A running game whose chat board
+    is gone (deleted by a user) or was never stored (posting it failed) continues on a fresh
+    one; with `post_missing`, ⭕'s board never posted is posted too (the board catch-up, once
+    the pairing had time to post it). The edited board lights a `hint` cell; ultimate's shows
+    the small board `block` chosen. Raises `FrameSkipped` for a `Pace.FRAME` that Telegram's
+    flood limits have no room for now."""
+    live = game.is_live
+    second: Drawn = Drawn(complete=not _second_missing(game))
+    if game.second_message_id is not None:
+        # Before the first board: ⭕ sees a move no later than ❌.
+        second = Drawn(complete=await _show_second(bot, game, hooks, pace))
+    elif post_missing and live and _second_missing(game):
+        posted = await send_second_board(bot, game, hooks)
+        # Posted, or no answer came: then it may well be there, and it is never posted twice.
+        second = Drawn(complete=True, second_posted=posted)
     if game.inline_message_id is not None:
         where: dict = {"inline_message_id": game.inline_message_id}
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
-    elif game.chat_id is not None and (game.is_active or game.is_open):
-        return await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+    elif game.chat_id is not None and live:
+        posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+        return replace(second, posted=posted)
     else:
         # A closed game whose board is not known yet (closed while it was being posted):
-        # there is nothing to update.
-        return None
-    if game.second_message_id is not None:
-        # Before the first board, which marks both shown once Telegram has it.
-        await _show_second(bot, game, hooks, pace)
+        # nothing to update now; the board catch-up draws it once its posting is recorded.
+        return replace(second, complete=False)
     board = _render(hooks, game, hint, block)
     try:
         await bot.edit_message_text(
@@ -133,15 +159,13 @@ async def show_board(
     except BadRequest as error:
         text = str(error).lower()
         if "not modified" in text:
-            # Already showing this state (e.g. a retried update): nothing to do.
-            hooks.delivered(game)
-            return None
-        if "not found" in text and game.chat_id is not None and (game.is_active or game.is_open):
+            return second  # already showing this state (e.g. a retried update)
+        if "not found" in text and game.chat_id is not None and live:
             log.info("board message of game %s is gone; posting a fresh one", game.id)
-            return await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+            posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+            return replace(second, posted=posted)
         raise
-    hooks.delivered(game)
-    return None
+    return second
 
 
 def second_view(game: GameView) -> GameView:
@@ -155,9 +179,11 @@ async def send_second_board(bot: Bot, game: GameView, hooks: BoardHooks) -> int 
     return await send_board(bot, game.second_chat_id, second_view(game), hooks=hooks)
 
 
-async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> None:
-    """Edit ⭕'s board of a game between strangers. A failure here (⭕ blocked the bot,
-    deleted the board) must not keep ❌'s board from showing the move: it is logged."""
+async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> bool:
+    """Edit ⭕'s board of a game between strangers; whether Telegram has it now. A failure
+    here (⭕ blocked the bot, deleted the board) must not keep ❌'s board from showing the
+    move: it is logged, and ⭕'s board stays behind (a block ends the game, which draws
+    both again)."""
     board = render_game(second_view(game))
     keyboard = hooks.keyboard(board.keyboard, game)
     try:
@@ -169,7 +195,11 @@ async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) 
             **pace_args(bot, pace),
         )
     except BadRequest as error:
-        if "not modified" not in str(error).lower():
-            log.warning("second board of game %s: %s", game.id, error)
+        if "not modified" in str(error).lower():
+            return True
+        log.warning("second board of game %s: %s", game.id, error)
+        return "not found" in str(error).lower()  # deleted by ⭕: nothing more to draw
     except TelegramError as error:
         log.warning("second board of game %s: %s", game.id, error)
+        return isinstance(error, Forbidden)  # blocked: the block ends the game
+    return True

@@ -385,12 +385,14 @@ class Scene:
 
     async def snapshot(self) -> Any:
         """The two games' rows (version included) and moves, and their boards' messages.
-        Not the version each board shows (`shown_version`): the bot marks that in batches, a
-        moment after it drew the board, and the messages are compared anyway."""
+        Not the version each board shows (`shown_version`) nor who draws it (`drawer`,
+        `drawer_until`): the bot marks those in batches, a moment after it drew the board
+        (a refused tap may redraw a board left behind), and the messages are compared anyway."""
         engine = self.bot.application.bot_data.engine  # type: ignore[union-attr]
         ids = sorted(self.games)
         games, moves = Game.__table__, Move.__table__
-        columns = [column for column in games.c if column.name != "shown_version"]
+        drawing = {"shown_version", "drawer", "drawer_until"}
+        columns = [column for column in games.c if column.name not in drawing]
         async with engine.connect() as connection:
             game_rows = await connection.execute(
                 select(*columns).where(games.c.id.in_(ids)).order_by(games.c.id)

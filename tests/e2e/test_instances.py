@@ -163,6 +163,21 @@ async def assert_moves_in_order(engine: AsyncEngine, game: Tracked) -> tuple[Gam
     return row, moves
 
 
+async def until_board_shown(fake: FakeTelegram, game: Tracked, row: Game) -> None:
+    """The board shows the stored game soon: the instance that handled the move may have
+    found the board claimed by the other, which was still drawing it (`bot.games.outbox`),
+    and draws it a moment later."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            assert_board_shown(fake, game, row)
+            return
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.05)
+
+
 def assert_board_shown(fake: FakeTelegram, game: Tracked, row: Game) -> None:
     """The board message shows exactly the stored board (and, while the game runs, its cells
     carry the stored move number)."""
@@ -310,12 +325,12 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
                 humans = sum(1 for m in moves if m.player_id is not None)
                 assert humans == game.human_moves + 1, (game.name, round_number, moves)
                 game.human_moves = humans
-                assert_board_shown(fake, game, row)
+                await until_board_shown(fake, game, row)
 
         for game in games:
             row, moves = await assert_moves_in_order(engine, game)
             assert row.status == "finished", (game.name, row.status, row.board)
-            assert_board_shown(fake, game, row)
+            await until_board_shown(fake, game, row)
         for game in games:
             # One board per game: a duplicated command or move posted nothing twice.
             assert fake.bot_messages(game.chat["id"]) == [fake.messages[game.board.key]]

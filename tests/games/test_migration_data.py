@@ -13,6 +13,7 @@ from sqlalchemy import text
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import alembic_config, upgrade_database
 from bot.games.model import BoardRef, MoveStatus, PlayerInfo
+from bot.games.outbox import Shown
 from bot.games.use_cases import Games, open_games
 
 REVISIONS = ["0001", "0002", "0003"]
@@ -212,7 +213,7 @@ async def test_0008_takes_stored_boards_as_showing_their_games(database_url: str
         # The move is committed, its board not drawn yet: behind until marked shown.
         behind = await games.outbox.behind()
         assert list(behind) == [2] and behind[2] > 3
-        await games.outbox.mark_shown([(2, behind[2])])
+        await games.outbox.mark_shown([Shown(2, behind[2])])
         assert await games.outbox.behind() == {}
     finally:
         await engine.dispose()  # type: ignore[attr-defined]

@@ -32,6 +32,8 @@ class BotRunner:
         paced = replace(TELEGRAM_FLOOD_LIMITS, private=None).scaled(telegram.time_scale)
         default = paced if telegram.flood_limits_on else FloodLimits.unlimited()
         settings.setdefault("flood_limits", default)
+        # A board whose edit went unanswered is drawn again this soon (tests wait for it).
+        settings.setdefault("board_doubt_seconds", 0.5)
         self.settings = Settings(
             token=telegram.token,
             database_url=database_url,
@@ -92,17 +94,21 @@ class BotRunner:
 
     async def quiesce(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
         """Wait until every update queued so far is handled, every AI turn they started is
-        played, and no Bot API call is in flight: after this, nothing more happens until the
-        next update (a turn-clock nudge aside, minutes away in tests)."""
+        played, every board redraw the presenter has to come is done (after an unanswered
+        edit, `BOARD_DOUBT_SECONDS`), and no Bot API call is in flight: after this, nothing
+        more happens until the next update (a turn-clock nudge aside, minutes away in
+        tests)."""
         assert self.application is not None
-        matches = self.application.bot_data.running.matches
+        running = self.application.bot_data.running
         deadline = time.monotonic() + timeout
         while True:
             await self.settle(max(0.0, deadline - time.monotonic()))
-            if not matches.playing:
+            redraws = running.presenter.order.redraws_to_come
+            if not running.matches.playing and not redraws:
                 break
             if time.monotonic() > deadline:
-                raise AssertionError(f"AI turns still playing: {sorted(matches.playing)}")
+                playing = sorted(running.matches.playing)
+                raise AssertionError(f"AI turns still playing: {playing}; redraws: {redraws}")
             await asyncio.sleep(0.005)
         await self.telegram.wait_idle(quiet=0.0, timeout=max(0.0, deadline - time.monotonic()))
 

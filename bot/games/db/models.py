@@ -141,6 +141,10 @@ class Game(Base):
     # The version its board message shows (`bot.chores.board_catch_up`): behind `version`
     # until drawn.
     shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The process drawing the game's boards now, until when (`bot.games.outbox`): one
+    # instance at a time edits a board, so an older edit never lands after a newer one.
+    drawer: Mapped[str | None] = mapped_column(String(32))
+    drawer_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
