@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from bot.views.presenter import Presenter
     from bot.webapp.links import WebAppLinks
     from bot.webapp.live import GameNotifier
+    from bot.webapp.members import GroupMembers
 
 
 @dataclass(frozen=True)
@@ -51,10 +52,12 @@ class Running:
 
 @dataclass(frozen=True)
 class MiniApp:
-    """The Mini App's own (WEBAPP_URL): its links, and the pages' live streams."""
+    """The Mini App's own (WEBAPP_URL): its links, the pages' live streams, and who is in
+    which group (who may see a group's games)."""
 
     links: WebAppLinks
     notifier: GameNotifier
+    members: GroupMembers
 
 
 class NotOpen(RuntimeError):

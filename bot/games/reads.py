@@ -33,6 +33,7 @@ def view_of(row: Any) -> Loaded:
     values["end_reason"] = None if row.end_reason is None else EndReason(row.end_reason)
     view = GameView(
         id=row.id,
+        public_id=row.public_id,
         board=board_from_text(row.board, row.size, row.k, row.seats, variant=row.variant),
         x_name=row.x_name,
         o_name=row.o_name,

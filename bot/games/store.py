@@ -36,6 +36,7 @@ from bot.games.model import (
     MoveStatus,
     PlayerInfo,
     UpdateClaim,
+    new_public_id,
 )
 from core.notation import format_cells
 from core.positions import variant_of
@@ -131,7 +132,9 @@ class Store:
                     statements.player_upsert(self.dialect),
                     statements.player_parameters(player, now),
                 )
-                game = replace(draft, language=chosen_language or draft.language)
+                game = replace(
+                    draft, language=chosen_language or draft.language, public_id=new_public_id()
+                )
                 game_id = await transaction.scalar(
                     statements.INSERT_GAME_IN_IDLE_CHAT, _game_row(game, now)
                 )
@@ -252,7 +255,8 @@ def claim_made(claimed: Later) -> Claim:
 async def insert(
     session: CoreTransaction, draft: GameView, moves: Iterable[PlayedMove] = ()
 ) -> Loaded:
-    """Store a new game (its draft's id is ignored) and the moves already played in it."""
+    """Store a new game (its draft's ids are ignored) and the moves already played in it."""
+    draft = replace(draft, public_id=new_public_id())
     game_id = await session.scalar(statements.INSERT_GAME, _game_row(draft, utcnow()))
     assert game_id is not None
     _add_moves(session, game_id, moves)
@@ -263,6 +267,7 @@ async def insert(
 
 def _game_row(draft: GameView, now: datetime) -> dict[str, Any]:
     return {
+        "public_id": draft.public_id,
         "board": format_cells(draft.board),
         "variant": variant_of(draft.board),
         "size": draft.board.size,

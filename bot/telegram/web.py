@@ -23,9 +23,12 @@ import asyncio
 import hmac
 import json
 import logging
+import traceback
 from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage
+from aiohttp.log import server_logger
 from sqlalchemy import text
 from telegram import Update
 from telegram.ext import Application
@@ -119,13 +122,39 @@ async def _database_state(request: web.Request) -> str:
     return "ok"
 
 
+class RequestErrors(logging.LoggerAdapter[logging.Logger]):
+    """aiohttp's log of the requests it could not handle, without what the requests carried.
+
+    aiohttp logs a request it cannot parse with the parser's error, whose text quotes the
+    request (an over-long `Authorization` header: the start of a Mini App's initData, the
+    user's id and name); an error in a handler, with the error's text (a database error's
+    quotes its parameters). Here a request that is not HTTP enough is one line with the
+    error's kind, and any other error its kind and traceback, never its text."""
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        error = kwargs.pop("exc_info", None)
+        if not isinstance(error, BaseException):
+            self.logger.log(level, msg, *args, **kwargs)
+        elif isinstance(error, BadHttpMessage):
+            self.logger.info("refused a malformed HTTP request: %s", type(error).__name__)
+        else:
+            said = str(msg) % args if args else str(msg)
+            where = "".join(traceback.format_tb(error.__traceback__))
+            self.logger.log(level, "%s: %s\n%s", said, type(error).__name__, where)
+
+
 class WebServer:
     """`web_app` served on host:port until `stop`."""
 
     def __init__(self, web_app: web.Application, host: str, port: int) -> None:
         self.host, self.port = host, port
-        # No access log: the bot logs one line per update already.
-        self._runner = web.AppRunner(web_app, access_log=None, shutdown_timeout=SHUTDOWN_TIMEOUT)
+        # No access log: the bot logs one line per update already. Errors: `RequestErrors`.
+        self._runner = web.AppRunner(
+            web_app,
+            access_log=None,
+            shutdown_timeout=SHUTDOWN_TIMEOUT,
+            logger=RequestErrors(server_logger),
+        )
 
     async def start(self) -> None:
         """Listen; raises OSError when the address is taken or not ours."""

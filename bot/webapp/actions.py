@@ -87,7 +87,8 @@ async def _answer(
         "status": str(result.status),
         "game": await host.state(after.id, user.id),
     }
-    body.update(hint=result.hint, opened=after.id if after.id != game.id else None)
+    # A game the page opens is named by its public id, as everywhere on the page.
+    body.update(hint=result.hint, opened=after.public_id if after.id != game.id else None)
     return Done(200, body)
 
 
@@ -116,7 +117,8 @@ async def _again(
         return Done(409, {"status": str(MoveStatus.CONFLICT), "game": None})
     await host.started(started.game, started.closed)
     state = await host.state(started.game.id, user.id)
-    return Done(201, {"status": str(MoveStatus.PLAYED), "game": state, "opened": started.game.id})
+    opened = started.game.public_id
+    return Done(201, {"status": str(MoveStatus.PLAYED), "game": state, "opened": opened})
 
 
 def underway(game: GameView, user: PlayerInfo) -> Done:

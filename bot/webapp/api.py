@@ -5,16 +5,23 @@
     GET  /app/api/games               the user's open games (the start page)
     POST /app/api/games               {"level", "mark", "size"}: a new game against the AI,
                                       posted in the user's private chat as well
-    GET  /app/api/games/{id}          a game's state (bot.webapp.state)
-    POST /app/api/games/{id}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
-    POST /app/api/games/{id}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
-                                      sides or Rematch, as the chat board's buttons (actions)
-    GET  /app/api/games/{id}/events   server-sent events: the state whenever it changes
-    GET  /app/api/texts               the page's words in the user's language (words)
+    GET  /app/api/games/{game}          a game's state (bot.webapp.state)
+    POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
+    POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
+                                        sides or Rematch, as the chat board's buttons (actions)
+    GET  /app/api/games/{game}/events   server-sent events: the state whenever it changes
+    GET  /app/api/texts                 the page's words in the user's language (words)
+
+`{game}` is the game's public id (`GameView.public_id`, random), never its sequential row id;
+the page and the bot's links know a game by it. It is checked for its shape before any
+database sees it.
 
 Every API call carries Telegram's initData in `Authorization: tma <initData>`. Without a
-genuine, fresh one: 401; a game the user may not see (bot.webapp.state.may_watch): 403;
-nothing changes either way. A group's game shows read-only to members who do not play in it.
+genuine, fresh one: 401; a game the user may not see (bot.webapp.state.sight: its players,
+and for a group's board the group's members, as Telegram says, bot.webapp.members): 404, the
+very answer of a game that does not exist; nothing changes either way. A group's game shows
+read-only to members who do not play in it. Nothing of the initData or of the request's
+headers is logged, only why a request was refused.
 A move goes through the same use-case as a tap in chat (`Play.tap`: the move number, the
 turn, the game's version), and the chat's board is edited just as after a tap. A refusal
 answers 409 (403 for who is not a player) with its `status`, which the page puts in words.
@@ -36,14 +43,15 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind
+from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind, is_public_id
 from bot.resources import Resources, Running
 from bot.webapp.actions import REFUSED, act, is_int, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
-from bot.webapp.queries import chosen_language, game_and_moves, open_games_of
-from bot.webapp.state import game_state, game_summary, may_watch
+from bot.webapp.members import GroupMembers
+from bot.webapp.queries import chosen_language, game_and_moves, game_by_public_id, open_games_of
+from bot.webapp.state import Sight, game_state, game_summary, sight
 from bot.webapp.words import page_texts
 from core.ai import LEVELS
 from core.board import SIZES, X, board_size
@@ -52,6 +60,24 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 MINI_APP: web.AppKey[MiniApp] = web.AppKey("mini_app")
+#: What the page may load and run: its own files (static/), and of the rest only Telegram's
+#: web-app script (index.html loads it); it talks to its own server only. Inline styles: the
+#: page sets its theme's colours through `element.style`, and Telegram's script may add a
+#: style element (Telegram Web's custom style); no inline script at all.
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self' https://telegram.org/js/telegram-web-app.js",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+    )
+)
+#: The page's files have no version in their names, so a browser asks again each time (a
+#: 304 while unchanged): a new release's page never runs with an old release's script.
+STATIC_CACHE_CONTROL = "no-cache"
 
 
 def add_routes(web_app: web.Application, application: Application) -> None:
@@ -59,16 +85,30 @@ def add_routes(web_app: web.Application, application: Application) -> None:
     mini_app = MiniApp(application)
     web_app[MINI_APP] = mini_app
     web_app.on_shutdown.append(mini_app.close)
+    web_app.on_response_prepare.append(protect)
     api = PAGE_PATH + "api/games"
     web_app.router.add_get(PAGE_PATH, page)
     web_app.router.add_static(PAGE_PATH + "static/", STATIC)
     web_app.router.add_get(api, mini_app.list_games)
     web_app.router.add_post(api, mini_app.start_game)
-    web_app.router.add_get(api + "/{game_id:[0-9]{1,18}}", mini_app.get_game)
-    web_app.router.add_post(api + "/{game_id:[0-9]{1,18}}/moves", mini_app.move)
-    web_app.router.add_post(api + "/{game_id:[0-9]{1,18}}/actions", mini_app.act)
-    web_app.router.add_get(api + "/{game_id:[0-9]{1,18}}/events", mini_app.events)
+    # Any segment: one that is no public id answers as a game that does not exist.
+    web_app.router.add_get(api + "/{game}", mini_app.get_game)
+    web_app.router.add_post(api + "/{game}/moves", mini_app.move)
+    web_app.router.add_post(api + "/{game}/actions", mini_app.act)
+    web_app.router.add_get(api + "/{game}/events", mini_app.events)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
+
+
+async def protect(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer under /app/ (the page, its files, the API, errors too): the content
+    policy, no guessing of content types (a JSON answer is never run as a script), and the
+    static files' caching."""
+    if not request.path.startswith(PAGE_PATH):
+        return  # the webhook and the health check are not pages
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.path.startswith(PAGE_PATH + "static/"):
+        response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
 
 
 async def page(_request: web.Request) -> web.FileResponse:
@@ -116,6 +156,12 @@ class MiniApp:
         assert mini_app is not None  # the routes exist only with WEBAPP_URL
         return mini_app.notifier
 
+    @property
+    def members(self) -> GroupMembers:
+        mini_app = self.resources.mini_app
+        assert mini_app is not None
+        return mini_app.members
+
     def user(self, request: web.Request) -> WebAppUser:
         """The user the request's initData vouches for; 401 otherwise."""
         header = request.headers.get("Authorization", "")
@@ -125,22 +171,32 @@ class MiniApp:
         try:
             return verify_init_data(init_data, self.application.bot.token, now=time.time())
         except InitDataError as refused:
-            log.info("refused a Mini App request from %s: %s", request.remote, refused)
+            # Its reason only (fixed words): nothing of the initData itself.
+            log.info("refused a Mini App request: %s", refused)
             raise error(401, str(refused)) from None
 
     async def viewable_game(self, request: web.Request, user: WebAppUser) -> GameView:
-        """The game the URL names, if the user may see it; 404 or 403 otherwise."""
-        games = self.running.games
-        game = await games.store.get_game(int(request.match_info["game_id"]))
-        if game is None:
+        """The game the URL names (its public id), if the user may see it; 404 otherwise,
+        the same for a game they may not see as for one that does not exist."""
+        public_id = request.match_info["game"]
+        store = self.running.games.store
+        game = await game_by_public_id(store, public_id) if is_public_id(public_id) else None
+        if game is None or not await self.may_see(game, user.id):
             raise error(404, "no such game", "no_game")
-        if not may_watch(game, user.id):
-            raise error(403, "not your game", "not_a_player")
         return game
 
+    async def may_see(self, game: GameView, viewer_id: int) -> bool:
+        """Whether the page shows `game` to `viewer_id` (bot.webapp.state.sight)."""
+        seen = sight(game, viewer_id)
+        if seen is Sight.MEMBER and game.chat_id is not None:
+            return await self.members.is_member(game.chat_id, viewer_id)
+        return seen is Sight.PLAYER
+
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
+        """The page's view of a game (by its row id, known once the URL's game was found),
+        None once the user may not see it any more (left its group, say)."""
         game, moves = await game_and_moves(self.running.games.store, game_id)
-        if game is None or not may_watch(game, viewer_id):
+        if game is None or not await self.may_see(game, viewer_id):
             return None
         return game_state(game, moves, viewer_id)
 
@@ -177,7 +233,7 @@ class MiniApp:
                     request, changed, self.closing, lambda: self.state(game.id, user.id)
                 )
         except TooManyStreams:
-            log.info("refused a live stream of user %s: too many open", user.id)
+            log.info("refused a live stream: too many open")
             raise error(429, "too many live streams open", "too_many") from None
 
     async def act(self, request: web.Request) -> web.Response:

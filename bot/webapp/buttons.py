@@ -28,13 +28,15 @@ def with_open_board(
     running_ultimate = is_ultimate(game.board) and game.is_active
     if (keyboard is None and not running_ultimate) or game.is_open or game.is_many:
         return keyboard
+    # A link names the game by its public id, never by its (sequential) row id.
+    assert game.public_id, "a board's game is stored, with its public id"
     text = texts_for(game.language).BUTTON_OPEN_BOARD
     # Private chats have the user's (positive) id; groups' ids are negative.
     private = game.inline_message_id is None and game.chat_id is not None and game.chat_id > 0
     if private:
-        button = InlineKeyboardButton(text, web_app=WebAppInfo(links.page_url(game.id)))
+        button = InlineKeyboardButton(text, web_app=WebAppInfo(links.page_url(game.public_id)))
     else:
-        link = links.direct_link(game.id)
+        link = links.direct_link(game.public_id)
         if link is None:
             return keyboard
         button = InlineKeyboardButton(text, url=link)

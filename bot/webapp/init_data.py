@@ -25,6 +25,9 @@ from urllib.parse import parse_qsl
 MAX_AGE_SECONDS = 24 * 3600
 #: A clock a little ahead of ours is no reason to refuse.
 CLOCK_SKEW_SECONDS = 60
+#: The largest user id taken: Telegram's have at most 52 significant bits
+#: (core.telegram.org/bots/api#user), and the players table stores them as BIGINT.
+MAX_USER_ID = 2**52 - 1
 
 
 class InitDataError(Exception):
@@ -86,15 +89,24 @@ def verify_init_data(
 def _user(fields: dict[str, str], auth_date: int) -> WebAppUser:
     try:
         user = json.loads(fields["user"])
-        user_id = int(user["id"])
-    except (KeyError, ValueError, TypeError):
+        user_id = user["id"]
+    except (KeyError, ValueError, TypeError, RecursionError):
         raise InitDataError("initData names no user") from None
+    # A user id is a positive JSON integer ("at most 52 significant bits", Telegram says) that
+    # the players table's BIGINT holds: anything else is refused here, before any database.
+    if not isinstance(user_id, int) or isinstance(user_id, bool) or not 0 < user_id <= MAX_USER_ID:
+        raise InitDataError("initData's user id is not a Telegram user id")
     name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip()
     return WebAppUser(
         id=user_id,
         name=name or str(user_id),
-        language_code=user.get("language_code") or None,
-        username=user.get("username") or None,
+        language_code=_text(user.get("language_code")),
+        username=_text(user.get("username")),
         start_param=fields.get("start_param") or None,
         auth_date=auth_date,
     )
+
+
+def _text(value: object) -> str | None:
+    """A string field of the user, None when missing, empty or not a string at all."""
+    return value if isinstance(value, str) and value else None

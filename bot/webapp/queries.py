@@ -27,6 +27,13 @@ async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, l
         return loaded.view, [MoveRow(ply, cell, mark) for ply, cell, mark in rows]
 
 
+async def game_by_public_id(games: Store, public_id: str) -> GameView | None:
+    """The game of a public id (`GameView.public_id`), as stored now."""
+    async with games.sessions() as session:
+        found = await reads.load_all(session, Game.public_id == public_id)
+    return found[0].view if found else None
+
+
 async def open_games_of(games: Store, user_id: int) -> list[GameView]:
     """The user's running games and challenges, newest first."""
     async with games.sessions() as session:

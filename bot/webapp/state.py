@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum, auto
 from typing import Any
 
 from bot.games.model import FORFEITS, USER, GameView
@@ -45,15 +46,29 @@ def version(game: GameView) -> str:
     return f"{game.ply}:{game.status}:{game.o_player_id is not None}:{game.assisted}"
 
 
-def may_watch(game: GameView, viewer_id: int) -> bool:
-    """Whether the page shows this game to the user: its players and whoever started it
-    (an AI match), and anyone at all for a board posted in a group or an inline message,
-    which every member of that chat sees anyway. A private chat's game stays private."""
+class Sight(Enum):
+    """Whether the page shows a game to a user (`sight`)."""
+
+    #: Shown: a player of the game, or whoever started it (an AI match).
+    PLAYER = auto()
+    #: Shown if the user is a member of the group the board was posted in (`game.chat_id`),
+    #: as Telegram says now (bot.webapp.members): every member sees that board anyway.
+    MEMBER = auto()
+    #: Not shown, and answered as if there were no such game.
+    NONE = auto()
+
+
+def sight(game: GameView, viewer_id: int) -> Sight:
+    """Who may see a game on the page: its players (and whoever started it), and for a board
+    posted in a group, the group's members. A private chat's game, or an inline message's
+    (which may sit in any chat at all), shows to its players only."""
     if game.is_many:
-        return False  # games of three or four: the chat board only
+        return Sight.NONE  # games of three or four: the chat board only
     if viewer_id in (game.x_player_id, game.o_player_id, game.created_by_id):
-        return True
-    return game.inline_message_id is not None or (game.chat_id or 0) < 0
+        return Sight.PLAYER
+    # Groups' ids are negative (private chats have the user's, positive, id).
+    in_group = game.inline_message_id is None and (game.chat_id or 0) < 0
+    return Sight.MEMBER if in_group else Sight.NONE
 
 
 def player(game: GameView, mark: str) -> dict[str, Any]:
@@ -73,7 +88,8 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
     to_move = game.to_move if game.is_active else None
     your_turn = to_move is not None and to_move in sides and game.kind_to_move == USER
     return {
-        "id": game.id,
+        # The game's public id: the page names a game by it, never by its row id.
+        "id": game.public_id,
         "version": version(game),
         # The stored game's write counter: it only grows, so the page can tell an older
         # picture (a move's answer that came after the live stream's newer one) and skip it.
@@ -167,7 +183,7 @@ def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
     sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
     opponent = next((m for m in MARKS if m not in sides), None)
     return {
-        "id": game.id,
+        "id": game.public_id,
         "variant": game.board.variant,
         "size": game.board.size,
         "k": game.board.k,

@@ -9,10 +9,11 @@ import random
 import pytest
 from alembic import command
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import alembic_config, upgrade_database
-from bot.games.model import BoardRef, MoveStatus, PlayerInfo
+from bot.games.model import BoardRef, MoveStatus, PlayerInfo, is_public_id
 from bot.games.outbox import Shown
 from bot.games.use_cases import Games, open_games
 
@@ -101,7 +102,7 @@ async def test_upgrading_from_an_earlier_revision_keeps_games(
 
 
 async def test_downgrade_one_step_at_a_time_keeps_classic_games(database_url: str) -> None:
-    await asyncio.to_thread(upgrade_database, database_url)
+    await _migrate(database_url, "0010")
     await _seed_0001(database_url)
     # A 5×5 game exists only from 0003 on; the classic games survive every step down.
     await _execute(
@@ -110,6 +111,8 @@ async def test_downgrade_one_step_at_a_time_keeps_classic_games(database_url: st
         f"nudges, created_at, updated_at) VALUES (3, {ALICE.id}, '{'_' * 25}', 5, 4, 'easy', "
         f"'hard', 'active', 1, 0, '{NOW}', '{NOW}')",
     )
+    # Seeded as 0010 stored games; the rest of the way up fills in what later ones add.
+    await asyncio.to_thread(upgrade_database, database_url)
     for revision in reversed(["base", *REVISIONS[:-1]]):
         await _migrate(database_url, revision, down=True)
         if revision == "base":
@@ -222,3 +225,34 @@ async def test_0008_takes_stored_boards_as_showing_their_games(database_url: str
         (1, 7),
         (2, behind[2]),
     ]
+
+
+async def test_0013_gives_every_game_its_own_random_public_id_and_takes_it_away_going_down(
+    database_url: str,
+) -> None:
+    await _migrate(database_url, "0010")
+    await _seed_0001(database_url)
+    await _migrate(database_url, "0013")
+    rows = await _execute(database_url, "SELECT id, public_id FROM games ORDER BY id")
+    assert [game_id for game_id, _ in rows] == [1, 2]
+    public_ids = [public_id for _, public_id in rows]
+    assert all(is_public_id(public_id) for public_id in public_ids), public_ids
+    assert len(set(public_ids)) == 2
+    games, engine = await _service(database_url)
+    try:
+        running = await games.store.get_game(2)
+        assert running is not None and running.public_id == public_ids[1]
+        result = await games.play.tap(2, BoardRef(ALICE.id), ALICE, 2, 8)
+        assert result.status is MoveStatus.PLAYED
+        assert result.game is not None and result.game.public_id == public_ids[1]
+        after = await games.store.get_game(2)
+        assert after is not None
+        running_after = "".join(after.board.cells).replace(" ", "_")
+    finally:
+        await engine.dispose()  # type: ignore[attr-defined]
+    with pytest.raises(IntegrityError):  # two games never share one
+        await _execute(database_url, f"UPDATE games SET public_id = '{public_ids[0]}' WHERE id = 2")
+    await _migrate(database_url, "0010", down=True)
+    # The AI answered Alice's move: the games are as they were, only without a public id.
+    rows = await _execute(database_url, "SELECT id, board FROM games ORDER BY id")
+    assert rows == [(1, "XX_OOO_X_"), (2, running_after)]

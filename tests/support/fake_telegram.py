@@ -57,6 +57,9 @@ EDIT_NOT_FOUND = "Bad Request: message to edit not found"
 DELETE_NOT_FOUND = "Bad Request: message to delete not found"
 REPLY_NOT_FOUND = "Bad Request: message to be replied not found"
 CHAT_NOT_FOUND = "Bad Request: chat not found"
+#: getChatMember for a user the bot never met: "It can return 'User not found' only if the
+#: user never contacted the bot" (Telegram's levlam, tdlib/telegram-bot-api#332).
+USER_NOT_FOUND = "Bad Request: user not found"
 TEXT_EMPTY = "Bad Request: message text is empty"
 CANT_INITIATE = "Forbidden: bot can't initiate conversation with a user"
 BLOCKED = "Forbidden: bot was blocked by the user"
@@ -345,6 +348,33 @@ def _is_private(chat: Mapping[str, Any]) -> bool:
     return chat.get("type") == "private"
 
 
+def _chat_member(stored: Mapping[str, Any], user: Mapping[str, Any]) -> JSONDict:
+    """A ChatMember object of the Bot API (core.telegram.org/bots/api#chatmember) with
+    every field its kind requires: ChatMemberOwner, -Administrator, -Member, -Restricted,
+    -Left or -Banned, by `status`."""
+    status = stored["status"]
+    member: JSONDict = {"status": status, "user": dict(user)}
+    if status == "creator":
+        member["is_anonymous"] = False
+    elif status == "administrator":
+        rights = ("manage_chat", "delete_messages", "manage_video_chats", "restrict_members")
+        rights += ("promote_members", "change_info", "invite_users", "post_stories")
+        rights += ("edit_stories", "delete_stories")
+        member.update({"can_be_edited": False, "is_anonymous": False})
+        member.update({f"can_{right}": True for right in rights})
+    elif status == "restricted":
+        rights = ("send_messages", "send_audios", "send_documents", "send_photos")
+        rights += ("send_videos", "send_video_notes", "send_voice_notes", "send_polls")
+        rights += ("send_other_messages", "add_web_page_previews", "change_info")
+        rights += ("invite_users", "pin_messages", "manage_topics", "react_to_messages")
+        rights += ("edit_tag",)
+        member.update({f"can_{right}": False for right in rights})
+        member.update({"is_member": bool(stored.get("is_member")), "until_date": 0})
+    elif status == "kicked":
+        member["until_date"] = 0
+    return member
+
+
 def _entities_of(text: str, parse_mode: str | None) -> tuple[Any, ...]:
     """The formatting of a text as the user sees it (Markdown is kept as written)."""
     mode = (parse_mode or "").lower()
@@ -443,6 +473,12 @@ class FakeTelegram:
         #: People seen in updates. Those who started the bot (wrote in their private chat, or
         #: a test added that chat) have their private chat in `chats`.
         self._users_seen: set[int] = set()
+        #: Those people's `User` objects, by id (getChatMember answers with one).
+        self._user_objects: dict[int, JSONDict] = {}
+        #: Members of groups: their ChatMember `status` (and `is_member` for "restricted"),
+        #: by chat id and user id. Writing or tapping in a group makes one a "member";
+        #: :meth:`set_member` says otherwise. Anybody else the bot knows has "left".
+        self.members: dict[int, dict[int, JSONDict]] = {}
         #: Chats the bot may not write to any more, with Telegram's reason.
         self._forbidden: dict[int, str] = {}
         #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
@@ -495,6 +531,7 @@ class FakeTelegram:
         self.menu_buttons: dict[int | None, JSONDict] = {}
         self.register_method("setChatMenuButton", self._set_chat_menu_button)
         self.register_method("getChatMenuButton", self._get_chat_menu_button)
+        self.register_method("getChatMember", self._get_chat_member)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -1096,7 +1133,7 @@ class FakeTelegram:
         """Queue the ``my_chat_member`` update of ``by`` changing the bot's status in ``chat``
         from ``old`` to ``new`` (``member``, ``left`` or ``kicked``)."""
         chat_dict = self.add_chat(chat)
-        self._users_seen.add(int(by["id"]))
+        self._seen(by)
         if new in ("left", "kicked"):
             private = chat_dict.get("type") == "private"
             self._forbidden[chat_dict["id"]] = (
@@ -1129,7 +1166,7 @@ class FakeTelegram:
     ) -> JSONDict:
         """Queue a text message from ``user`` (default: in their private chat); return it."""
         chat_dict = self.add_chat(chat if chat is not None else self.private_chat(user))
-        self._users_seen.add(int(user["id"]))
+        self._seen(user, chat_dict)
         message_id = self._next_message_id(chat_dict["id"])
         message: JSONDict = {
             "message_id": message_id,
@@ -1203,7 +1240,7 @@ class FakeTelegram:
         query["data"] = data
         self.callback_queries[query_id] = query
         self._tapped_at[query_id] = self.clock()
-        self._users_seen.add(int(user["id"]))
+        self._seen(user, msg.chat)
         self.queue_update({"callback_query": query})
         return query_id
 
@@ -1227,7 +1264,7 @@ class FakeTelegram:
         payload = {"id": query_id, "from": dict(user), "query": query, "offset": offset}
         payload["chat_type"] = "sender"
         self.inline_queries[query_id] = payload
-        self._users_seen.add(int(user["id"]))
+        self._seen(user)
         self.queue_update({"inline_query": payload})
         return query_id
 
@@ -1251,6 +1288,56 @@ class FakeTelegram:
         msg.history.append((text, copy.deepcopy(markup)))
         self.inline_messages[inline_id] = msg
         return msg
+
+    def _seen(self, user: Mapping[str, Any], chat: Mapping[str, Any] | None = None) -> None:
+        """The bot met `user` (in an update), in `chat`: in a group, they are a member of it
+        (unless a test said otherwise)."""
+        self._users_seen.add(int(user["id"]))
+        self._user_objects[int(user["id"])] = dict(user)
+        if chat is not None and not _is_private(chat):
+            self.members.setdefault(int(chat["id"]), {}).setdefault(
+                int(user["id"]), {"status": "member"}
+            )
+
+    def set_member(
+        self,
+        chat: Mapping[str, Any],
+        user: Mapping[str, Any],
+        status: str = "member",
+        *,
+        is_member: bool = True,
+    ) -> None:
+        """`user`'s status in the group `chat` from now on: "creator", "administrator",
+        "member", "restricted" (with `is_member`), "left" or "kicked". The bot knows them
+        from then on (as from a service message about them)."""
+        self.add_chat(chat)
+        self._users_seen.add(int(user["id"]))
+        self._user_objects[int(user["id"])] = dict(user)
+        fields: JSONDict = {"status": status}
+        if status == "restricted":
+            fields["is_member"] = is_member
+        self.members.setdefault(int(chat["id"]), {})[int(user["id"])] = fields
+
+    def _get_chat_member(self, params: JSONDict) -> JSONDict:
+        """getChatMember: "Use this method to get information about a member of a chat ...
+        Returns a ChatMember object on success." A chat the bot is not in: "chat not found"
+        (or why it may not, as any method); a user the bot never met: "user not found"; one
+        it met who never was in the chat: "left" (ChatMemberLeft, "a chat member that isn't
+        currently a member of the chat")."""
+        chat = self._chat_for(params)
+        user_id = _int_param(params, "user_id", 0)
+        user = self.bot_user if user_id == self.bot_id else self._user_objects.get(user_id)
+        if user is None:
+            raise FakeApiError(400, USER_NOT_FOUND)
+        if _is_private(chat):
+            stored: JSONDict = {
+                "status": "member" if user_id in (chat["id"], self.bot_id) else "left"
+            }
+        elif user_id == self.bot_id:
+            stored = {"status": "member"}
+        else:
+            stored = self.members.get(chat["id"], {}).get(user_id, {"status": "left"})
+        return _chat_member(stored, user)
 
     # ------------------------------------------------------------------ test side: state
 

@@ -13,6 +13,7 @@ import pytest
 from telegram import (
     Bot,
     BotCommand,
+    ChatMemberRestricted,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     MessageEntity,
@@ -461,3 +462,29 @@ async def test_a_held_answer_times_the_client_out(fake: FakeTelegram) -> None:
         assert [m.text for m in fake.bot_messages(chat_id)] == ["held"]
         assert fake.lost_answers == fake.calls_of("sendMessage")
         assert (await bot.send_message(chat_id, "answered")).message_id == 2
+
+
+async def test_get_chat_member_answers_as_telegram_does(fake: FakeTelegram, bot: Bot) -> None:
+    """Members, the restricted in or out, those who left or were banned, people the bot
+    knows who were never in the group, and the refusals: a chat the bot is not in, a user
+    it never met."""
+    group = fake.group_chat(-100123, "Friends", supergroup=True)
+    carol = FakeTelegram.user(1003, "Carol")
+    fake.send_text(ALICE, "hello", chat=group)  # writing in a group: a member
+    fake.send_text(carol, "/start")  # known to the bot, never in the group
+    fake.set_member(group, BOB, "restricted", is_member=True)
+    member = await bot.get_chat_member(group["id"], ALICE["id"])
+    assert member.status == "member" and member.user.id == ALICE["id"]
+    restricted = await bot.get_chat_member(group["id"], BOB["id"])
+    assert isinstance(restricted, ChatMemberRestricted) and restricted.is_member
+    assert (await bot.get_chat_member(group["id"], carol["id"])).status == "left"
+    for status in ("creator", "administrator", "left", "kicked"):
+        fake.set_member(group, BOB, status)
+        assert (await bot.get_chat_member(group["id"], BOB["id"])).status == status
+    fake.set_member(group, BOB, "restricted", is_member=False)
+    left = await bot.get_chat_member(group["id"], BOB["id"])
+    assert isinstance(left, ChatMemberRestricted) and not left.is_member
+    with pytest.raises(BadRequest, match=r"^User not found$"):
+        await bot.get_chat_member(group["id"], 999_999)
+    with pytest.raises(BadRequest, match=r"^Chat not found$"):
+        await bot.get_chat_member(-100999, ALICE["id"])

@@ -87,6 +87,21 @@ def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
     """
 
 
+#: Every load or inline style or script the page's Content-Security-Policy refused, as
+#: "<directive> <what>", in `window.policyViolations` (`policy_violations`).
+RECORD_POLICY_VIOLATIONS = """
+window.policyViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.policyViolations.push(e.violatedDirective + " " + e.blockedURI);
+});
+"""
+
+
+async def policy_violations(page: Any) -> list[str]:
+    """What the page's Content-Security-Policy refused so far."""
+    return await page.evaluate("window.policyViolations")
+
+
 async def open_page(
     browser: Any, url: str, token: str, user: dict[str, Any], scheme: str = "light"
 ) -> tuple[Any, list[str]]:
@@ -105,6 +120,7 @@ async def open_page(
     await context.route("**/*", only_local)
     page = await context.new_page()
     await page.add_init_script(telegram_stub(telegram_init_data(token, user), user, scheme))
+    await page.add_init_script(RECORD_POLICY_VIOLATIONS)
     await page.goto(url)
     return page, outside
 

@@ -11,11 +11,11 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from bot.telegram.web import WebServer, build_web_app
 from tests.support.bot_runner import BotRunner
-from tests.support.fake_telegram import FakeTelegram
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 WEBAPP_SHORT_NAME = "board"
 
@@ -92,3 +92,15 @@ async def start_web_server(runner: BotRunner) -> None:
     application, port, servers = _SERVERS[id(runner)]
     servers.append(WebServer(build_web_app(application, mini_app=True), "127.0.0.1", port))
     await servers[-1].start()
+
+
+def public_id_on(telegram: FakeTelegram, board: StoredMessage) -> str:
+    """The public id of the game a board shows, as its "Open board" button names it: the
+    web_app page's `?game=` in a private chat, the t.me link's `startapp=g…` elsewhere."""
+    shown = telegram.inline_messages[board.inline_message_id] if board.inline_message_id else None
+    shown = shown or telegram.messages[board.key]  # type: ignore[index]
+    assert shown.reply_markup is not None, "a board with no buttons"
+    button = shown.reply_markup["inline_keyboard"][-1][0]
+    link = button["web_app"]["url"] if "web_app" in button else button["url"]
+    query = parse_qs(urlsplit(link).query)
+    return query["game"][0] if "game" in query else query["startapp"][0].removeprefix("g")

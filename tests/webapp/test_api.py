@@ -12,9 +12,14 @@ import aiohttp
 
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import board_cells, game_id_on, send, tap_cell
+from tests.support.chat import board_cells, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.support import WEBAPP_SHORT_NAME, bot_with_mini_app, telegram_init_data
+from tests.webapp.support import (
+    WEBAPP_SHORT_NAME,
+    bot_with_mini_app,
+    public_id_on,
+    telegram_init_data,
+)
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
@@ -38,7 +43,7 @@ async def test_the_api_refuses_missing_forged_and_stale_init_data(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
         board = telegram.last_bot_message(ALICE["id"])
-        game_id = game_id_on(telegram, board)
+        public_id = public_id_on(telegram, board)
         edits = len(telegram.calls_of("editMessageText"))
         good = auth(telegram, ALICE)
         forged = {"Authorization": good["Authorization"].replace("Alice", "Alicf")}
@@ -54,31 +59,35 @@ async def test_the_api_refuses_missing_forged_and_stale_init_data(
                 for method, path, body in [
                     ("GET", "api/games", None),
                     ("POST", "api/games", {"level": "easy", "mark": "X", "size": 3}),
-                    ("GET", f"api/games/{game_id}", None),
-                    ("POST", f"api/games/{game_id}/moves", move),
-                    ("GET", f"api/games/{game_id}/events", None),
+                    ("GET", f"api/games/{public_id}", None),
+                    ("POST", f"api/games/{public_id}/moves", move),
+                    ("GET", f"api/games/{public_id}/events", None),
                 ]:
                     status, answer = await call(http, method, page + path, headers, body)
                     assert status == 401, (headers, path, answer)
-            status, answer = await call(http, "GET", page + f"api/games/{game_id}", good)
+            status, answer = await call(http, "GET", page + f"api/games/{public_id}", good)
         assert status == 200
         assert answer["game"]["cells"] == "_________"  # the refused move changed nothing
         assert len(telegram.calls_of("editMessageText")) == edits
         assert board_cells(telegram, board) == "_________"
 
 
-async def test_a_user_not_in_the_game_gets_403_and_changes_nothing(
+async def test_a_user_not_in_a_private_game_gets_404_as_for_none_and_changes_nothing(
     telegram: FakeTelegram, database_url: str
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
-        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        public_id = public_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
         bob = auth(telegram, BOB)
         async with aiohttp.ClientSession() as http:
-            url = page + f"api/games/{game_id}"
-            assert (await call(http, "GET", url, bob))[0] == 403
-            assert (await call(http, "POST", url + "/moves", bob, {"ply": 0, "cell": 4}))[0] == 403
-            assert (await call(http, "GET", url + "/events", bob))[0] == 403
+            url = page + f"api/games/{public_id}"
+            missing = await call(http, "GET", page + "api/games/" + "A" * 16, bob)
+            assert missing == (404, {"error": "no such game", "status": "no_game"})
+            # Exactly as for no game at all: the answer says nothing of the game's existence.
+            assert await call(http, "GET", url, bob) == missing
+            assert await call(http, "POST", url + "/moves", bob, {"ply": 0, "cell": 4}) == missing
+            assert await call(http, "POST", url + "/actions", bob, {"action": "resign"}) == missing
+            assert await call(http, "GET", url + "/events", bob) == missing
             status, listed = await call(http, "GET", page + "api/games", bob)
             _, alices = await call(http, "GET", url, auth(telegram, ALICE))
         assert status == 200 and listed["games"] == []
@@ -91,13 +100,13 @@ async def test_a_move_from_the_page_edits_the_chat_board_to_the_same_position(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
         board = telegram.last_bot_message(ALICE["id"])
-        game_id = game_id_on(telegram, board)
+        public_id = public_id_on(telegram, board)
         # The board offers the Mini App, as a web_app button in a private chat.
         last_row = board.reply_markup["inline_keyboard"][-1]
-        assert last_row[0]["web_app"]["url"] == f"{page}?game={game_id}"
+        assert last_row[0]["web_app"]["url"] == f"{page}?game={public_id}"
         alice = auth(telegram, ALICE)
         async with aiohttp.ClientSession() as http:
-            url = page + f"api/games/{game_id}/moves"
+            url = page + f"api/games/{public_id}/moves"
             status, answer = await call(http, "POST", url, alice, {"ply": 0, "cell": 4})
             assert status == 200, answer
             game = answer["game"]
@@ -126,14 +135,14 @@ async def test_of_two_moves_at_once_exactly_one_is_played(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start user user")  # one phone: Alice plays both sides
         board = telegram.last_bot_message(ALICE["id"])
-        game_id = game_id_on(telegram, board)
+        public_id = public_id_on(telegram, board)
         alice = auth(telegram, ALICE)
-        url = page + f"api/games/{game_id}/moves"
+        url = page + f"api/games/{public_id}/moves"
         async with aiohttp.ClientSession() as http:
             answers = await asyncio.gather(
                 *(call(http, "POST", url, alice, {"ply": 0, "cell": c}) for c in (0, 8))
             )
-            _, now = await call(http, "GET", page + f"api/games/{game_id}", alice)
+            _, now = await call(http, "GET", page + f"api/games/{public_id}", alice)
         assert sorted(status for status, _ in answers) == [200, 409]
         assert now["game"]["ply"] == 1 and now["game"]["you"] == ["X", "O"]
         assert board_cells(telegram, board) == now["game"]["cells"]
@@ -159,10 +168,10 @@ async def test_events_carry_a_tap_in_chat_to_the_page(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start medium")
         board = telegram.last_bot_message(ALICE["id"])
-        game_id = game_id_on(telegram, board)
+        public_id = public_id_on(telegram, board)
         async with (
             aiohttp.ClientSession() as http,
-            http.get(page + f"api/games/{game_id}/events", headers=auth(telegram, ALICE)) as ev,
+            http.get(page + f"api/games/{public_id}/events", headers=auth(telegram, ALICE)) as ev,
         ):
             assert ev.status == 200
             assert ev.headers["Content-Type"].startswith("text/event-stream")
@@ -201,7 +210,7 @@ async def test_the_start_page_lists_open_games_and_starts_one(
         assert [g["id"] for g in listed["games"]] == [game["id"]]
         # The game is in the chat too, as if started there.
         board = telegram.last_bot_message(ALICE["id"])
-        assert game_id_on(telegram, board) == game["id"]
+        assert public_id_on(telegram, board) == game["id"]
         await telegram.wait_until(lambda: board_cells(telegram, board, 4).count("X") == 1)
 
 
@@ -210,11 +219,11 @@ async def test_no_token_in_the_page_or_the_answers(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start easy")
-        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        public_id = public_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
         alice = auth(telegram, ALICE)
         bodies = []
         async with aiohttp.ClientSession() as http:
-            for path in ["", "static/app.js", "api/games", f"api/games/{game_id}"]:
+            for path in ["", "static/app.js", "api/games", f"api/games/{public_id}"]:
                 async with http.get(page + path, headers=alice) as response:
                     assert response.status == 200, path
                     bodies.append(await response.text())
@@ -234,9 +243,9 @@ async def test_the_menu_button_and_group_boards_open_the_mini_app(
         group = telegram.add_chat(FakeTelegram.group_chat(-100500, "Friends"))
         await send(telegram, ALICE, "/start hard user", chat=group)
         board = telegram.last_bot_message(group["id"])
-        game_id = game_id_on(telegram, board)
+        public_id = public_id_on(telegram, board)
         button = board.reply_markup["inline_keyboard"][-1][0]
-        link = f"https://t.me/{telegram.bot_username}/{WEBAPP_SHORT_NAME}?startapp=g{game_id}"
+        link = f"https://t.me/{telegram.bot_username}/{WEBAPP_SHORT_NAME}?startapp=g{public_id}"
         assert button["url"] == link
         assert "web_app" not in button  # Telegram allows web_app buttons in private chats only
 
@@ -273,4 +282,6 @@ async def test_a_new_game_from_the_page_over_one_underway_asks_first(
             assert status == 201, started
         old = telegram.messages[board.key].text.splitlines()
         assert en.RESULT_YOU_REPLACED in old and en.OUTCOME_O_WINS in old
-        assert game_id_on(telegram, telegram.last_bot_message(ALICE["id"])) == started["game"]["id"]
+        assert (
+            public_id_on(telegram, telegram.last_bot_message(ALICE["id"])) == started["game"]["id"]
+        )

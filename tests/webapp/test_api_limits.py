@@ -16,9 +16,9 @@ from bot.games.model import MoveStatus
 from bot.views.texts import available_languages, texts_for
 from bot.webapp.live import POLL_SECONDS, STREAMS_PER_USER, StreamGate, TooManyStreams
 from bot.webapp.words import REFUSALS, page_texts
-from tests.support.chat import game_id_on, press, send
+from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.support import bot_with_mini_app, telegram_init_data
+from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
@@ -45,21 +45,25 @@ async def test_a_body_nested_too_deep_is_400_and_the_server_goes_on(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
-        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        public_id = public_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
         alice = auth(telegram, ALICE)
         async with aiohttp.ClientSession() as http:
-            for path in ("api/games", f"api/games/{game_id}/moves", f"api/games/{game_id}/actions"):
+            for path in (
+                "api/games",
+                f"api/games/{public_id}/moves",
+                f"api/games/{public_id}/actions",
+            ):
                 status, answer = await call(http, "POST", page + path, alice, "[" * 100_000)
                 assert status == 400 and answer["status"] == "invalid", path
-            status, answer = await call(http, "GET", page + f"api/games/{game_id}", alice)
+            status, answer = await call(http, "GET", page + f"api/games/{public_id}", alice)
         assert status == 200 and answer["game"]["ply"] == 0
 
 
 async def test_live_streams_are_capped_per_user(telegram: FakeTelegram, database_url: str) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
-        game_id = game_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
-        url = page + f"api/games/{game_id}/events"
+        public_id = public_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        url = page + f"api/games/{public_id}/events"
         async with aiohttp.ClientSession() as http:
             held = [await http.get(url, headers=auth(telegram, ALICE)) for _ in range(5)]
             assert [r.status for r in held] == [200] * STREAMS_PER_USER
@@ -104,10 +108,11 @@ async def test_a_member_watches_a_group_game_and_may_not_act(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         group = telegram.add_chat(GROUP)
+        telegram.set_member(group, CAROL)  # in the group, not in the game
         await send(telegram, ALICE, "/challenge", chat=group)
         board = telegram.last_bot_message(group["id"])
         await press(telegram, BOB, board, "✋ Join")
-        url = page + f"api/games/{game_id_on(telegram, board)}"
+        url = page + f"api/games/{public_id_on(telegram, board)}"
         carol = auth(telegram, CAROL)
         async with aiohttp.ClientSession() as http:
             status, seen = await call(http, "GET", url, carol)
@@ -135,7 +140,7 @@ async def test_the_buttons_under_the_board_call_the_chats_use_cases(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/start hard")
         board = telegram.last_bot_message(ALICE["id"])
-        url = page + f"api/games/{game_id_on(telegram, board)}"
+        url = page + f"api/games/{public_id_on(telegram, board)}"
         alice, bob = auth(telegram, ALICE), auth(telegram, BOB)
         async with aiohttp.ClientSession() as http:
             status, hinted = await call(http, "POST", url + "/actions", alice, {"action": "hint"})
@@ -149,7 +154,7 @@ async def test_the_buttons_under_the_board_call_the_chats_use_cases(
             status, refused = await call(http, "POST", url + "/actions", alice, body)
             assert status == 403 and refused["status"] == "not_a_player"  # not over yet
             resign = {"action": "resign"}
-            assert (await call(http, "POST", url + "/actions", bob, resign))[0] == 403
+            assert (await call(http, "POST", url + "/actions", bob, resign))[0] == 404
             status, resigned = await call(
                 http, "POST", url + "/actions", alice, {"action": "resign"}
             )

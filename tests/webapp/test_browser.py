@@ -15,6 +15,7 @@ from tests.webapp.browser import (
     open_page,
     page_cells,
     play_on,
+    policy_violations,
     screenshot,
     wait_ply,
 )
@@ -98,9 +99,12 @@ async def test_the_start_page_starts_a_game_in_chromium(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
         telegram.add_chat(FakeTelegram.private_chat(ALICE))
-        page, _ = await open_page(browser, page_url, telegram.token, ALICE)
+        page, outside = await open_page(browser, page_url, telegram.token, ALICE)
         await page.wait_for_selector("#home:not([hidden])")
         assert await page.text_content("#hello") == "Hi, Alice!"
+        # The content policy lets Telegram's script load (refused here by the test's
+        # network, not by the policy) and refuses nothing the page itself does.
+        assert outside == ["https://telegram.org/js/telegram-web-app.js"]
         assert await page.is_visible("#no-games")
         # The six sizes in one row at 390 px: 8×8 does not wrap onto a row of its own.
         tops = await page.eval_on_selector_all("#sizes button", "b => b.map(e => e.offsetTop)")
@@ -117,6 +121,7 @@ async def test_the_start_page_starts_a_game_in_chromium(
         await page.click("#back")
         await page.wait_for_selector("#open-games li")
         assert "your turn" in await page.text_content("#open-games")
+        assert await policy_violations(page) == []
 
 
 async def test_an_8x8_game_in_persian_right_to_left_in_the_dark_theme(

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from tests.support.chat import game_id_on, press, send
+from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_page, page_cells, play_on, screenshot, wait_ply
-from tests.webapp.support import bot_with_mini_app
+from tests.webapp.support import bot_with_mini_app, public_id_on
 
 # Every test here drives the page in Chromium.
 pytestmark = pytest.mark.browser
@@ -80,10 +80,11 @@ async def test_a_group_game_on_two_pages_and_a_spectator(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
         group = telegram.add_chat(GROUP)
+        telegram.set_member(group, CAROL)  # in the group, not in the game
         await send(telegram, ALICE, "/challenge", chat=group)
         board = telegram.last_bot_message(group["id"])
         await press(telegram, BOB, board, "✋ Join")
-        url = f"{page_url}?game={game_id_on(telegram, board)}"
+        url = f"{page_url}?game={public_id_on(telegram, board)}"
         pages = {}
         for user in (ALICE, BOB, CAROL):
             pages[user["id"]], _ = await open_page(browser, url, telegram.token, user)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.games.lifecycle import new_game
-from bot.games.model import GameView, PlayerInfo
+from bot.games.model import GameView, PlayerInfo, new_public_id
 from bot.views.render import render_game
 from bot.webapp.buttons import with_open_board
 from bot.webapp.links import WebAppLinks
@@ -27,7 +27,7 @@ def _game(shape: BoardSize) -> GameView:
         x_player=ALICE,
         chat_id=ALICE.id,
     )
-    return replace(draft, id=5)
+    return replace(draft, id=5, public_id=new_public_id())
 
 
 def test_classic_and_ultimate_boards_get_the_button() -> None:

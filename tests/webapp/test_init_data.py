@@ -95,3 +95,20 @@ def test_a_signed_init_data_without_a_user_is_refused() -> None:
     fields["hash"] = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
     with pytest.raises(InitDataError, match="no user"):
         verify_init_data(urlencode(fields), TOKEN, now=NOW)
+
+
+@pytest.mark.parametrize("user_id", [10**30, 2**63, 2**52, 0, -1, "1001", 1001.5, True, None, [1]])
+def test_a_signed_init_data_whose_user_id_is_no_telegram_id_is_refused(user_id: object) -> None:
+    # Telegram's user ids are positive integers of at most 52 significant bits: anything
+    # else is refused before any database sees it, however well signed.
+    init_data = telegram_init_data(TOKEN, {**ALICE, "id": user_id}, auth_date=NOW)
+    with pytest.raises(InitDataError):
+        verify_init_data(init_data, TOKEN, now=NOW + 5)
+    biggest = telegram_init_data(TOKEN, {**ALICE, "id": 2**52 - 1}, auth_date=NOW)
+    assert verify_init_data(biggest, TOKEN, now=NOW + 5).id == 2**52 - 1
+
+
+def test_string_fields_of_another_type_are_taken_as_missing() -> None:
+    odd = {**ALICE, "language_code": 7, "username": ["x"]}
+    user = verify_init_data(telegram_init_data(TOKEN, odd, auth_date=NOW), TOKEN, now=NOW + 5)
+    assert user.language_code is None and user.username is None

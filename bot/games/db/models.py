@@ -74,6 +74,7 @@ class Game(Base):
         # database, not in two games.
         UniqueConstraint("inline_message_id", name="uq_games_inline_message_id"),
         UniqueConstraint("rematch_of_id", name="uq_games_rematch_of_id"),
+        UniqueConstraint("public_id", name="uq_games_public_id"),
         # The board outbox: games whose board shows an older version than the game's.
         Index(
             "ix_games_behind",
@@ -84,6 +85,9 @@ class Game(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The name links and the Mini App use for the game (`bot.games.model.new_public_id`):
+    # random, so a link to one game tells nothing of another's.
+    public_id: Mapped[str] = mapped_column(String(32))
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     # A game between strangers has a second board, in ⭕'s private chat and language (the

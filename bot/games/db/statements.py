@@ -75,7 +75,7 @@ INSERT_GAME = GAMES.insert().returning(GAMES.c.id)
 # The columns of a new game: its view's, and those `store.insert` fills in.
 NEW_GAME_COLUMNS = (
     *VIEW_COLUMNS,
-    *("board", "variant", "size", "k", "version", "created_at", "updated_at"),
+    *("public_id", "board", "variant", "size", "k", "version", "created_at", "updated_at"),
 )
 _new_game = {name: bindparam(name, type_=GAMES.c[name].type) for name in NEW_GAME_COLUMNS}
 _LIVE_STATUSES = [status.value for status in LIVE]

@@ -112,7 +112,8 @@ async function setUp() {
   const spoken = await loadWords();
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
   const fromUrl = new URLSearchParams(location.search).get("game");
-  const fromStart = ((tg.initDataUnsafe && tg.initDataUnsafe.start_param) || "").match(/^g([0-9]+)$/);
+  // A game's link names it by its public id (random, never the row id): startapp=g<id>.
+  const fromStart = ((tg.initDataUnsafe && tg.initDataUnsafe.start_param) || "").match(/^g([A-Za-z0-9_-]{16})$/);
   const gameId = fromUrl || (fromStart && fromStart[1]);
   if (!gameId || !(await openGame(gameId))) {
     if (!gameId) openHome();
