@@ -188,11 +188,17 @@ class BotLife:
         secret = settings.webhook_secret.get_secret_value()
         web_app = build_web_app(self.application, path, secret, mini_app=mini_app)
         await self.serve(web_app, "WEBHOOK_PORT")
-        await self.application.bot.set_webhook(
-            url=settings.webhook_url,
-            secret_token=secret,
-            allowed_updates=ALLOWED_UPDATES,
-        )
+        try:
+            await self.application.bot.set_webhook(
+                url=settings.webhook_url,
+                secret_token=secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        except TelegramError as error:  # refused (a URL Telegram will not post to), or no answer
+            raise StartupError(
+                f"Telegram refused the webhook {self.scrub(settings.webhook_url)} "
+                f"(WEBHOOK_URL): {self.scrub(error)}"
+            ) from None
         # Updates that arrive before this wait in the inbox; /healthz says 503 until then.
         await self.application.start()
         inbox = self.application.bot_data.inbox

@@ -336,3 +336,21 @@ async def test_a_port_that_is_taken_is_one_line(
     # Telegram was never told to post to an address nobody serves.
     assert telegram.calls_of("setWebhook") == []
     assert SECRET not in out + err and telegram.token not in out + err
+
+
+async def test_a_refused_webhook_is_one_line(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    bot = WebhookBot(telegram, tmp_path, database_url, SECRET)
+    telegram.fail_next("setWebhook", 400, "Bad Request: bad webhook: HTTPS url must be provided")
+    code, out, err = await run_to_exit(tmp_path, bot.env)
+    assert code == 1, err
+    assert "Traceback" not in err, err
+    # Nothing but the one line: INFO lines before it are the start-up's own.
+    assert not [line for line in err.splitlines()[:-1] if " ERROR " in line], err
+    last = err.splitlines()[-1]
+    assert last == (
+        f"Telegram refused the webhook {bot.url} (WEBHOOK_URL): "
+        "Bad webhook: https url must be provided"  # as PTB words Telegram's description
+    ), err
+    assert SECRET not in out + err and telegram.token not in out + err
