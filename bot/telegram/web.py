@@ -27,9 +27,9 @@ from typing import Any
 
 from aiohttp import web
 from sqlalchemy import text
-from telegram import Update
 from telegram.ext import Application
 
+from bot.telegram.incoming import NotAnUpdate, OutOfRange, read_update
 from bot.telegram.webhook_inbox import WebhookInbox
 from bot.webapp.api import add_routes as add_mini_app
 
@@ -76,12 +76,17 @@ async def receive_update(request: web.Request) -> web.Response:
     application = request.app[APPLICATION]
     try:
         data = await request.json()
-        if not isinstance(data, dict):
-            raise TypeError("an update is a JSON object")
-        update = Update.de_json(data, application.bot)
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
-        # A well-signed body that is no update (`"message": "x"`, nesting 5,000 deep): PTB
-        # and the JSON decoder fail in these ways; one line, not a traceback.
+        update = read_update(data, application.bot)
+    except OutOfRange as error:
+        # Well signed, but no database column holds one of its numbers: dropped, and
+        # answered 200 so that Telegram does not send it again (it would be dropped again).
+        log.warning("dropped update %s: %s", _update_id(data), error)
+        return web.Response(text="OK")
+    except NotAnUpdate as error:
+        log.warning("refused a webhook request that is not an update: %s", error)
+        return web.Response(status=400, text="Bad Request")
+    except (ValueError, RecursionError) as error:
+        # A well-signed body that is no JSON, or nested 5,000 deep: one line, not a traceback.
         log.warning("refused a webhook request that is not an update: %s", type(error).__name__)
         return web.Response(status=400, text="Bad Request")
     inbox: WebhookInbox | None = application.bot_data.inbox
@@ -94,6 +99,12 @@ async def receive_update(request: web.Request) -> web.Response:
         log.warning("could not store update %s: %s", update.update_id, type(error).__name__)
         return web.Response(status=503, text="Service Unavailable")
     return web.Response(text="OK")
+
+
+def _update_id(data: dict[str, Any]) -> object:
+    """An update's id, for a log line (an int, or what was there instead, shortened)."""
+    update_id = data.get("update_id")
+    return update_id if isinstance(update_id, int) and abs(update_id) < 2**63 else "(bad id)"
 
 
 async def healthz(request: web.Request) -> web.Response:

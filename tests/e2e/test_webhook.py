@@ -354,3 +354,19 @@ async def test_a_refused_webhook_is_one_line(
         "Bad webhook: https url must be provided"  # as PTB words Telegram's description
     ), err
     assert SECRET not in out + err and telegram.token not in out + err
+
+
+async def test_an_update_with_an_id_no_column_holds_is_dropped(
+    telegram: FakeTelegram, webhook_bot: WebhookBot
+) -> None:
+    huge = update_with_text(telegram, ALICE, "/help")
+    huge["message"]["chat"]["id"] = 2**70
+    # Answered 200: sent again, it would be dropped again.
+    assert await post_update(webhook_bot.url, huge, SECRET) == 200
+    genuine = update_with_text(telegram, ALICE, "/help")
+    assert await post_update(webhook_bot.url, genuine, SECRET) == 200
+    await webhook_bot.wait_handled({genuine["update_id"]})
+    assert webhook_bot.handled() == {genuine["update_id"]}, webhook_bot.tail()
+    line = f"WARNING bot.telegram.web: dropped update {huge['update_id']}: "
+    assert f"{line}update.message.chat.id is out of range" in webhook_bot.output
+    assert "Traceback" not in webhook_bot.output and " ERROR " not in webhook_bot.output
