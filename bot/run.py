@@ -238,6 +238,11 @@ class BotLife:
             await self.web_server.stop()
         if self.polling is not None:
             await self.polling.stop()
+        inbox = application.bot_data.inbox
+        if inbox is not None:
+            # The updates in flight finish while the bot can still talk to Telegram (those
+            # that do not in time stay in the inbox for the next start).
+            await inbox.stop()
         if application.running:
             await application.stop()
             if application.post_stop:
