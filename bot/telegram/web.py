@@ -8,7 +8,9 @@ the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only
                                  nothing. 503 when it cannot be stored (Telegram sends it
                                  again later).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
-                                 database answers SELECT 1; 503 with what is wrong otherwise.
+                                 database takes a tiny write; 503 with what is wrong otherwise
+                                 ("database locked", "disk full", "database file missing",
+                                 "timeout", "error", "not open").
     /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
 
 `build_web_app` returns a plain `aiohttp.web.Application`, so more routes (a Mini App's pages
@@ -19,16 +21,15 @@ the updates go to `application.update_queue`.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
 from typing import Any
 
 from aiohttp import web
-from sqlalchemy import text
 from telegram.ext import Application
 
+from bot.games.db.health import DatabaseState, probe
 from bot.telegram.incoming import NotAnUpdate, OutOfRange, read_update
 from bot.telegram.webhook_inbox import WebhookInbox
 from bot.webapp.api import add_routes as add_mini_app
@@ -37,7 +38,8 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 HEALTH_PATH = "/healthz"
-#: How long /healthz waits for the database before it says the database does not answer.
+#: How long /healthz waits for the database's write before it says "timeout" (or "database
+#: locked", when SQLite says so first).
 HEALTH_DB_TIMEOUT = 3.0
 #: How long a stopping server waits for requests in flight (ours answer in milliseconds).
 SHUTDOWN_TIMEOUT = 5.0
@@ -108,26 +110,13 @@ def _update_id(data: dict[str, Any]) -> object:
 
 
 async def healthz(request: web.Request) -> web.Response:
-    """Whether the bot runs and its database answers, as JSON for a container's health check."""
+    """Whether the bot runs and its database takes a write, as JSON for a container's health
+    check: the database's state in a few words (`bot.games.db.health.DatabaseState`)."""
     application = request.app[APPLICATION]
-    body: dict[str, Any] = {"ok": application.running, "database": await _database_state(request)}
-    body["ok"] = body["ok"] and body["database"] == "ok"
-    return web.json_response(body, status=200 if body["ok"] else 503)
-
-
-async def _database_state(request: web.Request) -> str:
-    """ "ok" when SELECT 1 answers in time, else a few words on what went wrong."""
-    engine = request.app[APPLICATION].bot_data.engine
-    if engine is None:
-        return "not open"
-    try:
-        async with asyncio.timeout(HEALTH_DB_TIMEOUT), engine.connect() as connection:
-            await connection.execute(text("SELECT 1"))
-    except TimeoutError:
-        return f"no answer in {HEALTH_DB_TIMEOUT:g} s"
-    except Exception as error:  # any driver's error: the check reports it, the bot goes on
-        return f"error: {type(error).__name__}"
-    return "ok"
+    state = await probe(application.bot_data.engine, HEALTH_DB_TIMEOUT)
+    ok = application.running and state is DatabaseState.OK
+    body: dict[str, Any] = {"ok": ok, "database": state.value}
+    return web.json_response(body, status=200 if ok else 503)
 
 
 class WebServer:

@@ -275,11 +275,11 @@ async def web_server(
 
 
 async def test_healthz_is_503_until_the_bot_runs_with_a_database(
-    web_server: tuple[Application, str], tmp_path: Path
+    web_server: tuple[Application, str], database_url: str
 ) -> None:
     application, health_url = web_server
     assert await get_json(health_url) == (503, {"ok": False, "database": "not open"})
-    application.bot_data.engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}")
+    application.bot_data.engine = create_engine(database_url)
     assert await get_json(health_url) == (503, {"ok": False, "database": "ok"})
     await application.initialize()
     await application.start()
@@ -299,8 +299,7 @@ async def test_healthz_is_503_when_the_database_does_not_answer(
     application.bot_data.engine = create_engine(refused)
     status, body = await get_json(health_url)
     assert status == 503 and body["ok"] is False
-    assert body["database"].startswith("error: "), body
-    assert "pw" not in body["database"]
+    assert body["database"] == "error", body
     await application.bot_data.engine.dispose()
     application.bot_data.engine = None
 
@@ -314,7 +313,7 @@ async def test_healthz_is_503_when_the_database_does_not_answer(
     monkeypatch.setattr(web, "HEALTH_DB_TIMEOUT", 0.2)
     application.bot_data.engine = create_engine(f"postgresql+asyncpg://bot@127.0.0.1:{port}/g")
     try:
-        assert await get_json(health_url) == (503, {"ok": False, "database": "no answer in 0.2 s"})
+        assert await get_json(health_url) == (503, {"ok": False, "database": "timeout"})
     finally:
         server.close()
 
