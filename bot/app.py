@@ -109,8 +109,9 @@ def build_application(settings: Settings) -> Application:
     """The bot, ready for `run_polling` or `run_webhook` (both call `post_init` and
     `post_shutdown`)."""
     backoff = settings.retry_backoff_seconds
-    # One long poll at a time (never rate limited); a broken poll is retried by PTB too.
-    polls = RetryingRequest(connection_pool_size=1, max_attempts=3, backoff_base=backoff)
+    # One long poll at a time (never rate limited); a failed poll is tried again by the
+    # polling loop (`bot.telegram.polling`), which logs an outage once a minute, not each try.
+    polls = RetryingRequest(connection_pool_size=1, max_attempts=1, backoff_base=backoff)
     calls = RetryingRequest(
         connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
     )
@@ -232,9 +233,10 @@ async def open_resources(application: Application) -> None:
     resources.tasks["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
     )
-    if settings.webhook_url is not None:
-        every = settings.board_catch_up_seconds
-        resources.inbox = WebhookInbox(games.inbox, application, every=every)
+    # Both modes: a webhook's updates and long polling's batches are stored before Telegram
+    # is told they arrived (`bot.telegram.polling`).
+    every = settings.board_catch_up_seconds
+    resources.inbox = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:
         hooks = open_mini_app(application, settings, hooks)
     running.presenter.hooks = hooks

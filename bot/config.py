@@ -263,6 +263,11 @@ class Settings(BaseSettings):
     # A board whose edit went unanswered is drawn again after this long (`bot.views.presenter`):
     # the unanswered edit may still land meanwhile, after a newer one.
     board_doubt_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
+    # A tap is answered within this long, "busy, try again" if its work is not done by then:
+    # Telegram takes an answer for 15 s only (`bot.handlers.taps`).
+    tap_answer_seconds: Annotated[float, _seconds(0.1, 14.0)] = 8.0
+    # While Telegram fails, one WARNING this often (`bot.telegram.polling`).
+    telegram_outage_log_seconds: Annotated[float, _seconds(0.1, 3600.0)] = 60.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_port: Port = DEFAULT_WEBHOOK_PORT
     webhook_url: PublicUrl = None

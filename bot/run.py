@@ -6,8 +6,9 @@ of its own on WEB_PORT in polling mode.
 The order is `run_polling`'s: initialize, post_init, start receiving updates, start … stop
 receiving, stop, post_stop, shutdown, post_shutdown. It is written out here rather than left to
 `run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.telegram.web, which
-also serves /healthz) and so that a Telegram that cannot be reached at start-up is one line on
-stderr, not two tracebacks.
+also serves /healthz), long polling our own loop (bot.telegram.polling, which stores a batch
+before acknowledging it), and so that a Telegram that cannot be reached at start-up (or that
+refuses the webhook) is one line on stderr, not a traceback.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.games.db.reachable import DatabaseProblem, check_database
 from bot.telegram import request as telegram_request
+from bot.telegram.polling import Polling
 from bot.telegram.web import WebServer, build_web_app
 
 TELEGRAM_API = "https://api.telegram.org"
@@ -119,6 +121,7 @@ class BotLife:
         self.application = application
         self.settings = settings
         self.web_server: WebServer | None = None
+        self.polling: Polling | None = None
 
     async def run(self) -> None:
         """Start, serve until SIGINT or SIGTERM, stop. A signal during start-up stops too."""
@@ -146,18 +149,9 @@ class BotLife:
         if self.settings.uses_webhook:
             await self.start_webhook()
         else:
-            assert application.updater is not None
             if self.settings.webapp_url is not None:
                 await self.serve(build_web_app(application, mini_app=True), "WEB_PORT")
-
-            def polling_error(error: TelegramError) -> None:
-                # As run_polling does: a failed getUpdates goes to the error handler.
-                application.create_task(application.process_error(error=error, update=None))
-
-            await application.updater.start_polling(
-                allowed_updates=ALLOWED_UPDATES, error_callback=polling_error
-            )
-            await application.start()
+            await self.start_polling()
 
     async def initialize(self) -> None:
         """PTB's initialize (getMe), with Telegram out of reach said in one line."""
@@ -188,16 +182,39 @@ class BotLife:
         secret = settings.webhook_secret.get_secret_value()
         web_app = build_web_app(self.application, path, secret, mini_app=mini_app)
         await self.serve(web_app, "WEBHOOK_PORT")
-        await self.application.bot.set_webhook(
-            url=settings.webhook_url,
-            secret_token=secret,
-            allowed_updates=ALLOWED_UPDATES,
-        )
+        try:
+            await self.application.bot.set_webhook(
+                url=settings.webhook_url,
+                secret_token=secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        except TelegramError as error:  # refused (a URL Telegram will not post to), or no answer
+            raise StartupError(
+                f"Telegram refused the webhook {self.scrub(settings.webhook_url)} "
+                f"(WEBHOOK_URL): {self.scrub(error)}"
+            ) from None
         # Updates that arrive before this wait in the inbox; /healthz says 503 until then.
         await self.application.start()
         inbox = self.application.bot_data.inbox
         assert inbox is not None  # webhook mode opens it
         inbox.start()
+
+    async def start_polling(self) -> None:
+        """Handle updates, then long poll (`bot.telegram.polling`: each batch goes into the
+        inbox before Telegram is told it arrived)."""
+        application, settings = self.application, self.settings
+        inbox = application.bot_data.inbox
+        assert inbox is not None  # opened in both modes
+        await application.start()
+        inbox.start()
+        self.polling = Polling(
+            application.bot,
+            inbox,
+            ALLOWED_UPDATES,
+            backoff=settings.retry_backoff_seconds,
+            outage_log_seconds=settings.telegram_outage_log_seconds,
+        )
+        await self.polling.start()
 
     async def serve(self, web_app: web.Application, port_setting: str) -> None:
         """Serve `web_app` on WEBHOOK_LISTEN and the port `port_setting` names; a port that
@@ -219,8 +236,13 @@ class BotLife:
         application = self.application
         if self.web_server is not None:
             await self.web_server.stop()
-        if application.updater is not None and application.updater.running:
-            await application.updater.stop()
+        if self.polling is not None:
+            await self.polling.stop()
+        inbox = application.bot_data.inbox
+        if inbox is not None:
+            # The updates in flight finish while the bot can still talk to Telegram (those
+            # that do not in time stay in the inbox for the next start).
+            await inbox.stop()
         if application.running:
             await application.stop()
             if application.post_stop:

@@ -4,9 +4,11 @@ showing a game after a use-case changed it."""
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 from collections.abc import Awaitable
-from dataclasses import replace
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 from telegram import (
     CallbackQuery,
@@ -95,11 +97,45 @@ async def unknown_button(update: Update, context: BotContext) -> None:
         await answer(query, texts_of(query.from_user, context).POPUP_UNKNOWN_BUTTON)
 
 
+class Answerer(enum.Enum):
+    """Who gave a tap its one answer."""
+
+    HANDLER = "handler"
+    DEADLINE = "deadline"
+
+
+@dataclass
+class TapAnswer:
+    """A tap's one answer: whoever claims it first sends it (its handler, or the deadline's
+    "busy" pop-up, `bot.handlers.taps`); any later answer is not sent."""
+
+    query_id: str
+    by: Answerer | None = None
+
+    def claim(self, query: CallbackQuery, by: Answerer) -> bool:
+        """Whether `by` may answer `query` (a query of another update is none of its
+        business: True)."""
+        if query.id != self.query_id:
+            return True
+        if self.by is not None:
+            return False
+        self.by = by
+        return True
+
+
+#: The answer of the tap being handled, set by the taps' preamble for its update's task.
+tap_answer: ContextVar[TapAnswer | None] = ContextVar("tap_answer", default=None)
+
+
 async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
     """Answer a tap (clients spin until it is answered). Telegram takes one answer per query,
-    and only for a while: a query already answered (the same update delivered twice) or too
-    old (handled late, after a restart) is no failure, and must not keep a move that is
-    already stored from being shown on the board."""
+    and only for a while: a query already answered (the same update delivered twice, or by the
+    deadline's pop-up) or too old (handled late, after a restart) is no failure, and must not
+    keep a move that is already stored from being shown on the board."""
+    guard = tap_answer.get()
+    if guard is not None and not guard.claim(query, Answerer.HANDLER):
+        log.info("callback query %s was answered already (it took too long): not again", query.id)
+        return
     try:
         await query.answer(text, show_alert=True if alert else None)
     except BadRequest as error:

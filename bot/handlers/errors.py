@@ -9,7 +9,7 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
 from bot.games.store import LOST_RACE
-from bot.handlers.common import texts_of
+from bot.handlers.common import answer, texts_of
 from bot.telegram.request import OutcomeUnknown
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,8 @@ async def on_error(update: object, context: BotContext) -> None:
     tr = texts_of(user, context)
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(tr.POPUP_CONFLICT if raced else tr.POPUP_ERROR)
+            # Through `answer`: a tap the deadline answered already gets no second answer.
+            await answer(update.callback_query, tr.POPUP_CONFLICT if raced else tr.POPUP_ERROR)
         elif update.effective_message is not None and update.effective_chat is not None:
             await update.effective_message.reply_text(tr.CONFLICT if raced else tr.SORRY_ERROR)
     except TelegramError:

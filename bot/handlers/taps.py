@@ -6,18 +6,32 @@ handler runs."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update
+from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler
 
 from bot.context import BotContext
 from bot.games.model import BoardRef
-from bot.handlers.common import answer, board_ref, texts_of, unknown_button
+from bot.handlers.common import (
+    Answerer,
+    TapAnswer,
+    answer,
+    board_ref,
+    tap_answer,
+    texts_of,
+    unknown_button,
+)
 from bot.wire.callback_data import LANGUAGE, pattern, read_callback_data
 from bot.wire.codec import Button, Place, inline_key, is_authentic
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -59,12 +73,50 @@ def button_handler(handler: TapHandler, *prefixes: str) -> CallbackQueryHandler[
     kinds = frozenset(prefixes)
 
     async def preamble(update: Update, context: BotContext) -> None:
-        tapped = await accepted(update, context, kinds)
-        if tapped is not None:
-            await handler(tapped, context)
+        async with answered_in_time(update, context):
+            tapped = await accepted(update, context, kinds)
+            if tapped is not None:
+                await handler(tapped, context)
 
     preamble.__qualname__ = preamble.__name__ = getattr(handler, "__name__", "tap")
     return CallbackQueryHandler(preamble, pattern=pattern(*prefixes))
+
+
+@contextlib.asynccontextmanager
+async def answered_in_time(update: Update, context: BotContext) -> AsyncIterator[None]:
+    """Around a tap's work: if it has not answered the tap within TAP_ANSWER_SECONDS (a
+    database lock, a slow disk), answer "the game is busy" then, while Telegram still takes
+    an answer, and let the work go on in the update's own task: its board edit still shows,
+    its failure goes to the error handler, and its own answer is not sent (`TapAnswer`)."""
+    query = update.callback_query
+    assert query is not None  # a CallbackQueryHandler's callback
+    guard = TapAnswer(query.id)
+    tap_answer.set(guard)  # the update's task: the handler and the error handler see it
+    timer = asyncio.create_task(
+        _answer_busy(query, context, guard), name=f"tap deadline {update.update_id}"
+    )
+    try:
+        yield
+    finally:
+        if guard.by is Answerer.DEADLINE and not timer.done():
+            await asyncio.shield(timer)  # its pop-up is on its way: let it arrive
+        else:
+            timer.cancel()
+
+
+async def _answer_busy(query: CallbackQuery, context: BotContext, guard: TapAnswer) -> None:
+    await asyncio.sleep(context.settings.tap_answer_seconds)
+    if not guard.claim(query, Answerer.DEADLINE):
+        return
+    log.warning(
+        "callback query %s not answered in %g s: answered busy, its work goes on",
+        query.id,
+        context.settings.tap_answer_seconds,
+    )
+    try:
+        await query.answer(texts_of(query.from_user, context).POPUP_GAME_BUSY)
+    except TelegramError as error:
+        log.info("callback query %s was not answered: %s", query.id, error)
 
 
 async def accepted(

@@ -8,7 +8,9 @@ the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only
                                  nothing. 503 when it cannot be stored (Telegram sends it
                                  again later).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
-                                 database answers SELECT 1; 503 with what is wrong otherwise.
+                                 database takes a tiny write; 503 with what is wrong otherwise
+                                 ("database locked", "disk full", "database file missing",
+                                 "timeout", "error", "not open").
     /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
 
 `build_web_app` returns a plain `aiohttp.web.Application`, so more routes (a Mini App's pages
@@ -19,7 +21,6 @@ the updates go to `application.update_queue`.
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
@@ -29,10 +30,10 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 from aiohttp.log import server_logger
-from sqlalchemy import text
-from telegram import Update
 from telegram.ext import Application
 
+from bot.games.db.health import DatabaseState, probe
+from bot.telegram.incoming import NotAnUpdate, OutOfRange, read_update
 from bot.telegram.webhook_inbox import WebhookInbox
 from bot.webapp.api import add_routes as add_mini_app
 
@@ -40,7 +41,8 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 HEALTH_PATH = "/healthz"
-#: How long /healthz waits for the database before it says the database does not answer.
+#: How long /healthz waits for the database's write before it says "timeout" (or "database
+#: locked", when SQLite says so first).
 HEALTH_DB_TIMEOUT = 3.0
 #: How long a stopping server waits for requests in flight (ours answer in milliseconds).
 SHUTDOWN_TIMEOUT = 5.0
@@ -79,12 +81,17 @@ async def receive_update(request: web.Request) -> web.Response:
     application = request.app[APPLICATION]
     try:
         data = await request.json()
-        if not isinstance(data, dict):
-            raise TypeError("an update is a JSON object")
-        update = Update.de_json(data, application.bot)
-    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
-        # A well-signed body that is no update (`"message": "x"`, nesting 5,000 deep): PTB
-        # and the JSON decoder fail in these ways; one line, not a traceback.
+        update = read_update(data, application.bot)
+    except OutOfRange as error:
+        # Well signed, but no database column holds one of its numbers: dropped, and
+        # answered 200 so that Telegram does not send it again (it would be dropped again).
+        log.warning("dropped update %s: %s", _update_id(data), error)
+        return web.Response(text="OK")
+    except NotAnUpdate as error:
+        log.warning("refused a webhook request that is not an update: %s", error)
+        return web.Response(status=400, text="Bad Request")
+    except (ValueError, RecursionError) as error:
+        # A well-signed body that is no JSON, or nested 5,000 deep: one line, not a traceback.
         log.warning("refused a webhook request that is not an update: %s", type(error).__name__)
         return web.Response(status=400, text="Bad Request")
     inbox: WebhookInbox | None = application.bot_data.inbox
@@ -99,27 +106,20 @@ async def receive_update(request: web.Request) -> web.Response:
     return web.Response(text="OK")
 
 
+def _update_id(data: dict[str, Any]) -> object:
+    """An update's id, for a log line (an int, or what was there instead, shortened)."""
+    update_id = data.get("update_id")
+    return update_id if isinstance(update_id, int) and abs(update_id) < 2**63 else "(bad id)"
+
+
 async def healthz(request: web.Request) -> web.Response:
-    """Whether the bot runs and its database answers, as JSON for a container's health check."""
+    """Whether the bot runs and its database takes a write, as JSON for a container's health
+    check: the database's state in a few words (`bot.games.db.health.DatabaseState`)."""
     application = request.app[APPLICATION]
-    body: dict[str, Any] = {"ok": application.running, "database": await _database_state(request)}
-    body["ok"] = body["ok"] and body["database"] == "ok"
-    return web.json_response(body, status=200 if body["ok"] else 503)
-
-
-async def _database_state(request: web.Request) -> str:
-    """ "ok" when SELECT 1 answers in time, else a few words on what went wrong."""
-    engine = request.app[APPLICATION].bot_data.engine
-    if engine is None:
-        return "not open"
-    try:
-        async with asyncio.timeout(HEALTH_DB_TIMEOUT), engine.connect() as connection:
-            await connection.execute(text("SELECT 1"))
-    except TimeoutError:
-        return f"no answer in {HEALTH_DB_TIMEOUT:g} s"
-    except Exception as error:  # any driver's error: the check reports it, the bot goes on
-        return f"error: {type(error).__name__}"
-    return "ok"
+    state = await probe(application.bot_data.engine, HEALTH_DB_TIMEOUT)
+    ok = application.running and state is DatabaseState.OK
+    body: dict[str, Any] = {"ok": ok, "database": state.value}
+    return web.json_response(body, status=200 if ok else 503)
 
 
 class RequestErrors(logging.LoggerAdapter[logging.Logger]):

@@ -1,4 +1,5 @@
-"""Durable webhook receipt: an update is stored before Telegram is answered 200, and handled
+"""Durable receipt: an update is stored before Telegram is answered 200 (webhook mode), or
+before the next getUpdates acknowledges it (long polling, `bot.telegram.polling`), and handled
 by some instance whatever crashes (`bot.games.inbox` holds the rows).
 
 Telegram sends an update again only while it gets no 200; once answered, an update lost in

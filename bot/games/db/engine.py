@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from bot.games.db import dead_connections
+from bot.games.db.health import watch_sqlite_file, watch_writer
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     if database_url.startswith("sqlite"):
         engine = create_async_engine(database_url, connect_args={"timeout": 30})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas(enforce_foreign_keys))
+        # A file deleted under the running bot is reported, never replaced by an empty one.
+        watch_sqlite_file(engine)
         return engine
     engine = create_async_engine(
         database_url,
@@ -78,6 +81,7 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
         connect_args={"timeout": 30, "check_same_thread": False},
     )
     event.listen(writer, "connect", _sqlite_pragmas(enforce_foreign_keys=True))
+    watch_writer(engine, writer)
     return writer
 
 

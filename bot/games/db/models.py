@@ -202,6 +202,16 @@ class InboxUpdate(Base):
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
+class Heartbeat(Base):
+    """The one row /healthz writes (`bot.games.db.health`): a database that takes this write
+    takes the bot's."""
+
+    __tablename__ = "health"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    checked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 class Rating(Base):
     """A player's Glicko-2 rating in one pool: a board class (`3x3`, `big`, `ultimate`), or
     the same against the AI (`ai:3x3` …)."""
