@@ -265,20 +265,21 @@ class Presenter:
 
     async def post_second(self, game: GameView) -> GameView:
         """Post the second board of a game between strangers, in ⭕'s private chat, drawn from
-        the game as it is when posted (❌ may have moved while it waited for ⭕'s pace); then
-        ❌'s board catches up with it, if ❌ moved meanwhile."""
-        async with self.order.in_order(game.id):
-            newest = await self._outbox.game(game.id) or game
-            if newest.second_message_id is not None:
-                return newest  # posted meanwhile (the board catch-up)
-            posted = await send_second_board(self._bot, newest, self.hooks)
-            if posted is not None:
-                await self._chats.attach_message(game.id, posted, second=True)
-                newest = replace(newest, second_message_id=posted)
-            if newest.version == game.version and game.message_id is not None:
-                self.order.showing(newest)
-                self.hooks.delivered(newest)
-                return newest
-        # ❌'s board may show an older version than ⭕'s now: draw both from the newest.
-        await self.redraw(game.id, pace=Pace.PERSON)
-        return newest
+        the game as it is when posted: ❌ may move while it waits for ⭕'s pace (not under the
+        game's drawing order, so ❌'s moves are not held up by ⭕'s chat). If ❌ moved
+        meanwhile, both boards are then drawn again from the newest game."""
+        newest = await self._outbox.game(game.id) or game
+        if newest.second_message_id is not None:
+            return newest  # posted meanwhile (the board catch-up)
+        posted = await send_second_board(self._bot, newest, self.hooks)
+        if posted is None:
+            return newest  # no answer: it may well be there, and is never posted twice
+        await self._chats.attach_message(game.id, posted, second=True)
+        now = await self._outbox.game(game.id)
+        if now is None:
+            return replace(newest, second_message_id=posted)
+        if now.version == newest.version == game.version and game.message_id is not None:
+            # Both boards show the game as paired, and nobody moved since.
+            self.hooks.delivered(now)
+            return now
+        return await self.show(now, ai=False)

@@ -484,6 +484,10 @@ class FakeTelegram:
         #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
         self._answers_to_lose: dict[str, deque[float | None]] = {}
         self._holds: dict[str, int] = {}
+        #: Chats whose calls alone are held, by method (see :meth:`hold_next`).
+        self._hold_chats: dict[str, int] = {}
+        #: Calls still to be carried out late (:meth:`land_late_next`): seconds, by method.
+        self._late: dict[str, deque[float]] = {}
         self._released = asyncio.Event()
         #: Calls held back right now (see :meth:`hold_next`).
         self.held = 0
@@ -625,8 +629,15 @@ class FakeTelegram:
         token, method = match.groups() if match else ("", request.path)
         canonical, handler = self._methods.get(method.lower(), (method, None))
         polling = canonical == "getUpdates"
-        if self._holds.get(canonical.lower()) and not await self._hold(request):
+        held = self._holds.get(canonical.lower()) and await self._held_here(request, canonical)
+        if held and not await self._hold(request):
             return await self._drop(request, canonical, started, counted=False)
+        late = self._late.get(canonical.lower())
+        if late:
+            # Telegram has the call, and carries it out this much later, whatever the client
+            # does meanwhile (it times out, sends it again, sends newer calls).
+            await request.read()  # kept by aiohttp, for when the client has gone
+            await asyncio.sleep(late.popleft())
         if self._drops.get(canonical.lower()):
             return await self._drop(request, canonical, started)
         if not polling:
@@ -1426,18 +1437,39 @@ class FakeTelegram:
         key = method.lower()
         self._drops[key] = self._drops.get(key, 0) + count
 
-    def hold_next(self, method: str, count: int = 1) -> None:
-        """Hold the next ``count`` calls of ``method`` before Telegram has them, until
-        :meth:`release_held`: a request on its way, e.g. an edit waiting for its chat's pace.
-        A held call whose client has gone meanwhile (a bot killed) never reaches Telegram: it
-        is recorded as dropped and not carried out."""
+    def hold_next(self, method: str, count: int = 1, *, chat_id: int | None = None) -> None:
+        """Hold the next ``count`` calls of ``method`` (to ``chat_id`` only, if given) before
+        Telegram has them, until :meth:`release_held`: a request on its way, e.g. an edit
+        waiting for its chat's pace. A held call whose client has gone meanwhile (a bot
+        killed) never reaches Telegram: it is recorded as dropped and not carried out."""
         key = method.lower()
         self._holds[key] = self._holds.get(key, 0) + count
+        if chat_id is not None:
+            self._hold_chats[key] = chat_id
         self._released.clear()
+
+    async def _held_here(self, request: web.Request, method: str) -> bool:
+        """Whether a call of a method with holds left is one of those held (its chat's)."""
+        chat_id = self._hold_chats.get(method.lower())
+        if chat_id is None:
+            return True
+        try:
+            params = await self._read_params(request)
+        except (FakeApiError, ValueError, UnicodeDecodeError):
+            return False
+        return str(params.get("chat_id")) == str(chat_id)
+
+    def land_late_next(self, method: str, after: float, count: int = 1) -> None:
+        """Carry out the next ``count`` calls of ``method`` ``after`` seconds after they
+        arrive, and only then answer: past a client's read timeout, the client may have sent
+        it again, and newer calls, which Telegram carried out first. (A request can time out
+        after it arrived.)"""
+        self._late.setdefault(method.lower(), deque()).extend([after] * count)
 
     def release_held(self) -> None:
         """Let the held calls through (those whose client is still there)."""
         self._holds.clear()
+        self._hold_chats.clear()
         self._released.set()
 
     async def _hold(self, request: web.Request) -> bool:
