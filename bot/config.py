@@ -40,6 +40,7 @@ from pydantic_core import core_schema
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
+from bot.telegram.flood_limits import Sharing
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
@@ -273,6 +274,8 @@ class Settings(BaseSettings):
     webapp_short_name: Annotated[str | None, AfterValidator(_short_name)] = None
     web_port: Port = DEFAULT_WEB_PORT
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
+    # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).
+    flood_budget: Annotated[Sharing, BeforeValidator(Sharing.read)] = Sharing.AUTO
     api_base_url: Annotated[str | None, AfterValidator(_api_base_url)] = Field(
         None, validation_alias="TELEGRAM_API_BASE_URL"
     )

@@ -66,6 +66,7 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "ratings",
         "match_queue",
         "pairing_blocks",
+        "flood_budget",
     }
 
 
@@ -82,6 +83,7 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
         "ratings",
         "match_queue",
         "pairing_blocks",
+        "flood_budget",
     }
 
 
@@ -120,4 +122,9 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     url = f"sqlite+aiosqlite:///{database}"
     tables = {"alembic_version", "players", "games", "moves", "handled_updates", "inbox_updates"}
-    assert asyncio.run(_tables(url)) == tables | {"ratings", "match_queue", "pairing_blocks"}
+    assert asyncio.run(_tables(url)) == tables | {
+        "ratings",
+        "match_queue",
+        "pairing_blocks",
+        "flood_budget",
+    }
