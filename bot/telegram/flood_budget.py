@@ -26,10 +26,16 @@ How a token is taken, in one transaction:
    leaves the `reserve` to people, as the local gate does), each loses one. If not, nothing
    is taken: the gate waits `(needed - tokens) / rate` seconds and asks again.
 
-The buckets hold what the local ones hold (Telegram's burst less a spare token) at the same,
-possibly scaled, rates (`FloodLimits.scaled`). The shared bucket counts a message when it
-leaves, the local one only from its answer on; the spare token is the margin for messages
-that left apart and arrive together.
+The buckets refill at the local ones' rates, scaled or not (`FloodLimits.scaled`), and hold a
+little less: Telegram's burst less the spare token, less the whole tokens they refill in
+`FLIGHT_MARGIN` (the whole bot's 23, not 29; a chat's as many as locally). A shared bucket
+counts a message when it leaves, while Telegram counts it when it arrives; the local one counts
+it from its answer on, which no instance can do for another's calls without a count of calls in
+flight that a crash would leave wrong. The margin is what a message may take to arrive: without
+it, two instances whose first messages after a quiet spell took 60 ms to reach the fake server
+had a 429 in three runs of four on PostgreSQL (the bucket had refilled while Telegram's, still
+full, could not). A message slower than that can still meet a 429, which the gate waits out as
+before.
 
 FLOOD_BUDGET (`Sharing`) is `auto` by default: shared on PostgreSQL, the database of hosts
 that run several instances; local on SQLite, where a file is one host's and nearly always one
@@ -47,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from dataclasses import dataclass
 
@@ -57,7 +64,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.games.db.models import FloodBucket
-from bot.telegram.flood_limits import FloodLimits, Limit, Pace, Shortfall, capacity, chat_limit
+from bot.telegram.flood_limits import (
+    FloodLimits,
+    Limit,
+    Pace,
+    Rate,
+    Shortfall,
+    capacity,
+    chat_limit,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +85,9 @@ RETRY_SECONDS = 10.0
 IDLE_SECONDS = 3600.0
 #: How often an instance deletes the rows of idle buckets.
 SWEEP_SECONDS = 600.0
+#: How long a message may take to reach Telegram: the shared buckets hold what they refill in
+#: this time less than the local ones.
+FLIGHT_MARGIN = 0.2
 #: The key of the whole bot's bucket; a chat's is `chat:<id>`.
 OVERALL_KEY = "bot"
 #: The Julian day of 1970-01-01 00:00 UTC (SQLite's clock counts Julian days).
@@ -85,6 +103,12 @@ class Want:
     rate: float  # tokens a second
     capacity: float
     needed: float  # tokens the bucket must hold for this message to take one
+
+
+def shared(rate: Rate) -> float:
+    """The tokens a shared bucket for this rate holds: the local bucket's, less the whole tokens
+    it refills in `FLIGHT_MARGIN` (the spare token covers the rest), and at least one."""
+    return max(1.0, capacity(rate) - math.floor(rate.per_second * FLIGHT_MARGIN))
 
 
 class SharedBudget:
@@ -129,10 +153,10 @@ class SharedBudget:
             if rate is not None:
                 reserve = self.limits.reserve if limit is Limit.GROUP else 0
                 needed = 1 + (reserve if pace is not Pace.PERSON else 0)
-                found.append(Want(f"chat:{key}", limit, rate.per_second, capacity(rate), needed))
+                found.append(Want(f"chat:{key}", limit, rate.per_second, shared(rate), needed))
         overall = self.limits.overall
         if overall is not None:
-            found.append(Want(OVERALL_KEY, Limit.OVERALL, overall.per_second, capacity(overall), 1))
+            found.append(Want(OVERALL_KEY, Limit.OVERALL, overall.per_second, shared(overall), 1))
         return sorted(found, key=lambda want: want.key)
 
     async def _take(self, wants: list[Want]) -> Shortfall | None:

@@ -18,7 +18,7 @@ from telegram.ext import ExtBot
 
 from bot.games.db.engine import create_engine
 from bot.games.db.models import FloodBucket
-from bot.telegram.flood_budget import OVERALL_KEY, SharedBudget
+from bot.telegram.flood_budget import OVERALL_KEY, SharedBudget, shared
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate, FloodLimits, Pace, Rate
 from bot.telegram.flood_limits import Limit, capacity
 from tests.support.fake_telegram import FakeTelegram
@@ -65,6 +65,7 @@ async def test_a_shared_bucket_hands_out_its_burst_then_says_how_long_to_wait(
     while await (first if taken % 2 else second).take(GROUP["id"], Pace.PERSON) is None:
         taken += 1
     assert taken == capacity(Rate(20, 60.0)) == 19  # the burst less a spare, for both at once
+    assert shared(Rate(30, 1.0)) == 23  # the whole bot's: less what 0.2 s of flight refills
     shortfall = await first.take(GROUP["id"], Pace.PERSON)
     assert shortfall is not None and shortfall.limit is Limit.GROUP
     assert 0 < shortfall.wait <= 3.0  # a token every 3 s

@@ -104,9 +104,7 @@ async def test_two_instances_sharing_the_flood_budget_are_never_refused(
             assert await post_update(instance.url, update, SECRET, http) == 200
             posted[instance.name].add(update["update_id"])
 
-        await asyncio.gather(
-            *(post(instances[i % 2], update) for i, update in enumerate(updates))
-        )
+        await asyncio.gather(*(post(instances[i % 2], update) for i, update in enumerate(updates)))
     deadline = time.monotonic() + SETTLE
     while any(posted[i.name] - i.handled() for i in instances):
         assert time.monotonic() < deadline, "\n".join(i.tail() for i in instances)
