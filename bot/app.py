@@ -12,6 +12,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram import Update
 from telegram.ext import (
     Application,
@@ -57,6 +58,7 @@ from bot.handlers import (
     taps,
 )
 from bot.resources import MiniApp, Resources, Running
+from bot.telegram.flood_budget import SharedBudget
 from bot.telegram.flood_gate import FloodGate
 from bot.telegram.profile import publish_profile
 from bot.telegram.request import RetryingRequest
@@ -225,6 +227,7 @@ async def open_resources(application: Application) -> None:
     if not await is_current(engine):
         await asyncio.to_thread(upgrade_database, settings.database_url.get_secret_value())
     await open_pool(engine)
+    share_flood_budget(application, engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
     games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
     running = resources.opened = open_running(application, settings, games, ai_pool)
@@ -245,6 +248,20 @@ async def open_resources(application: Application) -> None:
     for chore in running.chores:
         chore.start()
     log.info("bot @%s is ready", application.bot.username)
+
+
+def share_flood_budget(application: Application, engine: AsyncEngine | None) -> None:
+    """Count the flood limits in the database for every instance (FLOOD_BUDGET) while it is
+    open; with None, in this process alone again."""
+    gate = application.bot.rate_limiter
+    if not isinstance(gate, FloodGate):
+        return
+    sharing = application.bot_data.config.flood_budget
+    if engine is None or not sharing.shares_on(engine.dialect.name):
+        gate.budget = None
+        return
+    gate.budget = SharedBudget(engine, gate.limits)
+    log.info("the flood limits are counted in the database, for every instance together")
 
 
 def open_running(
@@ -352,4 +369,5 @@ async def close_resources(application: Application) -> None:
         await running.matches.stop_all()
         running.ai_pool.close()
     if resources.engine is not None:
+        share_flood_budget(application, None)
         await resources.engine.dispose()

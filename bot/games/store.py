@@ -36,8 +36,8 @@ from bot.games.model import (
     MoveStatus,
     PlayerInfo,
     UpdateClaim,
-    new_public_id,
 )
+from bot.games.public_ids import new_public_id
 from core.notation import format_cells
 from core.positions import variant_of
 

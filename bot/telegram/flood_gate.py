@@ -17,6 +17,11 @@ the same bot) closes the chat's bucket for `retry_after` seconds, so nothing els
 there meanwhile, and the request queues again at its pace. The Bot API request class is told
 not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): nothing waits twice.
 
+Several instances of the bot share one budget: with a `SharedBudget` (FLOOD_BUDGET,
+`bot.telegram.flood_budget`) a message that has its tokens here takes one more from the same
+limits kept in the database for every instance, and waits there when another instance spent
+them. This process still orders its own calls (people first) and handles its 429s.
+
 A handler whose message must wait for its chat's pace is doing no work meanwhile, so it gives
 back the shared slot its update holds (`running_slot`, set by the update processor,
 `bot.telegram.update_lanes`) while it waits, and takes one again before it goes on: a chat that
@@ -42,16 +47,22 @@ from bot.telegram.flood_limits import (
     TELEGRAM_FLOOD_LIMITS,
     FloodLimits,
     FrameSkipped,
+    Limit,
     Pace,
     Rate,
+    Shortfall,
     TokenBucket,
     capacity,
+    chat_limit,
 )
 
 log = logging.getLogger(__name__)
 
 #: Buckets kept for idle chats before the full, idle ones are forgotten.
 MAX_IDLE_BUCKETS = 1000
+
+#: A turn nobody needs to wait for.
+_NO_TURN = contextlib.nullcontext()
 
 JSONResult = bool | dict[str, Any] | list[dict[str, Any]]
 
@@ -65,6 +76,14 @@ class Slot(Protocol):
 
     async def step_in(self) -> None:
         """Take a slot again, after `step_out` gave it back."""
+        ...
+
+
+class SharedBudget(Protocol):
+    """The flood limits every instance counts in (`bot.telegram.flood_budget`)."""
+
+    async def take(self, chat_id: object | None, pace: Pace) -> Shortfall | None:
+        """A token for a message to this chat, or what is short (nothing taken then)."""
         ...
 
 
@@ -114,6 +133,11 @@ class FloodGate(BaseRateLimiter[Pace]):
         overall = self.limits.overall
         self._overall = TokenBucket(overall) if overall is not None else None
         self._chats: dict[int | str, TokenBucket] = {}
+        #: The limits shared with other instances (None: this process's alone); set while the
+        #: database is open (`bot.app.open_resources`).
+        self.budget: SharedBudget | None = None
+        # Calls short of the whole bot's shared tokens ask again one at a time.
+        self._overall_turn = asyncio.Lock()
 
     async def initialize(self) -> None:
         """Nothing to open: buckets are made as chats appear."""
@@ -144,6 +168,8 @@ class FloodGate(BaseRateLimiter[Pace]):
         attempt = 1
         while True:
             await _wait_for_tokens(buckets, pace)
+            if buckets and self.budget is not None:
+                await self._shared_token(self.budget, data.get("chat_id"), pace, buckets)
             try:
                 return await _counted(callback(*args, **kwargs), buckets)
             except RetryAfter as error:
@@ -163,6 +189,37 @@ class FloodGate(BaseRateLimiter[Pace]):
             else:
                 await asyncio.sleep(delay)
 
+    async def _shared_token(
+        self, budget: SharedBudget, chat_id: object, pace: Pace, buckets: list[TokenBucket]
+    ) -> None:
+        """A token from the limits every instance shares, once this process's are taken; a
+        wait there is out of the update's slot. The local tokens go back if none comes (a
+        frame finds no room, or the call is cancelled while it waits)."""
+        try:
+            shortfall = await budget.take(chat_id, pace)
+            if shortfall is None:
+                return
+            if pace is Pace.FRAME:
+                raise FrameSkipped
+            await _out_of_slot(self._wait_shared(budget, chat_id, pace, shortfall))
+        except BaseException:
+            for bucket in buckets:
+                bucket.give_back()
+            raise
+
+    async def _wait_shared(
+        self, budget: SharedBudget, chat_id: object, pace: Pace, shortfall: Shortfall | None
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        while shortfall is not None:
+            due = loop.time() + shortfall.wait
+            # Calls short of the whole bot's tokens take turns, or every one of them would ask
+            # the database again at the same moment, and all but one in vain.
+            turn = self._overall_turn if shortfall.limit is Limit.OVERALL else _NO_TURN
+            async with turn:
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                shortfall = await budget.take(chat_id, pace)
+
     def _buckets(self, endpoint: str, data: dict[str, Any]) -> list[TokenBucket]:
         """The buckets a message takes tokens from: its chat's, then the whole bot's."""
         found = []
@@ -176,12 +233,9 @@ class FloodGate(BaseRateLimiter[Pace]):
         return found
 
     def _chat_bucket(self, chat_id: object) -> TokenBucket | None:
-        key: int | str = str(chat_id)
-        with contextlib.suppress(ValueError):
-            key = int(key)
-        # Groups and channels have negative ids or are named by @username.
-        group = isinstance(key, str) or key < 0
-        rate = self.limits.group if group else self.limits.private
+        key, limit = chat_limit(chat_id)
+        group = limit is Limit.GROUP
+        rate = self.limits.rate(limit)
         if rate is None:
             return None
         bucket = self._chats.get(key)
@@ -201,6 +255,16 @@ async def _wait_for_tokens(buckets: list[TokenBucket], pace: Pace) -> None:
         await _take_all(buckets, pace)
         return
     await _take_all(buckets, pace)
+    await slot.step_in()
+
+
+async def _out_of_slot(work: Coroutine[Any, Any, None]) -> None:
+    """Run `work`, a wait, with the update's shared slot given back meanwhile."""
+    slot = running_slot.get()
+    if slot is None or not slot.step_out():
+        await work
+        return
+    await work
     await slot.step_in()
 
 
@@ -241,6 +305,7 @@ __all__ = [
     "FrameSkipped",
     "Pace",
     "Rate",
+    "SharedBudget",
     "is_message",
     "pace_args",
     "running_slot",

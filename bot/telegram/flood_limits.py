@@ -22,12 +22,13 @@ A bucket's queue is ordered by pace, then by arrival:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import math
 import time
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import Enum, StrEnum
 
 #: Tokens a bucket keeps below Telegram's burst, as a margin.
 SPARE_TOKENS = 1
@@ -39,6 +40,46 @@ class Pace(Enum):
     PERSON = 0
     BACKGROUND = 1
     FRAME = 2
+
+
+class Limit(Enum):
+    """Which of Telegram's flood limits a bucket keeps."""
+
+    OVERALL = "overall"
+    GROUP = "group"
+    PRIVATE = "private"
+
+
+class Sharing(StrEnum):
+    """Where the flood limits are counted (FLOOD_BUDGET): by each process for itself
+    (`LOCAL`), or in the database for every instance together (`SHARED`,
+    `bot.telegram.flood_budget`); `AUTO` shares on PostgreSQL, not on SQLite."""
+
+    AUTO = "auto"
+    SHARED = "shared"
+    LOCAL = "local"
+
+    @classmethod
+    def read(cls, value: object) -> object:
+        """FLOOD_BUDGET's text (any case) as a `Sharing`; anything else as it is."""
+        if not isinstance(value, str):
+            return value
+        if value.strip().lower() not in tuple(cls):
+            raise ValueError(f"FLOOD_BUDGET must be auto, shared or local, not {value.strip()!r}.")
+        return cls(value.strip().lower())
+
+    def shares_on(self, dialect: str) -> bool:
+        """Whether the limits are counted in a database of this SQLAlchemy dialect."""
+        return self is Sharing.SHARED or (self is Sharing.AUTO and dialect == "postgresql")
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """No token now in a bucket the call needs: the seconds until there is one, and which
+    limit is short."""
+
+    wait: float
+    limit: Limit
 
 
 class FrameSkipped(Exception):
@@ -77,6 +118,12 @@ class FloodLimits:
         """No pacing at all (a fake Bot API server that sets no limits)."""
         return cls(overall=None, group=None, private=None, reserve=0)
 
+    def rate(self, limit: Limit) -> Rate | None:
+        """The rate of one limit (None: not limited)."""
+        return {Limit.OVERALL: self.overall, Limit.GROUP: self.group, Limit.PRIVATE: self.private}[
+            limit
+        ]
+
     def scaled(self, factor: float) -> FloodLimits:
         """The same counts and bursts over windows `factor` times as long (tests shorten
         Telegram's minute this way; the counts the bot must keep to stay the same)."""
@@ -94,6 +141,16 @@ class FloodLimits:
 
 #: What Telegram allows: the production setting.
 TELEGRAM_FLOOD_LIMITS = FloodLimits()
+
+
+def chat_limit(chat_id: object) -> tuple[int | str, Limit]:
+    """A chat's key (its id as a number where it is one) and the limit its messages count in:
+    groups and channels have negative ids or are named by @username."""
+    key: int | str = str(chat_id)
+    with contextlib.suppress(ValueError):
+        key = int(key)
+    group = isinstance(key, str) or key < 0
+    return key, Limit.GROUP if group else Limit.PRIVATE
 
 
 def capacity(rate: Rate) -> float:

@@ -43,7 +43,8 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind, is_public_id
+from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind
+from bot.games.public_ids import is_public_id
 from bot.resources import Resources, Running
 from bot.webapp.actions import REFUSED, act, is_int, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data

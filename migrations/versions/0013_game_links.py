@@ -3,10 +3,10 @@
 tells nothing of any other game.
 
 - `games.public_id`: 16 characters of `A-Z a-z 0-9 _ -` (`secrets.token_urlsafe(12)`, as
-  `bot.games.model.new_public_id` makes them), unique. Existing games get one here.
+  `bot.games.public_ids.new_public_id` makes them), unique. Existing games get one here.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-02
 """
 
@@ -18,11 +18,11 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
-#: As `bot.games.model.PUBLIC_ID_BYTES` (written out: a migration keeps what it did).
+#: As `bot.games.public_ids.PUBLIC_ID_BYTES` (written out: a migration keeps what it did).
 PUBLIC_ID_BYTES = 12
 #: Games given their public id per statement.
 BATCH = 1000

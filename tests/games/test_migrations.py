@@ -66,6 +66,7 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "ratings",
         "match_queue",
         "pairing_blocks",
+        "flood_budget",
         "health",
     }
 
@@ -83,6 +84,7 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
         "ratings",
         "match_queue",
         "pairing_blocks",
+        "flood_budget",
         "health",
     }
 
@@ -126,5 +128,6 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
         "ratings",
         "match_queue",
         "pairing_blocks",
+        "flood_budget",
         "health",
     }

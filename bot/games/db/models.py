@@ -85,7 +85,7 @@ class Game(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    # The name links and the Mini App use for the game (`bot.games.model.new_public_id`):
+    # The name links and the Mini App use for the game (`bot.games.public_ids.new_public_id`):
     # random, so a link to one game tells nothing of another's.
     public_id: Mapped[str] = mapped_column(String(32))
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -268,3 +268,18 @@ class PairingBlock(Base):
         ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
     )
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class FloodBucket(Base):
+    """One of Telegram's flood limits counted for every instance together
+    (`bot.telegram.flood_budget`): a chat's (`chat:<id>`) or the whole bot's (`bot`). Times are
+    the database's clock, in seconds since 1970."""
+
+    __tablename__ = "flood_budget"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    refilled_at: Mapped[float] = mapped_column(Float)
+    # The limit's rate (tokens a second) and burst, as the last instance to take one knew them.
+    rate: Mapped[float] = mapped_column(Float)
+    capacity: Mapped[float] = mapped_column(Float)
