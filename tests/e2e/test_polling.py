@@ -65,7 +65,9 @@ async def test_a_batch_fetched_before_a_kill_is_handled_after_the_restart_once(
         # The updates whose reply was lost in flight had acted (the claim is committed
         # with the update's work): they act no more. Every other one acted once.
         assert [replies_to(fake, user["id"]) for user in users] == [each - 2] * len(users)
-        assert second.output.count("was delivered again: already handled") == running
+        # (Each of those is found already handled at least once: an inbox round may meet one
+        # again before the round that found it has removed it, on PostgreSQL.)
+        assert second.output.count("was delivered again: already handled") >= running
         assert "Traceback" not in second.output, second.tail()
     finally:
         fake.release_held()
