@@ -915,6 +915,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
         ]
         async with engine.begin() as conn:
             await conn.execute(upsert(players).on_conflict_do_nothing(index_elements=["id"]), rows)
+        from bot.games.public_ids import new_public_id
         from core.board import Board
         from core.notation import format_cells
 
@@ -953,6 +954,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
                         "turn_started_at": when,
                         "nudges": 0,
                         "version": 1,
+                        "public_id": new_public_id(),
                         "created_at": when,
                         "updated_at": when,
                     }

@@ -92,20 +92,23 @@ async def answered_in_time(update: Update, context: BotContext) -> AsyncIterator
     assert query is not None  # a CallbackQueryHandler's callback
     guard = TapAnswer(query.id)
     tap_answer.set(guard)  # the update's task: the handler and the error handler see it
-    timer = asyncio.create_task(
-        _answer_busy(query, context, guard), name=f"tap deadline {update.update_id}"
-    )
+    # A timer, not a task: almost every tap is answered long before it, and a timer costs
+    # far less to set and cancel than a task to start and cancel.
+    busy: list[asyncio.Task[None]] = []
+
+    def answer_busy() -> None:
+        busy.append(asyncio.create_task(_answer_busy(query, context, guard)))
+
+    timer = asyncio.get_running_loop().call_later(context.settings.tap_answer_seconds, answer_busy)
     try:
         yield
     finally:
-        if guard.by is Answerer.DEADLINE and not timer.done():
-            await asyncio.shield(timer)  # its pop-up is on its way: let it arrive
-        else:
-            timer.cancel()
+        timer.cancel()
+        if busy and not busy[0].done():
+            await asyncio.shield(busy[0])  # its pop-up is on its way: let it arrive
 
 
 async def _answer_busy(query: CallbackQuery, context: BotContext, guard: TapAnswer) -> None:
-    await asyncio.sleep(context.settings.tap_answer_seconds)
     if not guard.claim(query, Answerer.DEADLINE):
         return
     log.warning(

@@ -33,27 +33,37 @@ class OutOfRange(NotAnUpdate):
 
 def out_of_range(data: object, path: str = "update") -> str | None:
     """The path of the first integer in `data` (JSON values) that no BIGINT column holds,
-    e.g. ``update.message.chat.id``; None if there is none."""
-    if isinstance(data, bool):
+    e.g. ``update.message.chat.id``; None if there is none. (The path is built only once one
+    is found: every update is walked, and almost none has one.)"""
+    if not _any_out_of_range(data):
         return None
-    if isinstance(data, int):
-        return None if SMALLEST <= data <= LARGEST else path
-    if isinstance(data, Mapping):
-        items: Any = data.items()
-    elif isinstance(data, list):
-        items = enumerate(data)
-    else:
-        return None
+    if isinstance(data, int) and not isinstance(data, bool):
+        return path
+    items: Any = data.items() if isinstance(data, Mapping) else enumerate(data)  # type: ignore[arg-type]
     for key, value in items:
-        found = out_of_range(value, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
-        if found is not None:
-            return found
-    return None
+        if _any_out_of_range(value):
+            return out_of_range(
+                value, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]"
+            )
+    return None  # pragma: no cover - _any_out_of_range found one above
 
 
-def read_update(data: object, bot: Bot) -> Update:
-    """`data` (a decoded JSON body) as an Update; raises NotAnUpdate when it is no update,
-    OutOfRange when it carries a number the database cannot hold."""
+def _any_out_of_range(data: object) -> bool:
+    if isinstance(data, bool):
+        return False
+    if isinstance(data, int):
+        return not SMALLEST <= data <= LARGEST
+    if isinstance(data, Mapping):
+        return any(_any_out_of_range(value) for value in data.values())
+    if isinstance(data, list):
+        return any(_any_out_of_range(value) for value in data)
+    return False
+
+
+def check(data: object) -> dict[str, Any]:
+    """`data` (a decoded JSON body) if it may be an update the database can hold; raises
+    NotAnUpdate when it is no JSON object, OutOfRange when it carries a number no BIGINT
+    holds."""
     if not isinstance(data, dict):
         raise NotAnUpdate("an update is a JSON object")
     try:
@@ -62,6 +72,13 @@ def read_update(data: object, bot: Bot) -> Update:
         raise NotAnUpdate("nested too deep") from None
     if where is not None:
         raise OutOfRange(f"{where} is out of range")
+    return data
+
+
+def read_update(data: object, bot: Bot) -> Update:
+    """`data` (a decoded JSON body) as an Update; raises NotAnUpdate when it is no update,
+    OutOfRange when it carries a number the database cannot hold."""
+    data = check(data)
     try:
         update = Update.de_json(data, bot)
     except (ValueError, TypeError, KeyError, AttributeError, ArithmeticError) as error:

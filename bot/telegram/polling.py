@@ -1,19 +1,20 @@
-"""Long polling that loses nothing: a batch of updates is stored before Telegram is told it
-arrived.
+"""Long polling that loses nothing: a batch of updates is handled or stored before Telegram is
+told it arrived.
 
 Telegram forgets the updates of a batch when the next getUpdates asks for the offset after
 them. PTB's updater asks at once, while the batch is still being handled: a bot killed then
 (`kill -9`, a power cut) lost the updates it was handling. `Polling` asks only once every
-update of the batch is in the durable inbox (`bot.telegram.webhook_inbox`, the same rows and
-rounds as in webhook mode): from then on the inbox answers for it, handled now or, after a
-crash, by the next start's rounds. Updates stored but not yet acknowledged come back from
-Telegram after a crash too; the update claim (`bot.handlers.delivery`) makes the second
-handling do nothing.
+update of the batch is handled or in the durable inbox (`bot.telegram.webhook_inbox`, the same
+rows and rounds as in webhook mode): the batch is handled at once, and what is still being
+handled after `KEEP_AFTER_SECONDS` is stored; from then on the inbox answers for it, handled
+now or, after a crash, by the next start's rounds. Updates stored but not yet acknowledged come
+back from Telegram after a crash too; the update claim (`bot.handlers.delivery`) makes the
+second handling do nothing.
 
-Each update is read through `bot.telegram.incoming` (one that the database cannot hold is
-dropped with one line). While Telegram fails, the loop waits a little longer after each
-failure (the `backoff` doubled up to `MAX_BACKOFF_FACTOR` times it), and `Outage` logs one
-WARNING a minute, not a traceback a call.
+Each update is checked by `bot.telegram.incoming` (one that the database cannot hold is dropped
+with one line). While Telegram fails, the loop waits a little longer after each failure (the
+`backoff` doubled up to `MAX_BACKOFF_FACTOR` times it), and `Outage` logs one WARNING a minute,
+not a traceback a call.
 """
 
 from __future__ import annotations
@@ -28,13 +29,16 @@ from collections.abc import Callable, Sequence
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.telegram.incoming import NotAnUpdate, read_update
+from bot.telegram.incoming import NotAnUpdate, check
 from bot.telegram.webhook_inbox import WebhookInbox
 
 log = logging.getLogger(__name__)
 
 #: Seconds Telegram holds a getUpdates open while there is nothing to send (PTB's default).
 POLL_TIMEOUT = 10
+#: Seconds a polled batch is handled before those of its updates still being handled are
+#: stored: the next getUpdates (which acknowledges the batch) waits that long at most.
+KEEP_AFTER_SECONDS = 0.05
 #: The longest wait between failed polls, as a multiple of the first.
 MAX_BACKOFF_FACTOR = 16
 #: How often an outage is logged while it lasts (TELEGRAM_OUTAGE_LOG_SECONDS).
@@ -104,10 +108,12 @@ class Polling:
         backoff: float,
         outage_log_seconds: float = OUTAGE_LOG_SECONDS,
         poll_timeout: int = POLL_TIMEOUT,
+        keep_after: float = KEEP_AFTER_SECONDS,
     ) -> None:
         self._bot, self._inbox = bot, inbox
         self._allowed_updates = list(allowed_updates)
         self._backoff, self._poll_timeout = backoff, poll_timeout
+        self._keep_after = keep_after
         self.outage = Outage("Telegram's getUpdates", outage_log_seconds)
         self._task: asyncio.Task[None] | None = None
 
@@ -158,15 +164,15 @@ class Polling:
             return offset
         received = []
         for update in updates:
+            # Parsed once, by get_updates: only the range check is left to do.
             data = update.to_dict()
             try:
-                checked = read_update(data, self._bot)
+                check(data)
             except NotAnUpdate as error:
                 log.warning("dropped update %s: %s", update.update_id, error)
                 continue
-            received.append(self._inbox.receive(checked, json.dumps(data, separators=(",", ":"))))
-        # One INSERT for the batch (the inbox gathers what arrives in one turn of the loop).
-        for result in await asyncio.gather(*received, return_exceptions=True):
-            if isinstance(result, BaseException):
-                raise result  # nothing acknowledged: the batch comes again
+            received.append((update, json.dumps(data, separators=(",", ":"))))
+        # Handled at once; those still being handled in a moment are stored (one INSERT), and
+        # only then acknowledged. (An error: nothing acknowledged, the batch comes again.)
+        await self._inbox.hand_over(received, self._keep_after)
         return max(update.update_id for update in updates) + 1

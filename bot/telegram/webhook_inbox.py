@@ -1,16 +1,19 @@
-"""Durable receipt: an update is stored before Telegram is answered 200 (webhook mode), or
-before the next getUpdates acknowledges it (long polling, `bot.telegram.polling`), and handled
-by some instance whatever crashes (`bot.games.inbox` holds the rows).
+"""Durable receipt: an update is stored before Telegram is answered 200 (webhook mode), or before
+the next getUpdates acknowledges it (long polling, `bot.telegram.polling`), and handled by some
+instance whatever crashes (`bot.games.inbox` holds the rows).
 
-Telegram sends an update again only while it gets no 200; once answered, an update lost in
-a crash was lost for good. So `receive` stores the update first (updates arriving together
-share one INSERT: one commit for a burst), then the web server answers, then the update goes
-through the bot's update processor (its chat's lane, `bot.telegram.update_lanes`) and its row is
-deleted once handled (deletes are gathered too). A round every `every` seconds, on every
-instance, takes up the rows older than `STALE_ROUNDS` rounds that nobody is handling: a
-crash left them. The update claim (`bot.handlers.delivery`) makes a second handling of the
-same update do nothing, so taking one up twice is harmless. An update taken up
-`MAX_ATTEMPTS` times without being handled (it crashes the bot?) is given up, with a warning.
+Telegram sends an update again only while it gets no 200 (or, polling, until the next
+getUpdates acknowledges it); once answered, an update lost in a crash was lost for good. So
+`receive` stores the update first (updates arriving together share one INSERT: one commit for a
+burst), then the web server answers, then the update goes through the bot's update processor
+(its chat's lane, `bot.telegram.update_lanes`) and its row is deleted once handled (deletes are
+gathered too). A round every `every` seconds, on every instance, takes up the rows older than
+`STALE_ROUNDS` rounds that nobody is handling: a crash left them. The update claim
+(`bot.handlers.delivery`) makes a second handling of the same update do nothing, so taking one
+up twice is harmless. With long polling, `hand_over` has a batch handled at once and stores
+only the updates still being handled a moment later: a row costs two writes, and almost every
+update is done long before. An update taken up `MAX_ATTEMPTS` times without being handled (it
+crashes the bot?) is given up, with a warning.
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class WebhookInbox:
         self._done: set[int] = set()
         self._forgetting: asyncio.Task[None] | None = None
         self._handling: set[int] = set()
+        # The updates with a row (all in webhook mode; in polling mode, those handled slowly).
+        self._stored: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._rounds = Rounds("webhook inbox", self.take_up_left, every)
 
@@ -59,7 +64,34 @@ class WebhookInbox:
         if self._storing is None or self._storing.done():
             self._storing = asyncio.create_task(self._store(), name="inbox store")
         await future
+        self._stored.add(update.update_id)
         self._handle_later(update)
+
+    async def hand_over(self, batch: list[tuple[Update, str]], keep_after: float) -> None:
+        """Long polling: have a batch handled at once, and store those not handled within
+        `keep_after` seconds (raises if the database cannot: then the batch must not be
+        acknowledged). Almost every update is handled by then, and costs no row: the next
+        getUpdates, which acknowledges the batch, waits that long at most."""
+        handling = [task for update, _ in batch if (task := self._handle_later(update))]
+        if not handling:
+            return
+        _, slow = await asyncio.wait(handling, timeout=keep_after)
+        if not slow:
+            return
+        bodies = {update.update_id: body for update, body in batch}
+        left = [uid for uid in bodies if uid in self._handling]
+        futures = []
+        for update_id in left:
+            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._arrived.append((update_id, bodies[update_id], future))
+            futures.append(future)
+        if self._storing is None or self._storing.done():
+            self._storing = asyncio.create_task(self._store(), name="inbox store")
+        await asyncio.gather(*futures)
+        for update_id in left:
+            self._stored.add(update_id)
+            if update_id not in self._handling:
+                self._forget(update_id)  # handled while its row was written
 
     async def _store(self) -> None:
         await asyncio.sleep(0)  # the updates arriving in this turn of the loop go together
@@ -74,13 +106,14 @@ class WebhookInbox:
                 for *_, future in batch:
                     future.set_result(None)
 
-    def _handle_later(self, update: Update) -> None:
+    def _handle_later(self, update: Update) -> asyncio.Task[None] | None:
         if update.update_id in self._handling:
-            return  # delivered again while this instance handles it
+            return None  # delivered again while this instance handles it
         self._handling.add(update.update_id)
         task = asyncio.create_task(self._handle(update), name=f"update {update.update_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _handle(self, update: Update) -> None:
         try:
@@ -94,9 +127,11 @@ class WebhookInbox:
         finally:
             self._handling.discard(update.update_id)
         # Not reached when cancelled (the bot stops): the row stays for the next start.
-        self._forget(update.update_id)
+        if update.update_id in self._stored:
+            self._forget(update.update_id)
 
     def _forget(self, update_id: int) -> None:
+        self._stored.discard(update_id)
         self._done.add(update_id)
         if self._forgetting is None or self._forgetting.done():
             self._forgetting = asyncio.create_task(self._write_done(), name="inbox done")
@@ -141,6 +176,7 @@ class WebhookInbox:
         again = [(uid, body) for uid, body, attempts in left if attempts < MAX_ATTEMPTS]
         await self._inbox.take_up(uid for uid, _ in again)
         for update_id, body in again:
+            self._stored.add(update_id)
             log.info("update %s was received but not handled (a crash?): handling it", update_id)
             self._handle_later(Update.de_json(json.loads(body), self._application.bot))
         return len(again)

@@ -192,21 +192,29 @@ class Presenter:
     @contextlib.asynccontextmanager
     async def _claim_kept(self, game_id: int) -> AsyncIterator[None]:
         """Renew the claim on a game while its drawing lasts (a busy group's pace, retries
-        after 5xx): the lease is short, so that a process that died is soon replaced."""
+        after 5xx): the lease is short, so that a process that died is soon replaced. A
+        timer, not a task: almost every drawing is over long before it."""
+        loop = asyncio.get_running_loop()
+        renewals: list[asyncio.Task[None]] = []
 
         async def renew() -> None:
-            while True:
-                await asyncio.sleep(self._claim_seconds / 3)
-                with contextlib.suppress(SQLAlchemyError):
-                    await self._outbox.claim(game_id, self._claim_seconds)
+            with contextlib.suppress(SQLAlchemyError):
+                await self._outbox.claim(game_id, self._claim_seconds)
 
-        renewing = asyncio.create_task(renew(), name="board claim")
+        timers: list[asyncio.TimerHandle] = []
+
+        def due() -> None:
+            renewals.append(asyncio.create_task(renew(), name="board claim"))
+            timers.append(loop.call_later(self._claim_seconds / 3, due))
+
+        timers.append(loop.call_later(self._claim_seconds / 3, due))
         try:
             yield
         finally:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewing
+            timers[-1].cancel()
+            for renewal in renewals:
+                renewal.cancel()
+            await asyncio.gather(*renewals, return_exceptions=True)
 
     async def _record(self, game: GameView, drawn: Drawn) -> GameView:
         """Record the boards posted afresh."""
