@@ -3,6 +3,8 @@ chat's cell order, and a group game played on two pages while a member watches o
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 import pytest
@@ -36,10 +38,7 @@ async def test_ultimate_on_the_page_as_nine_small_boards(
         # Row 1, column 4 is small board 2's first cell (core's cell 9), top row, 4th column.
         cell = "#board .cell[data-cell='9']"
         assert await page.get_attribute(cell, "aria-label") == "row 1, column 4"
-        box, left = (
-            await page.locator(cell).bounding_box(),
-            await page.locator("#board .cell[data-cell='2']").bounding_box(),
-        )
+        box, left = await _boxes(page, cell, "#board .cell[data-cell='2']")
         assert box["y"] == left["y"] and box["x"] > left["x"]
         await page.click(cell)
         await wait_ply(page, 2)
@@ -121,3 +120,14 @@ async def test_a_group_game_on_two_pages_and_a_spectator(
         await bob.click("#actions [data-action='rematch']")
         await bob.wait_for_selector("#board[data-status='open']")
         assert await bob.text_content("#status") == "Waiting for an opponent to join."
+
+
+async def _boxes(page: Any, *selectors: str) -> list[dict[str, float]]:
+    """The cells' boxes, once the page has drawn them all (a redraw replaces the board's
+    elements: one caught between two drawings has no box)."""
+    for _ in range(50):
+        boxes = [await page.locator(selector).bounding_box() for selector in selectors]
+        if all(box is not None for box in boxes):
+            return boxes
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no boxes for {selectors}")
