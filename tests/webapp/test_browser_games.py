@@ -4,7 +4,6 @@ chat's cell order, and a group game played on two pages while a member watches o
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 import pytest
