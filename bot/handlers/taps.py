@@ -28,6 +28,7 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
+from bot.telegram.update_lanes import update_arrived
 from bot.wire.callback_data import LANGUAGE, pattern, read_callback_data
 from bot.wire.codec import Button, Place, inline_key, is_authentic
 
@@ -84,10 +85,11 @@ def button_handler(handler: TapHandler, *prefixes: str) -> CallbackQueryHandler[
 
 @contextlib.asynccontextmanager
 async def answered_in_time(update: Update, context: BotContext) -> AsyncIterator[None]:
-    """Around a tap's work: if it has not answered the tap within TAP_ANSWER_SECONDS (a
-    database lock, a slow disk), answer "the game is busy" then, while Telegram still takes
-    an answer, and let the work go on in the update's own task: its board edit still shows,
-    its failure goes to the error handler, and its own answer is not sent (`TapAnswer`)."""
+    """Around a tap's work: if it has not answered the tap within TAP_ANSWER_SECONDS of its
+    arrival in its chat's lane (a database lock, a slow disk), answer "the game is busy"
+    then, while Telegram still takes an answer, and let the work go on in the update's own
+    task: its board edit still shows, its failure goes to the error handler, and its own
+    answer is not sent (`TapAnswer`)."""
     query = update.callback_query
     assert query is not None  # a CallbackQueryHandler's callback
     guard = TapAnswer(query.id)
@@ -99,7 +101,11 @@ async def answered_in_time(update: Update, context: BotContext) -> AsyncIterator
     def answer_busy() -> None:
         busy.append(asyncio.create_task(_answer_busy(query, context, guard)))
 
-    timer = asyncio.get_running_loop().call_later(context.settings.tap_answer_seconds, answer_busy)
+    # Counted from when the tap reached its chat's lane: it may have waited there for its turn.
+    loop = asyncio.get_running_loop()
+    arrived = update_arrived.get()
+    waited = 0.0 if arrived is None else loop.time() - arrived
+    timer = loop.call_later(max(0.0, context.settings.tap_answer_seconds - waited), answer_busy)
     try:
         yield
     finally:

@@ -30,6 +30,7 @@ import inspect
 import logging
 from collections import deque
 from collections.abc import Awaitable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +52,9 @@ QUEUED_TAPS = 16
 QUEUED_OTHERS = 8
 #: Seconds a tap may wait in its lane: what is left of Telegram's 15 s is for its handler.
 TAP_PATIENCE = 8.0
+#: When (the event loop's clock) the update being handled reached its lane: a tap's handler
+#: answers within Telegram's deadline counted from then (`bot.handlers.taps`).
+update_arrived: ContextVar[float | None] = ContextVar("update_arrived", default=None)
 #: PTB's own bound on updates held at once, set out of the way: it would make every chat's
 #: updates wait in one line again. The lanes bound what is held, per chat.
 HELD_UPDATES = 1 << 30
@@ -164,6 +168,7 @@ class UpdateLanes(BaseUpdateProcessor):
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Run the update in its lane's turn, or shed it."""
+        update_arrived.set(asyncio.get_running_loop().time())
         key = lane_key(update)
         if key is None:
             await self._run(coroutine)
