@@ -121,6 +121,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--database-url", default=None, help="default: a SQLite file in a temporary folder")
     add("--reuse-database", action="store_true", help="PostgreSQL: use the URL's database")
     add("--seed", type=int, default=1, help="random seed (1)")
+    add("--instances", type=int, choices=(1, 2), default=2, help="webhook instances (2)")
     add("--kill-every", type=float, default=60.0, help="seconds between kill -9s (60)")
     add("--fault-every", type=float, default=2.0, help="mean seconds between faults (2)")
     add("--duplicates", type=float, default=0.2, help="share delivered to both (0.2)")
@@ -154,6 +155,7 @@ class Counts:
     posts: Counter[str] = field(default_factory=Counter)
     faults: Counter[str] = field(default_factory=Counter)
     ready_s: list[float] = field(default_factory=list)
+    started_at: list[float] = field(default_factory=list)  # when each process listened
     load: list[float] = field(default_factory=list)
 
 
@@ -225,6 +227,7 @@ class Slot:
         await process.start()
         await process.wait_listening(READY_TIMEOUT)
         counts.ready_s.append(time.monotonic() - began)
+        counts.started_at.append(time.monotonic())
         self.process = process
 
     async def kill(self) -> None:
@@ -880,6 +883,24 @@ def log_errors(slots: list[Slot]) -> tuple[int, int, list[str]]:
     return errors, tracebacks, list(seen)[:5]
 
 
+def since_start(counts: Counts, moment: float) -> float:
+    """Seconds from the newest process start before `moment` (monotonic) to it."""
+    return min((moment - t for t in counts.started_at if t <= moment), default=float("inf"))
+
+
+def group_pace(fake: FakeTelegram, refused: list[Any]) -> str:
+    """How many messages the fake took in the refused calls' chats in the minute before each
+    refusal (Telegram: 20 a minute in a group), at most."""
+    chats = {c.params.get("chat_id") for c in refused}
+    taken = [
+        c
+        for c in fake.calls
+        if c.ok and c.method.startswith(("send", "edit")) and c.params.get("chat_id") in chats
+    ]
+    most = max(sum(1 for t in taken if r.started - 60 <= t.started < r.started) for r in refused)
+    return f"the fake took up to {most} messages there in the minute before one"
+
+
 def report(
     args: argparse.Namespace,
     database_url: str,
@@ -904,7 +925,8 @@ def report(
     during = counts.load or [0.0]
     print(f"code:              {ROOT} at {commit()}")
     print(
-        f"setup:             {args.minutes:g} min on {engine_name}, two instances, seed "
+        f"setup:             {args.minutes:g} min on {engine_name}, {args.instances} instance(s), "
+        f"seed "
         f"{args.seed}, a kill every {args.kill_every:g} s, a fault every {args.fault_every:g} s"
         f" on average, {args.duplicates:.0%} delivered to both"
     )
@@ -937,8 +959,14 @@ def report(
     print(f"faults injected:   {sum(counts.faults.values())}: {faults}")
     print(f"  carried out:     {dict(applied)} (late edits and held edits: as injected)")
     print(f"fake's own 429s:   {len(own_429)} (its flood limits: the bot went too fast)")
-    for call in own_429[:5]:
-        print(f"  {call.method} chat {call.params.get('chat_id')}: {call.description}")
+    if own_429:
+        chats = Counter(f"{c.method} chat {c.params.get('chat_id')}" for c in own_429)
+        print(f"  where:           {dict(chats)}")
+        since = [since_start(counts, c.started) for c in own_429]
+        print(
+            f"  after a start:   {sum(s < 60 for s in since)} of them within 60 s of an "
+            f"instance's (re)start; {group_pace(fake, own_429)}"
+        )
     print(f"settled:           {settled:.1f} s after the people stopped")
     print("CHECKS")
     print(
@@ -986,7 +1014,8 @@ async def soak(args: argparse.Namespace, workdir: Path) -> None:
                 p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
             ),
         }
-        slots = [Slot(name, fake, workdir, database_url, extra) for name in ("a", "b")]
+        names = "ab"[: args.instances]
+        slots = [Slot(name, fake, workdir, database_url, extra) for name in names]
         engine = create_async_engine(database_url)
         rng = random.Random(args.seed)
         try:
