@@ -925,10 +925,9 @@ def report(
     during = counts.load or [0.0]
     print(f"code:              {ROOT} at {commit()}")
     print(
-        f"setup:             {args.minutes:g} min on {engine_name}, {args.instances} instance(s), "
-        f"seed "
-        f"{args.seed}, a kill every {args.kill_every:g} s, a fault every {args.fault_every:g} s"
-        f" on average, {args.duplicates:.0%} delivered to both"
+        f"setup:             {args.minutes:g} min on {engine_name}, {args.instances} "
+        f"instance(s), seed {args.seed}, a kill every {args.kill_every:g} s, a fault every "
+        f"{args.fault_every:g} s on average, {args.duplicates:.0%} delivered to both"
     )
     print(
         f"people:            {args.ai_chats} vs the AI, {args.phones} one-phone, "
