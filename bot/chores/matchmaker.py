@@ -67,10 +67,10 @@ class Matchmaker:
         for waiting in await self._matchmaking.waiting():
             await self._redraw(waiting, now)
 
-    async def begin(self, paired: Paired) -> None:
+    async def begin(self, paired: Paired) -> bool:
         """A game the queue started: each gets the board in their private chat, then each
         player's waiting message names the opponent. A board that cannot be posted (its
-        player blocked the bot, or their chat is gone) undoes the game."""
+        player blocked the bot, or their chat is gone) undoes the game: False."""
         first, second = paired.players
         game = paired.game
         posted: GameView | None = None
@@ -78,32 +78,31 @@ class Matchmaker:
             if game.chat_id is not None:
                 posted = await self._presenter.post(game.chat_id, game, ai=False)
         except TelegramError as error:
-            await self._undo(game, first, stays=second, error=error)
-            return
+            return not await self._undo(game, first, stays=second, error=error)
         try:
             await self._presenter.post_second(game)
         except TelegramError as error:
-            await self._undo(posted or game, second, stays=first, error=error)
-            return
+            return not await self._undo(posted or game, second, stays=first, error=error)
         for waiting, other in ((first, second), (second, first)):
             tr = texts_for(waiting.language)
             found = tr.QUEUE_FOUND.format(name=isolate(first_name(other.name), tr))
             await edit_waiting(self._bot, waiting, found)
+        return True
 
     async def _undo(
         self, game: GameView, gone: Waiting, *, stays: Waiting, error: TelegramError
-    ) -> None:
+    ) -> bool:
         """`gone`'s board could not be posted: the game is undone and `stays` waits on at
         the head of the queue, as if nothing happened (a board of theirs already posted is
-        taken back)."""
+        taken back). Whether it was undone."""
         if not _unreachable(error):
             # Not a chat that is gone (a timeout, a server error): the game stands, and the
             # board catch-up posts what is missing.
             log.warning("could not post a board of game %s: %s", game.id, error)
-            return
+            return False
         log.info("game %s undone: %s's board: %s", game.id, gone.player_id, error)
         if not await self._matchmaking.undo_pairing(game.id, stays):
-            return
+            return False
         if stays.chat_id == game.chat_id and game.message_id is not None:
             try:
                 await self._bot.delete_message(game.chat_id, game.message_id)
@@ -111,6 +110,7 @@ class Matchmaker:
                 log.info("board of undone game %s not deleted: %s", game.id, failure)
         for paired in await self._matchmaking.pair_waiting(only=stays.player_id):
             await self.begin(paired)
+        return True
 
     async def _redraw(self, waiting: Waiting, now: datetime) -> None:
         if waiting.message_id is None:

@@ -55,13 +55,16 @@ async def look_for_opponent(
         opponent = other(result.game.mark_of(user.id) or X)
         name = player_name(result.game, opponent, tr)
         await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
-    elif result.paired is not None:
-        await context.running.matchmaker.begin(result.paired)
-    elif result.waiting is not None:
-        shown = render_waiting(result.waiting, datetime.now(UTC), tr, offer=False)
-        if await edit_waiting(
-            context.bot, result.waiting, shown.text, shown.keyboard, pace=Pace.PERSON
-        ):
+        return
+    waiting = result.waiting
+    if result.paired is not None:
+        if await context.running.matchmaker.begin(result.paired):
+            return
+        # Undone (the other's board could not be posted): waiting on, told nothing else.
+        waiting = await context.games.matchmaking.waiting_of(user.id)
+    if waiting is not None:
+        shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
+        if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
             return
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
