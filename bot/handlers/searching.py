@@ -10,6 +10,7 @@ from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, 
 
 from bot.context import BotContext
 from bot.games.matchmaking import JoinStatus, LeftQueue
+from bot.games.model import GameView
 from bot.games.pairing import Waiting, board_key
 from bot.handlers.common import player_from, texts_of
 from bot.telegram.flood_gate import Pace
@@ -77,3 +78,12 @@ async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -
     if left is not None:
         await tell_left(context.bot, left, reason, datetime.now(UTC))
     return left
+
+
+async def leave_queue_for(context: BotContext, game: GameView) -> None:
+    """Whoever plays `game`, started otherwise than by the queue (a challenge, a rematch, an
+    inline game), stops looking for a stranger."""
+    for mark in game.marks:
+        player = game.player_id_of(mark)
+        if player is not None:
+            await stop_searching(context, player, LeftQueue.OTHER_GAME)

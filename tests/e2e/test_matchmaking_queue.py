@@ -125,6 +125,13 @@ async def test_stop_and_start_while_searching_cancel_the_search(
     # Ben looks: not paired with Ann, who plays the AI.
     await send(telegram, BEN, "/play")
     assert await stranger_games(engine) == [] and not boards_of(telegram, BEN)
+    # Ben joins Cid's challenge in a group: his search ends too.
+    ben_waiting = telegram.last_bot_message(BEN["id"])
+    group = FakeTelegram.group_chat(-100902, "Friends")
+    await send(telegram, CID, "/challenge", chat=group)
+    await press(telegram, BEN, telegram.last_bot_message(group["id"]), en.BUTTON_JOIN)
+    assert current(telegram, ben_waiting).text == en.QUEUE_OTHER_GAME
+    assert await queued(engine) == []
 
 
 async def test_play_twice_keeps_one_waiting_message(
