@@ -3,7 +3,7 @@ and the menu's buttons: a new game, a board size, help."""
 
 from __future__ import annotations
 
-from telegram import BotCommand, Chat, Update, User
+from telegram import Chat, Update, User
 
 from bot.context import BotContext
 from bot.games.matchmaking import LeftQueue
@@ -19,9 +19,14 @@ from bot.handlers.common import (
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.searching import play, stop_searching
 from bot.handlers.taps import Tapped
-from bot.telegram.profile import command_menus
 from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
-from bot.views.render import opponent_name, render_bad_parameters, render_games_going_on
+from bot.views.render import (
+    opponent_name,
+    render_bad_parameters,
+    render_games_going_on,
+    render_help,
+    render_welcome,
+)
 from bot.views.texts import Texts
 from bot.wire.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
 from bot.wire.game_spec import (
@@ -53,9 +58,7 @@ async def start(update: Update, context: BotContext) -> None:
         return
     tr = texts_of(user, context)
     if menu:
-        welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
-        commands = " ".join(f"/{c.command}" for c in _commands(tr, chat) if c.command != "play")
-        welcome += "\n\n" + tr.WELCOME_COMMANDS.format(commands=commands)
+        welcome = render_welcome(tr, group=is_group(chat))
         going_on = await _games_going_on(context, chat, user)
         if going_on:  # before anything new starts, say what happens to them: nothing
             welcome += "\n\n" + render_games_going_on(going_on, user.id, tr)
@@ -115,7 +118,7 @@ async def tap_menu(tapped: Tapped[MenuTap], context: BotContext) -> None:
         if markup != menu:
             await edit_tapped(query.edit_message_reply_markup(menu))
         return
-    welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+    welcome = render_welcome(tr, group=is_group(chat))
     await context.bot.send_message(chat.id, welcome, reply_markup=menu)
 
 
@@ -130,16 +133,8 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))
-    text = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
-    menu = "\n".join(f"/{c.command} — {c.description}" for c in _commands(tr, chat))
-    text += f"\n\n{tr.HELP_COMMANDS}\n{menu}"
+    text = render_help(tr, bot, group=is_group(chat))
     await context.bot.send_message(chat.id, text, reply_markup=keyboard)
-
-
-def _commands(tr: Texts, chat: Chat) -> list[BotCommand]:
-    """The commands of this kind of chat, as its menu lists them."""
-    private, everything = command_menus(tr.code)
-    return everything if is_group(chat) else private
 
 
 async def _games_going_on(context: BotContext, chat: Chat, user: User) -> list[GameView]:
