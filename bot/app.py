@@ -9,6 +9,7 @@ import random
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -294,7 +295,12 @@ def open_running(
             every=settings.board_catch_up_seconds,
             tap_redraw_after=settings.board_tap_redraw_seconds,
         ),
-        matchmaker=Matchmaker(games.matchmaking, presenter, bot),
+        matchmaker=Matchmaker(
+            games.matchmaking,
+            presenter,
+            bot,
+            wait_limit=timedelta(seconds=settings.queue_wait_seconds),
+        ),
     )
 
 

@@ -207,6 +207,9 @@ class Settings(BaseSettings):
     # A tap redraws a board behind its game once the game has been still this long (at most):
     # before, another instance's edit may still be waiting for a busy group's pace.
     board_tap_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
+    # A player looking for a stranger leaves the queue after waiting this long for nobody
+    # (their waiting message says so).
+    queue_wait_seconds: Annotated[float, _seconds(1.0, 24 * 3600.0)] = 300.0
     # A board whose edit went unanswered is drawn again after this long (`bot.views.presenter`):
     # the unanswered edit may still land meanwhile, after a newer one.
     board_doubt_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0

@@ -1,7 +1,10 @@
 """The matchmaking queue's running side, on every instance: a round every few seconds pairs
 whoever the widening rating windows now allow, posts both boards of each game it starts,
-keeps every waiting message's seconds counting, and offers the AI to whoever waited
-`pairing.AI_OFFER_AFTER` for nobody. The queue itself is in the database
+keeps every waiting message's seconds counting, offers the AI to whoever waited
+`pairing.AI_OFFER_AFTER` for nobody, and takes out of the queue whoever waited past the limit
+(`QUEUE_WAIT_SECONDS`), their message saying so. A game whose first board cannot be posted
+(its player blocked the bot, or their chat is gone) is undone, and the other player is back
+at the head of the queue, their waiting message as it was. The queue itself is in the database
 (`bot.games.matchmaking`), so any instance may pair, redraw or cancel any entry.
 
 Waiting messages are redrawn at `Pace.BACKGROUND`: people's moves go first.
@@ -13,15 +16,15 @@ import logging
 from datetime import datetime, timedelta
 
 from telegram import Bot
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
-from bot.games.matchmaking import Matchmaking, Paired
+from bot.games.matchmaking import LeftQueue, Matchmaking, Paired
+from bot.games.model import GameView
 from bot.games.pairing import AI_OFFER_AFTER, Waiting
-from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.presenter import Presenter
-from bot.views.queue import render_waiting
+from bot.views.queue import edit_waiting, render_waiting, tell_left
 from bot.views.rating import first_name
 from bot.views.texts import isolate, texts_for
 
@@ -33,9 +36,15 @@ REDRAW_EVERY = timedelta(seconds=5)
 
 class Matchmaker:
     def __init__(
-        self, matchmaking: Matchmaking, presenter: Presenter, bot: Bot, every: float = 2.0
+        self,
+        matchmaking: Matchmaking,
+        presenter: Presenter,
+        bot: Bot,
+        every: float = 2.0,
+        wait_limit: timedelta = timedelta(minutes=5),
     ) -> None:
         self._matchmaking = matchmaking
+        self.wait_limit = wait_limit
         self._presenter = presenter
         self._bot = bot
         self._rounds = Rounds("matchmaking", self.round, every)
@@ -47,30 +56,61 @@ class Matchmaker:
         await self._rounds.stop()
 
     async def round(self) -> None:
-        """Pair whoever may be paired now, then redraw the waiting messages that are due."""
+        """Let go of whoever waited too long, pair whoever may be paired now, then redraw the
+        waiting messages that are due."""
+        now = utcnow()
+        for waiting in await self._matchmaking.expire(now - self.wait_limit):
+            await tell_left(self._bot, waiting, LeftQueue.TIMED_OUT, now)
         for paired in await self._matchmaking.pair_waiting():
             await self.begin(paired)
         now = utcnow()
         for waiting in await self._matchmaking.waiting():
             await self._redraw(waiting, now)
 
-    async def begin(self, paired: Paired) -> None:
-        """A game the queue started: each player's waiting message names the opponent, and
-        each gets the board in their private chat."""
+    async def begin(self, paired: Paired) -> bool:
+        """A game the queue started: each gets the board in their private chat, then each
+        player's waiting message names the opponent. A board that cannot be posted (its
+        player blocked the bot, or their chat is gone) undoes the game: False."""
         first, second = paired.players
-        for waiting, other in ((first, second), (second, first)):
-            if waiting.message_id is not None:
-                tr = texts_for(waiting.language)
-                found = tr.QUEUE_FOUND.format(name=isolate(first_name(other.name), tr))
-                await self._edit(waiting, found, None)
         game = paired.game
+        posted: GameView | None = None
         try:
             if game.chat_id is not None:
-                await self._presenter.post(game.chat_id, game, ai=False)
+                posted = await self._presenter.post(game.chat_id, game, ai=False)
+        except TelegramError as error:
+            return not await self._undo(game, first, stays=second, error=error)
+        try:
             await self._presenter.post_second(game)
         except TelegramError as error:
-            # One of them blocked the bot meanwhile: the game ends by the turn clock.
+            return not await self._undo(posted or game, second, stays=first, error=error)
+        for waiting, other in ((first, second), (second, first)):
+            tr = texts_for(waiting.language)
+            found = tr.QUEUE_FOUND.format(name=isolate(first_name(other.name), tr))
+            await edit_waiting(self._bot, waiting, found)
+        return True
+
+    async def _undo(
+        self, game: GameView, gone: Waiting, *, stays: Waiting, error: TelegramError
+    ) -> bool:
+        """`gone`'s board could not be posted: the game is undone and `stays` waits on at
+        the head of the queue, as if nothing happened (a board of theirs already posted is
+        taken back). Whether it was undone."""
+        if not _unreachable(error):
+            # Not a chat that is gone (a timeout, a server error): the game stands, and the
+            # board catch-up posts what is missing.
             log.warning("could not post a board of game %s: %s", game.id, error)
+            return False
+        log.info("game %s undone: %s's board: %s", game.id, gone.player_id, error)
+        if not await self._matchmaking.undo_pairing(game.id, stays):
+            return False
+        if stays.chat_id == game.chat_id and game.message_id is not None:
+            try:
+                await self._bot.delete_message(game.chat_id, game.message_id)
+            except TelegramError as failure:
+                log.info("board of undone game %s not deleted: %s", game.id, failure)
+        for paired in await self._matchmaking.pair_waiting(only=stays.player_id):
+            await self.begin(paired)
+        return True
 
     async def _redraw(self, waiting: Waiting, now: datetime) -> None:
         if waiting.message_id is None:
@@ -86,19 +126,13 @@ class Matchmaker:
             return  # another instance drew it, or the entry is gone (cancelled, paired)
         offer = waiting.offered_ai or offer_now
         message = render_waiting(waiting, now, texts_for(waiting.language), offer=offer)
-        await self._edit(waiting, message.text, message.keyboard)
+        await edit_waiting(self._bot, waiting, message.text, message.keyboard)
 
-    async def _edit(self, waiting: Waiting, text: str, keyboard: object) -> None:
-        try:
-            await self._bot.edit_message_text(
-                text,
-                chat_id=waiting.chat_id,
-                message_id=waiting.message_id,
-                reply_markup=keyboard,  # type: ignore[arg-type]
-                **pace_args(self._bot, Pace.BACKGROUND),
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                log.info("waiting message of %s: %s", waiting.player_id, error)
-        except TelegramError as error:
-            log.info("waiting message of %s: %s", waiting.player_id, error)
+
+def _unreachable(error: TelegramError) -> bool:
+    """Whether a send failed because the chat cannot be written to (blocked, deactivated,
+    gone): sending again will not help."""
+    text = str(error).lower()
+    return isinstance(error, Forbidden) or (
+        isinstance(error, BadRequest) and "chat not found" in text
+    )

@@ -53,6 +53,14 @@ class JoinResult:
     paired: Paired | None = None
 
 
+class LeftQueue(StrEnum):
+    """Why a player left the queue without a game: their waiting message says so."""
+
+    CANCELLED = "cancelled"  # Cancel, or /stop
+    TIMED_OUT = "timed_out"  # nobody came within the wait's limit
+    OTHER_GAME = "other_game"  # they started another game (or took the AI offered)
+
+
 class _Gone(Exception):
     """A player of the pair left the queue (paired by another instance, or cancelled)."""
 
@@ -74,8 +82,14 @@ class Matchmaking:
             async with self._store.transaction() as session:
                 await player_rows.upsert_player(session, user)
                 joined = await _queued(session, user.id)
-                if joined is None or joined.board != board:
-                    await session.execute(delete(QueueEntry).where(QueueEntry.player_id == user.id))
+                if joined is not None and joined.board != board:
+                    # Another board: the same entry (and waiting message), its wait begun anew.
+                    await session.execute(
+                        update(QueueEntry)
+                        .where(QueueEntry.player_id == user.id)
+                        .values(board=board, rating=rating, joined_at=now, offered_ai=False)
+                    )
+                elif joined is None:
                     await session.execute(
                         insert(QueueEntry).values(
                             player_id=user.id,
@@ -108,6 +122,45 @@ class Matchmaking:
                 delete(QueueEntry).where(QueueEntry.player_id == user_id)
             )
             return gone if deleted.rowcount == 1 else None
+
+    async def expire(self, joined_before: datetime) -> list[Waiting]:
+        """Take out of the queue whoever joined before `joined_before` (waited past the
+        limit): their entries as they were, for their waiting messages to say so. An entry
+        paired or cancelled meanwhile is not among them."""
+        async with self._store.sessions() as session:
+            rows = await session.execute(_WAITING.where(_QUEUE.c.joined_at < joined_before))
+            late = [_waiting(row) for row in rows]
+        gone = []
+        for waiting in late:
+            async with self._store.transaction() as session:
+                deleted = await session.execute(
+                    delete(QueueEntry).where(
+                        QueueEntry.player_id == waiting.player_id,
+                        QueueEntry.joined_at == waiting.joined_at,
+                    )
+                )
+            if deleted.rowcount == 1:
+                gone.append(waiting)
+        return gone
+
+    async def undo_pairing(self, game_id: int, stays: Waiting) -> bool:
+        """The first board of a game the queue started could not be posted (its player
+        blocked the bot, or their chat is gone): the game is deleted as if never made (no
+        move, no rating), and `stays` goes back into the queue where they were (their wait
+        and waiting message kept, so they come first). False when the game moved on or
+        `stays` is queued or playing a stranger again."""
+        try:
+            async with self._store.transaction() as session:
+                loaded = await reads.load(session, game_id)
+                if loaded is None or loaded.view.ply or not loaded.view.is_active:
+                    return False
+                await store.delete_game(session, loaded)
+                if await _queued(session, stays.player_id) is not None:
+                    return False
+                await session.execute(_requeued(stays))
+        except (*LOST_RACE, DBAPIError):
+            return False
+        return True
 
     async def waiting_of(self, user_id: int) -> Waiting | None:
         async with self._store.sessions() as session:
@@ -236,6 +289,20 @@ class Matchmaking:
                         )
                     )
         return game.name_of(opponent) or ""
+
+
+def _requeued(waiting: Waiting) -> Any:
+    """The INSERT that puts `waiting` back in the queue as they were."""
+    return insert(QueueEntry).values(
+        player_id=waiting.player_id,
+        board=waiting.board,
+        rating=waiting.rating,
+        chat_id=waiting.chat_id,
+        message_id=waiting.message_id,
+        language=waiting.language,
+        joined_at=waiting.joined_at,
+        offered_ai=waiting.offered_ai,
+    )
 
 
 # Core, not the ORM: it runs in write transactions on bare connections too.

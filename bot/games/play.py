@@ -23,8 +23,37 @@ from bot.games.model import (
 )
 from bot.games.store import LOST_RACE, Loaded, Store
 from core.ai import LEVELS, Level
-from core.board import Board, MoveError
+from core.board import Board, MoveError, NotNumbersError
+from core.notation import plain_digits
 from core.positions import parse_typed
+
+#: How many games between strangers `Play.first_chatter` remembers.
+ROOMS_REMEMBERED = 10_000
+
+
+def looks_like_move(text: str) -> bool:
+    """Whether typed text is meant as a move (digits, whatever their script, and the
+    separators of coordinates), not words."""
+    words = plain_digits(text).strip()
+    return bool(words) and all(c.isdigit() or c in " ,-rRcC" for c in words)
+
+
+class StrangerRooms:
+    """The games between strangers whose room was explained, the oldest first."""
+
+    def __init__(self) -> None:
+        self._told: dict[int, None] = {}
+
+    def first_chatter(self, game_id: int) -> bool:
+        """Whether a message typed in this game between strangers is the first that is not a
+        move (it is told, once, that messages do not reach the opponent; the rest are let
+        be). Remembered by this process, for its last `ROOMS_REMEMBERED` games."""
+        if game_id in self._told:
+            return False
+        self._told[game_id] = None
+        if len(self._told) > ROOMS_REMEMBERED:
+            del self._told[next(iter(self._told))]
+        return True
 
 
 class Play:
@@ -33,6 +62,7 @@ class Play:
     def __init__(self, games: Store, rng: random.Random) -> None:
         self._store = games
         self._rng = rng
+        self.rooms = StrangerRooms()
 
     async def start_game(
         self,
@@ -227,6 +257,8 @@ class Play:
                 if not found:
                     return MoveResult(MoveStatus.NO_GAME)
                 game = found[0]
+                if game.view.is_between_strangers and not looks_like_move(text):
+                    return MoveResult(MoveStatus.INVALID, game.view, NotNumbersError())
                 refusal = lifecycle.move_refusal(game.view, user.id)
                 if refusal is not None:
                     return MoveResult(refusal, game.view)

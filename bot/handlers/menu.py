@@ -6,6 +6,7 @@ from __future__ import annotations
 from telegram import Chat, Update, User
 
 from bot.context import BotContext
+from bot.games.matchmaking import LeftQueue
 from bot.games.model import USER, GameView
 from bot.handlers.common import (
     answer,
@@ -16,12 +17,25 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
+from bot.handlers.searching import play, stop_searching
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
-from bot.views.render import opponent_name, render_bad_parameters, render_games_going_on
+from bot.views.render import (
+    opponent_name,
+    render_bad_parameters,
+    render_games_going_on,
+    render_help,
+    render_welcome,
+)
 from bot.views.texts import Texts
 from bot.wire.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
-from bot.wire.game_spec import MENU_DEEP_LINK, GameSpec, parse_start_args, start_problem
+from bot.wire.game_spec import (
+    MENU_DEEP_LINK,
+    PLAY_DEEP_LINK,
+    GameSpec,
+    parse_start_args,
+    start_problem,
+)
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -30,6 +44,11 @@ async def start(update: Update, context: BotContext) -> None:
     if message is None or chat is None or user is None:
         return
     args = context.args or []
+    words = "_".join(args).split("_")
+    if words[0].lower() == PLAY_DEEP_LINK:  # `/start play`, the deep link of /play
+        if await claim_now(context):
+            await play(context, message, chat, user, words[1:])
+        return
     menu = not args or args == [MENU_DEEP_LINK]
     spec = None if menu else parse_start_args(args)
     if spec is not None:
@@ -39,7 +58,7 @@ async def start(update: Update, context: BotContext) -> None:
         return
     tr = texts_of(user, context)
     if menu:
-        welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+        welcome = render_welcome(tr, group=is_group(chat))
         going_on = await _games_going_on(context, chat, user)
         if going_on:  # before anything new starts, say what happens to them: nothing
             welcome += "\n\n" + render_games_going_on(going_on, user.id, tr)
@@ -99,7 +118,7 @@ async def tap_menu(tapped: Tapped[MenuTap], context: BotContext) -> None:
         if markup != menu:
             await edit_tapped(query.edit_message_reply_markup(menu))
         return
-    welcome = tr.WELCOME_GROUP if is_group(chat) else tr.WELCOME
+    welcome = render_welcome(tr, group=is_group(chat))
     await context.bot.send_message(chat.id, welcome, reply_markup=menu)
 
 
@@ -114,7 +133,7 @@ async def send_help(context: BotContext, chat: Chat, tr: Texts) -> None:
     """How to play, with buttons to play with people."""
     bot = context.bot.username
     keyboard = help_keyboard(tr, bot, group=is_group(chat))
-    text = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
+    text = render_help(tr, bot, group=is_group(chat))
     await context.bot.send_message(chat.id, text, reply_markup=keyboard)
 
 
@@ -152,6 +171,7 @@ async def start_game(
             chat.id, player_from(user), board=board, seats=spec.seats
         )
         await context.presenter.post(chat.id, challenge)
+        await stop_searching(context, user.id, LeftQueue.OTHER_GAME)
         await _say_games_go_on(context, chat, user, challenge)
         return ()
     started = await context.games.play.start_game(
@@ -181,6 +201,7 @@ async def start_game(
         context.ai_matches.cancel(closed.id)
         await context.presenter.show(closed)
     await context.presenter.post(chat.id, started.game)
+    await stop_searching(context, user.id, LeftQueue.OTHER_GAME)
     if started.going_on:  # the chat's last game had ended: nothing goes on, nothing to read
         text = render_games_going_on(list(started.going_on), user.id, texts_of(user, context))
         await context.bot.send_message(chat.id, text)

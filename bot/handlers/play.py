@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
+from bot.games.matchmaking import LeftQueue
 from bot.games.model import GameStatus, MoveStatus
 from bot.handlers.common import (
     answer,
@@ -16,11 +17,13 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
+from bot.handlers.searching import stop_searching
 from bot.handlers.taps import Tapped
 from bot.views.render import render_game, render_move_error
 from bot.views.resign_keyboard import asking_to_resign
 from bot.views.stranger_notices import tell_the_winner
 from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
+from core.board import NotNumbersError
 
 
 async def tap_cell(tapped: Tapped[CellTap], context: BotContext) -> None:
@@ -105,6 +108,16 @@ async def typed_move(update: Update, context: BotContext) -> None:
     result = await context.games.play.typed(
         chat.id, player_from(user), message.text, message_id=board_id
     )
+    if (
+        result.game is not None
+        and result.game.is_between_strangers
+        and isinstance(result.error, NotNumbersError)
+    ):
+        # Words for a stranger go nowhere: said once a game, then let be (each answer would
+        # spend the chat's pace, which the opponent's moves need).
+        if context.games.play.rooms.first_chatter(result.game.id):
+            await message.reply_text(tr.STRANGER_ROOM)
+        return
     if result.played and result.game is not None:
         await context.presenter.show(result.game)
     elif result.status is MoveStatus.NO_GAME:
@@ -124,7 +137,10 @@ async def stop(update: Update, context: BotContext) -> None:
     tr = texts_of(user, context)
     result = await context.games.play.stop_current(chat.id, player_from(user))
     if result.status is MoveStatus.NO_GAME or result.game is None:
-        await message.reply_text(tr.NO_GAME)
+        searching = None
+        if chat.type == chat.PRIVATE:  # no game: maybe a search, which /stop ends
+            searching = await stop_searching(context, user.id, LeftQueue.CANCELLED)
+        await message.reply_text(tr.QUEUE_CANCELLED if searching is not None else tr.NO_GAME)
         return
     if not result.played:
         await message.reply_text(tr.POPUP_CONFLICT)

@@ -1,19 +1,26 @@
-"""What a player looking for an opponent sees, as pure functions: the waiting message (its
-seconds counting up, then the AI's offer) and its buttons."""
+"""What a player looking for an opponent sees: the waiting message (its seconds counting up,
+then the AI's offer) and its buttons, as pure functions; what it says once they leave the queue
+without a game; and its one way of being edited."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import logging
+from datetime import datetime, timedelta
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, TelegramError
 
+from bot.games.matchmaking import LeftQueue
 from bot.games.pairing import Waiting, board_of_key
 from bot.games.rating_rules import nearest_level, pool_of
+from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import BoardMessage
-from bot.views.texts import Texts
+from bot.views.texts import Texts, texts_for
 from bot.wire.callback_data import PLAY_AI_INSTEAD, STOP_LOOKING, QueueTap, pack
 from core.ai import Level
 from core.positions import is_ultimate
+
+log = logging.getLogger(__name__)
 
 
 def board_label(key: str, tr: Texts) -> str:
@@ -50,3 +57,50 @@ def render_waiting(waiting: Waiting, now: datetime, tr: Texts, *, offer: bool) -
             ],
         )
     return BoardMessage(text, InlineKeyboardMarkup(rows))
+
+
+def render_left(reason: LeftQueue, waited: timedelta, tr: Texts) -> str:
+    """What the waiting message says once its player left the queue without a game."""
+    if reason is LeftQueue.TIMED_OUT:
+        minutes = max(1, round(waited.total_seconds() / 60))
+        return tr.count("QUEUE_TIMED_OUT", minutes)
+    if reason is LeftQueue.OTHER_GAME:
+        return tr.QUEUE_OTHER_GAME
+    return tr.QUEUE_CANCELLED
+
+
+async def edit_waiting(
+    bot: Bot,
+    waiting: Waiting,
+    text: str,
+    keyboard: InlineKeyboardMarkup | None = None,
+    *,
+    pace: Pace = Pace.BACKGROUND,
+) -> bool:
+    """Edit the waiting message of `waiting` (if it has one): False when Telegram refused
+    (the message is gone, or the bot blocked); an edit that changes nothing is no failure."""
+    if waiting.message_id is None:
+        return False
+    try:
+        await bot.edit_message_text(
+            text,
+            chat_id=waiting.chat_id,
+            message_id=waiting.message_id,
+            reply_markup=keyboard,
+            **pace_args(bot, pace),
+        )
+    except BadRequest as error:
+        if "not modified" in str(error).lower():
+            return True
+        log.info("waiting message of %s: %s", waiting.player_id, error)
+        return False
+    except TelegramError as error:
+        log.info("waiting message of %s: %s", waiting.player_id, error)
+        return False
+    return True
+
+
+async def tell_left(bot: Bot, waiting: Waiting, reason: LeftQueue, now: datetime) -> None:
+    """The waiting message of someone who left the queue without a game says why."""
+    tr = texts_for(waiting.language)
+    await edit_waiting(bot, waiting, render_left(reason, waiting.waited(now), tr), pace=Pace.PERSON)

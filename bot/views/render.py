@@ -9,6 +9,7 @@ from telegram import InlineKeyboardMarkup
 
 from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
+from bot.telegram.profile import PRIVATE_COMMANDS
 from bot.views.keyboards import board_keyboard
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
@@ -324,3 +325,23 @@ def render_bad_parameters(problem: StartProblem | None, tr: Texts) -> str:
         "many_size": tr.BAD_MANY_SIZE,
     }
     return "\n".join([first, reasons[problem.what], usage])
+
+
+def chat_commands(tr: Texts, *, group: bool) -> list[tuple[str, str]]:
+    """The commands of a kind of chat, as its command menu lists them: (name, description)."""
+    names = None if group else PRIVATE_COMMANDS
+    return [(name, text) for name, text in tr.COMMANDS if names is None or name in names]
+
+
+def render_welcome(tr: Texts, *, group: bool) -> str:
+    """/start's welcome above the menu: what to tap, and every command by name."""
+    others = " ".join(f"/{name}" for name, _ in chat_commands(tr, group=group) if name != "play")
+    welcome = tr.WELCOME_GROUP if group else tr.WELCOME
+    return f"{welcome}\n\n{tr.WELCOME_COMMANDS.format(commands=others)}"
+
+
+def render_help(tr: Texts, bot: str | None, *, group: bool) -> str:
+    """/help: how to play, then every command with what it does."""
+    menu = "\n".join(f"/{name} — {text}" for name, text in chat_commands(tr, group=group))
+    how = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
+    return f"{how}\n\n{tr.HELP_COMMANDS}\n{menu}"

@@ -12,6 +12,8 @@ from core.positions import ULTIMATE
 
 #: The /start parameter that only opens the menu (the "Add to a group" link sends it).
 MENU_DEEP_LINK = "menu"
+#: The /start parameter that looks for a stranger, as /play does (a size may follow).
+PLAY_DEEP_LINK = "play"
 #: The first word of a /start that plays ultimate tic-tac-toe.
 ULTIMATE_WORD = "ultimate"
 

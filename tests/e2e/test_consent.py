@@ -12,6 +12,7 @@ from typing import Any
 from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import de, en
+from bot.views.render import render_welcome
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     assert_every_query_answered,
@@ -223,9 +224,9 @@ async def test_a_new_start_says_the_game_with_a_person_goes_on(
     note = en.GAMES_GO_ON.format(names="Bob")
     await say(telegram, ALICE, "/start")
     menu = telegram.last_bot_message(GROUP["id"])
-    assert menu.text == en.WELCOME_GROUP + "\n\n" + note
+    assert menu.text == render_welcome(en, group=True) + "\n\n" + note
     await say(telegram, CAROL, "/start")  # Carol plays nothing here: the plain welcome
-    assert telegram.last_bot_message(GROUP["id"]).text == en.WELCOME_GROUP
+    assert telegram.last_bot_message(GROUP["id"]).text == render_welcome(en, group=True)
     await say(telegram, BOB, "/start hard")
     assert telegram.last_bot_message(GROUP["id"]).text == en.GAMES_GO_ON.format(names="Alice")
     # Nothing happened to the game: Bob plays on in it.

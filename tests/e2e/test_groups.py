@@ -13,6 +13,7 @@ from typing import Any
 from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import en, ru
+from bot.views.render import render_welcome
 from core.notation import parse_cells
 from core.rules import outcome, play
 from core.solver import best_moves, position_score
@@ -503,13 +504,14 @@ async def test_every_player_reads_pop_ups_in_their_language(
 
     await say(telegram, IVAN, "/start", chat=None)
     menu = telegram.last_bot_message(IVAN["id"])
-    assert menu.text == ru.WELCOME and menu.text.startswith("Добро пожаловать")
+    assert menu.text == render_welcome(ru, group=False)
+    assert menu.text.startswith("Добро пожаловать")
     assert "⭕ Сложный" in button_texts(telegram, menu)
     await say(telegram, IVAN, "/start")
     group_menu = telegram.last_bot_message(GROUP["id"])
     # The menu, and (Ivan still plays Alice here) that their game goes on, all in Russian.
     going_on = ru.GAMES_GO_ON.format(names="Alice")
-    assert group_menu.text == ru.WELCOME_GROUP + "\n\n" + going_on
+    assert group_menu.text == render_welcome(ru, group=True) + "\n\n" + going_on
     assert ru.MENU_CHALLENGE in button_texts(telegram, group_menu)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.views.render import render_help
 from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, cell_data, send, tap_cell, tap_data
@@ -110,8 +111,8 @@ async def test_o_wins_and_a_draw_in_russian(telegram: FakeTelegram, bot: BotRunn
 
 
 def help_text(tr: Texts, bot: str) -> str:
-    """What /help answers: how to play, then the help against the AI."""
-    return "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
+    """What /help answers in a private chat: how to play, then every command."""
+    return render_help(tr, bot, group=False)
 
 
 def language_buttons(telegram: FakeTelegram, message: Any) -> dict[str, str]:

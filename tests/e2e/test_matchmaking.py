@@ -180,4 +180,4 @@ async def test_play_in_a_group_points_to_the_private_chat(
     reply = telegram.last_bot_message(group["id"])
     assert reply.text == en.QUEUE_PRIVATE_ONLY
     await send(telegram, ANN, "/play 9")
-    assert telegram.last_bot_message(ANN["id"]).text == en.BAD_PARAMETERS
+    assert telegram.last_bot_message(ANN["id"]).text == en.PLAY_USAGE

@@ -8,16 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiohttp
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.engine import create_session_factory
 from bot.games.db.models import Game, QueueEntry
-from tests.e2e.test_instances import WAIT, Delivery, Instance, instances, last_update
+from bot.locales import en
+from tests.e2e.test_instances import (
+    STOP_WAIT,
+    WAIT,
+    Delivery,
+    Instance,
+    instances,
+    last_update,
+)
 from tests.support.fake_telegram import FakeTelegram
 
 __all__ = ["instances"]  # the fixture, from the instances' own tests
@@ -86,3 +98,60 @@ async def test_two_instances_pair_strangers_once_whatever_the_delivery(
         timeout=WAIT,
         what="both boards of every game",
     )
+
+
+@pytest.fixture
+async def short_wait_instances(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> AsyncIterator[tuple[Instance, Instance]]:
+    """Two instances whose queue lets a player go after 3 s of waiting for nobody."""
+    pair = (
+        Instance("a", telegram, tmp_path, database_url),
+        Instance("b", telegram, tmp_path, database_url),
+    )
+    for instance in pair:
+        instance.env["QUEUE_WAIT_SECONDS"] = "3"
+    try:
+        await asyncio.gather(*(instance.start() for instance in pair))
+        await asyncio.gather(*(instance.wait_listening(WAIT) for instance in pair))
+        yield pair
+    finally:
+        for instance in pair:
+            if instance.proc is not None:
+                await instance.stop(signal.SIGTERM, STOP_WAIT, exited_ok=True)
+
+
+async def test_two_instances_never_pair_a_player_who_blocked_or_walked_away(
+    telegram: FakeTelegram,
+    short_wait_instances: tuple[Instance, Instance],
+    engine: AsyncEngine,
+) -> None:
+    fake = telegram
+    ann, ben, cid = PLAYERS[0], PLAYERS[1], PLAYERS[2]
+    async with aiohttp.ClientSession() as http:
+        a, b = short_wait_instances
+        # Ann looks through one instance and blocks the bot through the other.
+        fake.send_text(ann, "/play")
+        await a.post(http, last_update(fake))
+        await Delivery(short_wait_instances, http).settle()
+        fake.membership_changed(FakeTelegram.private_chat(ann), ann, "member", "kicked")
+        await b.post(http, last_update(fake))
+        await Delivery(short_wait_instances, http).settle()
+        # Ben looks: never paired with Ann; he waits, told so, until the limit lets him go.
+        fake.send_text(ben, "/play")
+        await a.post(http, last_update(fake))
+        await Delivery(short_wait_instances, http).settle()
+        (waiting,) = [m for m in fake.bot_messages(ben["id"]) if m.text.startswith("🔎")]
+        await fake.wait_until(
+            lambda: fake.bot_messages(ben["id"])[0].text == en.count("QUEUE_TIMED_OUT", 1),
+            timeout=WAIT,
+            what="Ben's wait let go",
+        )
+        assert await stranger_games(engine) == [] and await queued(engine) == []
+        # Cid then finds nobody (Ann blocked, Ben gone) and waits.
+        fake.send_text(cid, "/play")
+        await b.post(http, last_update(fake))
+        await Delivery(short_wait_instances, http).settle()
+        assert fake.last_bot_message(cid["id"]).text.startswith("🔎")
+        assert await stranger_games(engine) == []
+    assert waiting.message_id == fake.bot_messages(ben["id"])[0].message_id

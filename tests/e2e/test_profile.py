@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from bot.locales import de, en, ru
+from bot.views.render import render_welcome
 from bot.views.texts import available_languages, telegram_language_code, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import send
@@ -100,7 +101,7 @@ async def test_the_add_to_group_link_opens_the_group_menu(
     # Telegram sends the link's parameter as `/start@bot menu` in the group.
     await send(telegram, ALICE, f"/start@{telegram.bot_username} menu", chat=GROUP)
     menu = telegram.last_bot_message(GROUP["id"])
-    assert menu.text == en.WELCOME_GROUP
+    assert menu.text == render_welcome(en, group=True)
     assert en.MENU_CHALLENGE in [
         b["text"] for row in menu.reply_markup["inline_keyboard"] for b in row
     ]

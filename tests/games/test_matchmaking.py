@@ -127,6 +127,37 @@ async def test_cancel_leaves_the_queue_once(games: Games) -> None:
     assert await games.matchmaking.waiting() == []
 
 
+async def test_another_board_keeps_the_entry_and_its_waiting_message(games: Games) -> None:
+    await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
+    await games.matchmaking.attach_message(ANN.id, 77)
+    moved = await games.matchmaking.join(ANN, ANN.id, "6x6k5", "en")
+    assert moved.waiting is not None
+    assert (moved.waiting.board, moved.waiting.message_id) == ("6x6k5", 77)
+    assert len(await games.matchmaking.waiting()) == 1
+
+
+async def test_a_wait_past_the_limit_is_let_go_once(games: Games) -> None:
+    await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
+    assert await games.matchmaking.expire(datetime.now(UTC) - timedelta(minutes=5)) == []
+    (gone,) = await games.matchmaking.expire(datetime.now(UTC) + timedelta(seconds=1))
+    assert gone.player_id == ANN.id and await games.matchmaking.waiting() == []
+    assert await games.matchmaking.expire(datetime.now(UTC) + timedelta(seconds=1)) == []
+
+
+async def test_an_undone_pairing_deletes_the_game_and_requeues_the_other_as_they_were(
+    games: Games,
+) -> None:
+    await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
+    await games.matchmaking.attach_message(ANN.id, 55)
+    before = await games.matchmaking.waiting_of(ANN.id)
+    paired = (await games.matchmaking.join(BEN, BEN.id, "3x3", "fa")).paired
+    assert paired is not None and before is not None
+    assert await games.matchmaking.undo_pairing(paired.game.id, paired.players[0])
+    assert await games.matchmaking.stranger_game_of(ANN.id) is None
+    assert await games.matchmaking.waiting() == [before]  # her place and message kept
+    assert not await games.matchmaking.undo_pairing(paired.game.id, paired.players[0])
+
+
 async def test_a_stranger_game_is_rated_for_both_and_then_their_group_games_count(
     games: Games,
 ) -> None:

@@ -1,0 +1,89 @@
+"""Looking for a stranger, as any handler starts or ends it: /play and its buttons join the
+queue (one waiting message per player, edited again by a second /play), and /stop or a game
+started otherwise takes the player out of it, their waiting message saying why."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+
+from bot.context import BotContext
+from bot.games.matchmaking import JoinStatus, LeftQueue
+from bot.games.model import GameView
+from bot.games.pairing import Waiting, board_key
+from bot.handlers.common import player_from, texts_of
+from bot.telegram.flood_gate import Pace
+from bot.views.queue import edit_waiting, render_waiting, tell_left
+from bot.views.render import player_name
+from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
+from core.board import BoardSize, X, other
+
+
+async def play(
+    context: BotContext, message: Message, chat: Chat, user: User, args: list[str]
+) -> None:
+    """/play's words (or `/start play`'s): in a private chat, look for a stranger on that
+    board; /play's usage for words that name none; in a group, a button to the private chat
+    that opens it on /play."""
+    tr = texts_of(user, context)
+    if chat.type != Chat.PRIVATE:
+        link = InlineKeyboardButton(
+            tr.BUTTON_OPEN_PRIVATE,
+            url=f"https://t.me/{context.bot.username}?start={PLAY_DEEP_LINK}",
+        )
+        await message.reply_text(tr.QUEUE_PRIVATE_ONLY, reply_markup=InlineKeyboardMarkup([[link]]))
+        return
+    board = parse_play_args(args)
+    if board is None:
+        await message.reply_text(tr.PLAY_USAGE)
+        return
+    await look_for_opponent(context, chat.id, user, board)
+
+
+async def look_for_opponent(
+    context: BotContext, chat_id: int, user: User, board: BoardSize
+) -> None:
+    """Join the queue: paired at once (both boards posted), or a waiting message with Cancel
+    (the one they have already, if they were waiting: edited, never a second one), or told
+    to finish the game against a stranger they play already."""
+    tr = texts_of(user, context)
+    language = context.chosen_language or user.language_code
+    result = await context.games.matchmaking.join(
+        player_from(user), chat_id, board_key(board), language
+    )
+    if result.status is JoinStatus.PLAYING and result.game is not None:
+        opponent = other(result.game.mark_of(user.id) or X)
+        name = player_name(result.game, opponent, tr)
+        await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
+        return
+    waiting = result.waiting
+    if result.paired is not None:
+        if await context.running.matchmaker.begin(result.paired):
+            return
+        # Undone (the other's board could not be posted): waiting on, told nothing else.
+        waiting = await context.games.matchmaking.waiting_of(user.id)
+    if waiting is not None:
+        shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
+        if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
+            return
+        posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
+        await context.games.matchmaking.attach_message(user.id, posted.message_id)
+
+
+async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -> Waiting | None:
+    """Take the user out of the queue, if they were in it: their waiting message says why.
+    Their entry as it was, or None."""
+    left = await context.games.matchmaking.cancel(user_id)
+    if left is not None:
+        await tell_left(context.bot, left, reason, datetime.now(UTC))
+    return left
+
+
+async def leave_queue_for(context: BotContext, game: GameView) -> None:
+    """Whoever plays `game`, started otherwise than by the queue (a challenge, a rematch, an
+    inline game), stops looking for a stranger."""
+    for mark in game.marks:
+        player = game.player_id_of(mark)
+        if player is not None:
+            await stop_searching(context, player, LeftQueue.OTHER_GAME)

@@ -1,0 +1,185 @@
+"""End to end: the queue as real people use it (issue 37). A player who blocks the bot, waits
+past the limit, or starts another game leaves the queue, told so; a pairing whose first board
+cannot be posted is undone and the other player waits on at the head; /stop and /start end a
+search; a second /play edits the one waiting message; words typed to a stranger are answered
+once; /help and the welcome name the commands; /play's own usage; /start play."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.chores.matchmaker import Matchmaker
+from bot.games.db.engine import create_session_factory
+from bot.games.db.models import Game, QueueEntry, utcnow
+from bot.locales import en
+from bot.telegram.profile import PRIVATE_COMMANDS
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import button_texts, current, press, send, settle, tap_cell
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+
+ANN = FakeTelegram.user(4101, "Ann")
+BEN = FakeTelegram.user(4102, "Ben")
+CID = FakeTelegram.user(4103, "Cid")
+LOOKING = "🔎 Looking for an opponent: 3×3…"
+
+
+def matchmaker(bot: BotRunner) -> Matchmaker:
+    assert bot.application is not None
+    return bot.application.bot_data.running.matchmaker
+
+
+def boards_of(tg: FakeTelegram, user: dict) -> list[StoredMessage]:
+    return [
+        m for m in tg.bot_messages(user["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
+    ]
+
+
+def waiting_messages(tg: FakeTelegram, user: dict) -> list[StoredMessage]:
+    return [m for m in tg.bot_messages(user["id"]) if m.text.startswith("🔎")]
+
+
+async def queued(engine: AsyncEngine) -> list[int]:
+    async with create_session_factory(engine)() as session:
+        return list(await session.scalars(select(QueueEntry.player_id)))
+
+
+async def stranger_games(engine: AsyncEngine) -> list[Game]:
+    async with create_session_factory(engine)() as session:
+        return list(await session.scalars(select(Game).where(Game.second_chat_id.is_not(None))))
+
+
+async def test_a_player_who_blocks_the_bot_is_never_paired(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, ANN, "/play")
+    telegram.membership_changed(FakeTelegram.private_chat(ANN), ANN, "member", "kicked")
+    await settle(telegram)
+    assert await queued(engine) == []
+    await send(telegram, BEN, "/play")
+    assert telegram.last_bot_message(BEN["id"]).text.startswith(LOOKING)  # waits, told so
+    assert not boards_of(telegram, BEN) and await stranger_games(engine) == []
+
+
+async def test_a_lone_wait_past_the_limit_leaves_the_queue_and_says_so(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, CID, "/play")
+    waiting = telegram.last_bot_message(CID["id"])
+    limit = matchmaker(bot).wait_limit
+    async with engine.begin() as connection:
+        await connection.execute(
+            update(QueueEntry).values(joined_at=utcnow() - limit - timedelta(seconds=1))
+        )
+    await matchmaker(bot).round()
+    told = current(telegram, waiting)
+    minutes = round(limit.total_seconds() / 60)
+    assert told.text == en.count("QUEUE_TIMED_OUT", minutes) and told.reply_markup is None
+    assert "/play" in told.text and await queued(engine) == []
+    await send(telegram, ANN, "/play")  # nobody to be paired with: Ann waits
+    assert not boards_of(telegram, ANN)
+
+
+async def test_a_pairing_whose_first_board_fails_is_undone_and_the_other_waits_at_the_head(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, ANN, "/play 5")  # Ann waits on 5×5…
+    await send(telegram, BEN, "/play")  # …Ben on 3×3
+    ben_waiting = telegram.last_bot_message(BEN["id"])
+    # Ann switches to 3×3 (her one waiting message, edited) and is paired with Ben, whose
+    # board (❌: he waited longer) is refused: he blocked the bot meanwhile.
+    telegram.fail_next("sendMessage", 403, "Forbidden: bot was blocked by the user")
+    await send(telegram, ANN, "/play")
+    assert await stranger_games(engine) == []  # undone
+    assert await queued(engine) == [ANN["id"]]  # Ann waits on
+    (ann_waiting,) = waiting_messages(telegram, ANN)
+    assert current(telegram, ann_waiting).text.startswith(LOOKING)
+    assert button_texts(telegram, current(telegram, ann_waiting)) == [en.BUTTON_CANCEL]
+    assert not boards_of(telegram, ANN) and not boards_of(telegram, BEN)
+    assert current(telegram, ben_waiting).text.startswith(LOOKING)  # Ben's, left as it was
+    # Ann is at the head: Cid comes and is paired with her, Ann first (❌).
+    await send(telegram, CID, "/play")
+    (game,) = await stranger_games(engine)
+    assert (game.x_player_id, game.o_player_id) == (ANN["id"], CID["id"])
+    assert current(telegram, ann_waiting).text == en.QUEUE_FOUND.format(name="Cid")
+    assert len(boards_of(telegram, ANN)) == len(boards_of(telegram, CID)) == 1
+
+
+async def test_stop_and_start_while_searching_cancel_the_search(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, ANN, "/play")
+    waiting = telegram.last_bot_message(ANN["id"])
+    await send(telegram, ANN, "/stop")
+    assert telegram.last_bot_message(ANN["id"]).text == en.QUEUE_CANCELLED
+    assert current(telegram, waiting).text == en.QUEUE_CANCELLED
+    assert await queued(engine) == []
+    await send(telegram, ANN, "/play")
+    waiting = telegram.last_bot_message(ANN["id"])
+    await send(telegram, ANN, "/start easy")
+    assert await queued(engine) == []
+    assert current(telegram, waiting).text == en.QUEUE_OTHER_GAME
+    assert current(telegram, waiting).reply_markup is None
+    # Ben looks: not paired with Ann, who plays the AI.
+    await send(telegram, BEN, "/play")
+    assert await stranger_games(engine) == [] and not boards_of(telegram, BEN)
+    # Ben joins Cid's challenge in a group: his search ends too.
+    ben_waiting = telegram.last_bot_message(BEN["id"])
+    group = FakeTelegram.group_chat(-100902, "Friends")
+    await send(telegram, CID, "/challenge", chat=group)
+    await press(telegram, BEN, telegram.last_bot_message(group["id"]), en.BUTTON_JOIN)
+    assert current(telegram, ben_waiting).text == en.QUEUE_OTHER_GAME
+    assert await queued(engine) == []
+
+
+async def test_play_twice_keeps_one_waiting_message(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, ANN, "/play")
+    await send(telegram, ANN, "/play")
+    await send(telegram, ANN, "/play 5")
+    (waiting,) = waiting_messages(telegram, ANN)
+    assert current(telegram, waiting).text.startswith("🔎 Looking for an opponent: 5×5, 4 in a row")
+    assert await queued(engine) == [ANN["id"]]
+    await press(telegram, ANN, current(telegram, waiting), en.BUTTON_CANCEL)
+    assert current(telegram, waiting).text == en.QUEUE_CANCELLED
+
+
+async def test_words_typed_to_a_stranger_are_answered_once(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ANN, "/play")
+    await send(telegram, BEN, "/play")
+    (x_board,) = boards_of(telegram, ANN)
+    for words in ("hi!", "are you there?", "hello"):
+        await send(telegram, BEN, words)
+    told = [m for m in telegram.bot_messages(BEN["id"]) if m.text == en.STRANGER_ROOM]
+    assert len(told) == 1
+    assert not [m for m in telegram.bot_messages(BEN["id"]) if m.text == en.POPUP_NOT_YOUR_TURN]
+    # Moves still go through, typed or tapped.
+    await send(telegram, ANN, "2 2")
+    await tap_cell(telegram, BEN, boards_of(telegram, BEN)[-1], 0)
+    assert current(telegram, x_board).text.count("❌") >= 1
+
+
+async def test_help_and_welcome_name_the_commands_and_play_has_its_own_usage(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, CID, "/help")
+    help_text = telegram.last_bot_message(CID["id"]).text
+    assert all(f"/{name}" in help_text for name in PRIVATE_COMMANDS)
+    await send(telegram, CID, "/start")
+    welcome = telegram.last_bot_message(CID["id"]).text
+    assert all(f"/{name}" in welcome for name in PRIVATE_COMMANDS)
+    await send(telegram, CID, "/play 99")
+    assert telegram.last_bot_message(CID["id"]).text == en.PLAY_USAGE
+    # /start play (the deep link ?start=play) looks for an opponent.
+    await send(telegram, CID, "/start play")
+    assert telegram.last_bot_message(CID["id"]).text.startswith(LOOKING)
+    # In a group, /play's button opens the private chat on /play.
+    group = FakeTelegram.group_chat(-100901, "Players")
+    await send(telegram, CID, "/play", chat=group)
+    link = telegram.last_bot_message(group["id"]).reply_markup
+    assert "?start=play" in str(link)
