@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
     reason="a SQLite file's faults",
 )
 
-PROBE = 0.5  # HEALTH_DB_TIMEOUT, shortened
+PROBE = 1.0  # HEALTH_DB_TIMEOUT, shortened
 
 
 @pytest.fixture

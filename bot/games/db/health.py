@@ -133,7 +133,7 @@ async def probe(engine: AsyncEngine | None, timeout: float = PROBE_TIMEOUT) -> D
                 if file.missing():
                     return DatabaseState.FILE_MISSING
                 # SQLite's own wait ends first: a lock is said as such, not as a timeout.
-                return await asyncio.to_thread(_write_sqlite, file.path, timeout * 0.8)
+                return await asyncio.to_thread(_write_sqlite, file.path, timeout * 0.6)
             async with engine.begin() as connection:
                 await connection.execute(_upsert(engine.dialect.name), _row())
     except TimeoutError:
