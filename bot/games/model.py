@@ -10,7 +10,8 @@ from enum import StrEnum
 from functools import cached_property
 
 from core.ai import Level
-from core.board import SEAT_MARKS, Board, MoveError, O, T, X
+from core.board import SEAT_MARKS, Board, MoveError, O, T, Variant, X
+from core.mnk_results import first_player_wins
 from core.rules import turn
 
 
@@ -290,6 +291,15 @@ class GameView:
     def is_between_strangers(self) -> bool:
         """Paired through the queue: one board in each player's private chat."""
         return self.second_chat_id is not None
+
+    @property
+    def is_forced_win_board(self) -> bool:
+        """A board the first player wins by force (`core.mnk_results`): even Hard cannot hold
+        it, so games on it against the AI are not rated (`rating_rules`)."""
+        board = self.board
+        return board.variant is Variant.CLASSIC and first_player_wins(
+            board.size, board.size, board.k
+        )
 
     @property
     def is_rated(self) -> bool:

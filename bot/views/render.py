@@ -68,6 +68,8 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         lines.extend(_result_lines(game, tr))
     if game.assisted:
         lines.append(tr.ASSISTED_LINE)
+    elif game.is_finished and game.is_against_ai and game.is_forced_win_board:
+        lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
 
@@ -221,7 +223,7 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
 def render_stats(stats: Stats, tr: Texts) -> str:
     """The /stats reply: one line per opponent kind played, the total and the streaks, and
     apart from them the games played with a hint or an undo."""
-    if not stats.by_opponent and not stats.assisted.played:
+    if not stats.by_opponent and not stats.assisted.played and not stats.unrated.played:
         return tr.STATS_EMPTY
     lines = [tr.STATS_HEADER]
     for opponent in (*LEVELS, HUMAN):
@@ -247,6 +249,11 @@ def render_stats(stats: Stats, tr: Texts) -> str:
     if helped.played:
         lines.append(
             tr.STATS_ASSISTED.format(wins=helped.wins, losses=helped.losses, draws=helped.draws)
+        )
+    unrated = stats.unrated
+    if unrated.played:
+        lines.append(
+            tr.STATS_UNRATED.format(wins=unrated.wins, losses=unrated.losses, draws=unrated.draws)
         )
     return "\n".join(lines)
 

@@ -229,6 +229,9 @@ class Rating(Base):
     games: Mapped[int] = mapped_column(Integer, server_default="0")
     # The change the last rated game made, shown by /rating.
     last_change: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The strongest rating the player has won or drawn against here: a provisional rating
+    # stays within reach of it (`rating_rules.bounded`). None until a first win or draw.
+    strongest_scored: Mapped[float | None] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
