@@ -19,6 +19,8 @@ and is not in this table.
 
 from __future__ import annotations
 
+from core.board import Board, Variant
+
 #: The least board (rows, columns, either way round) on which the first player wins k in a
 #: row by force, for each k that has one within 8×8.
 LEAST_FIRST_PLAYER_WIN: dict[int, tuple[int, int]] = {
@@ -35,3 +37,8 @@ def first_player_wins(rows: int, columns: int, k: int) -> bool:
     small, large = sorted(least)
     low, high = sorted((rows, columns))
     return low >= small and high >= large
+
+
+def is_forced_win(board: Board) -> bool:
+    """Whether `board`'s game (its size and k; ultimate is none) is a first-player win."""
+    return board.variant is Variant.CLASSIC and first_player_wins(board.size, board.size, board.k)

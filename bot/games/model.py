@@ -10,8 +10,7 @@ from enum import StrEnum
 from functools import cached_property
 
 from core.ai import Level
-from core.board import SEAT_MARKS, Board, MoveError, O, T, Variant, X
-from core.mnk_results import first_player_wins
+from core.board import SEAT_MARKS, Board, MoveError, O, T, X
 from core.rules import turn
 
 
@@ -95,6 +94,7 @@ class EndReason(StrEnum):
     CANCELLED = "cancelled"
     DECLINED = "declined"
     EXPIRED = "expired"  # lapsed: a challenge nobody joined in time
+    ABORTED = "aborted"  # ❌ made no first move within their clock: counts nowhere
 
 
 #: Endings where one player gave the game up (the others win): worded as a resignation.
@@ -177,6 +177,14 @@ class GameView:
     #: What a rated game did to its players' ratings (None: not rated, or not yet).
     x_rating_change: int | None = None
     o_rating_change: int | None = None
+    #: Strangers' clocks (`clock_rules`): the control, each side's time at the turn's start;
+    #: when the side to move flags, and when the clocks shown were read (None: turn start).
+    clock_seconds: float | None = None
+    clock_delay: float | None = None
+    x_clock: float | None = None
+    o_clock: float | None = None
+    flag_at: datetime | None = field(default=None, compare=False, repr=False)
+    clock_read_at: datetime | None = field(default=None, compare=False, repr=False)
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
     # The stored version this view is of, and the one its board message shows (the board
@@ -293,15 +301,6 @@ class GameView:
         return self.second_chat_id is not None
 
     @property
-    def is_forced_win_board(self) -> bool:
-        """A board the first player wins by force (`core.mnk_results`): even Hard cannot hold
-        it, so games on it against the AI are not rated (`rating_rules`)."""
-        board = self.board
-        return board.variant is Variant.CLASSIC and first_player_wins(
-            board.size, board.size, board.k
-        )
-
-    @property
     def is_rated(self) -> bool:
         return self.x_rating_change is not None or self.o_rating_change is not None
 
@@ -392,3 +391,4 @@ class TurnEvent(StrEnum):
     NUDGE = "nudge"
     TIMEOUT = "timeout"
     EXPIRED = "expired"  # a challenge nobody joined
+    ABORTED = "aborted"  # a clocked game ❌ never began (`clock_rules`)

@@ -22,6 +22,7 @@ from bot.games.model import USER, GameStatus, GameView, Result
 from core.ai import Level
 from core.board import Board, O, X, other
 from core.glicko2 import Rating
+from core.mnk_results import is_forced_win
 from core.positions import is_ultimate
 
 CLASSIC_POOL, BIG_POOL, ULTIMATE_POOL = "3x3", "big", "ultimate"
@@ -83,7 +84,7 @@ def rated_game(game: GameView) -> RatedGame | None:
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
         level = game.kind_of(other(person)).level
-        if game.status != GameStatus.FINISHED or game.is_forced_win_board:
+        if game.status != GameStatus.FINISHED or is_forced_win(game.board):
             return None
         return RatedGame(ai_pool(pool), {person: score(game.result, person)}, level)
     if game.status != GameStatus.FINISHED or not game.is_between_people:

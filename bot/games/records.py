@@ -11,6 +11,7 @@ from bot.games.model import HUMAN, USER, GameStatus, Outcome
 from bot.games.store import Store
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
+from core.mnk_results import is_forced_win
 
 
 class Records:
@@ -46,7 +47,7 @@ class Records:
             if game.assisted:
                 assisted.add(outcome)  # helped: neither a record against the AI nor a streak
                 continue
-            if game.is_against_ai and game.is_forced_win_board:
+            if game.is_against_ai and is_forced_win(game.board):
                 unrated.add(outcome)  # Hard cannot hold the board: not a record against it
                 continue
             by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)

@@ -24,7 +24,7 @@ from bot.views.render import render_game, render_stats
 from bot.views.texts import texts_for
 from core import glicko2
 from core.board import Board
-from core.mnk_results import first_player_wins
+from core.mnk_results import first_player_wins, is_forced_win
 from tests.games.test_friends import ALICE, BOB, won_by
 
 ME = PlayerInfo(2001, "Me", "en")
@@ -223,7 +223,7 @@ def test_a_provisional_rating_stays_within_reach_of_the_strongest_it_beat() -> N
 async def test_hard_on_a_board_the_first_player_wins_by_force_is_unrated(games: Games) -> None:
     started = await games.play.start_game(ME.id, ME, "user", "hard", board=Board.empty(4, 3))
     game = started.game
-    assert game is not None and game.is_forced_win_board
+    assert game is not None and is_forced_win(game.board)
     assert (await games.play.tap(game.id, BoardRef(ME.id), ME, 0, 5)).played
     resigned = await games.play.resign(game.id, BoardRef(ME.id), ME)
     assert resigned.game is not None and resigned.game.is_finished
