@@ -36,6 +36,7 @@ from bot.chores.matchmaker import Matchmaker
 from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.context import BotContext
+from bot.games.clock_rules import Clock
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.model import GameView
@@ -230,7 +231,10 @@ async def open_resources(application: Application) -> None:
     await open_pool(engine)
     share_flood_budget(application, engine)
     ai_pool = AiPool(settings.ai_time_budget_seconds)
-    games = open_games(create_session_factory(engine), random.Random(), think=ai_pool.think)
+    clock = Clock(settings.stranger_clock_seconds, settings.stranger_clock_delay_seconds)
+    games = open_games(
+        create_session_factory(engine), random.Random(), think=ai_pool.think, clock=clock
+    )
     running = resources.opened = open_running(application, settings, games, ai_pool)
     hooks = BoardHooks(delivered=running.board_catch_up.delivered)
     # The profile is not needed to play: set once the bot takes updates, not before.
@@ -287,7 +291,13 @@ def open_running(
         ai_pool=ai_pool,
         presenter=presenter,
         matches=matches,
-        turn_clock=TurnClock(games.timeouts, presenter, bot, settings.turn_timeout_seconds),
+        turn_clock=TurnClock(
+            games.timeouts,
+            presenter,
+            bot,
+            settings.turn_timeout_seconds,
+            redraw_seconds=settings.clock_redraw_seconds,
+        ),
         housekeeping=Housekeeping(games.updates),
         board_catch_up=BoardCatchUp(
             games.outbox,

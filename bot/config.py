@@ -199,6 +199,12 @@ class Settings(BaseSettings):
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.
     turn_timeout_seconds: Annotated[float, _seconds(1.0, 7 * 24 * 3600.0)] = 600.0
+    # Games between strangers (/play) are on the clock instead (`bot.games.clock_rules`):
+    # this long a side, and up to this much back after each move; a running clock is
+    # redrawn on both boards this often.
+    stranger_clock_seconds: Annotated[float, _seconds(1.0, 3600.0)] = 60.0
+    stranger_clock_delay_seconds: Annotated[float, _seconds(0.0, 60.0)] = 5.0
+    clock_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
     # How long hard may think about one move on a board bigger than 3×3.
     ai_time_budget_seconds: Annotated[float, _seconds(0.01, 30.0)] = 0.5
     # How often every instance looks for boards left behind their games

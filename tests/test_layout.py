@@ -75,7 +75,9 @@ def test_the_games_layer_knows_nothing_of_telegram() -> None:
 
 def test_rendering_imports_the_model_never_the_use_cases() -> None:
     # pairing: pure rules too; the callback data of the queue's buttons names its board keys.
+    # clock_rules: pure rules too; a board shows its clocks.
     allowed = {"bot.games", "bot.games.model", "bot.games.summaries", "bot.games.pairing"}
+    allowed.add("bot.games.clock_rules")
     for name in (
         "bot.views.render",
         "bot.views.keyboards",

@@ -1,4 +1,7 @@
-"""Turn timeouts for games between people: nudge, then a loss by timeout.
+"""Turn timeouts for games between people: nudge, then a loss by timeout; games between
+strangers on the clock (`bot.games.clock_rules`): a flag loses at once (both told), ❌ who
+never began aborts the game (both told), and a running clock is redrawn on both boards every
+`redraw_seconds` (each board is in a private chat: one edit per 10 s is far under its pace).
 
 Nobody is waiting for these messages this very moment, so they go at `Pace.BACKGROUND`: after
 people's moves under Telegram's flood limits (`bot.telegram.flood_gate`)."""
@@ -7,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from telegram import Bot
@@ -19,7 +23,7 @@ from bot.games.timeouts import TurnTimeouts
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.presenter import Presenter
 from bot.views.render import render_nudge
-from bot.views.stranger_notices import tell_the_winner
+from bot.views.stranger_notices import tell_both, tell_the_loser, tell_the_winner
 from bot.views.texts import texts_for
 from core.board import O
 
@@ -36,13 +40,17 @@ class TurnClock:
         presenter: Presenter,
         bot: Bot,
         timeout_seconds: float,
+        redraw_seconds: float = 10.0,
     ) -> None:
         self._timeouts = timeouts
         self._presenter = presenter
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
-        # Check often enough that a nudge is never much later than the timeout.
-        self._interval = max(0.05, min(30.0, timeout_seconds / 10))
+        # Check often enough that a nudge is never much later than the timeout, and a flag
+        # falls within a second of the time running out.
+        self._interval = max(0.05, min(1.0, timeout_seconds / 10))
+        self._redraw = timedelta(seconds=redraw_seconds)
+        self._redrawn_at: datetime | None = None
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -70,9 +78,25 @@ class TurnClock:
                     await self._nudge(game)
                 elif event is TurnEvent.TIMEOUT:
                     await tell_the_winner(self._bot, game, "OPPONENT_TIMED_OUT")
+                    await tell_the_loser(self._bot, game, "YOU_FLAGGED")
+                elif event is TurnEvent.ABORTED:
+                    await tell_both(self._bot, game, "GAME_ABORTED_NOTICE")
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)
         return happened
+
+    async def redraw_clocks(self, now: datetime) -> int:
+        """Redraw the boards of every running clock as of `now` (at the background's pace);
+        returns how many games were redrawn."""
+        games = await self._timeouts.clocks_running()
+        for game in games:
+            try:
+                await self._presenter.show(
+                    replace(game, clock_read_at=now), pace=Pace.BACKGROUND, ai=False
+                )
+            except TelegramError:
+                log.warning("could not redraw the clock of game %s", game.id, exc_info=True)
+        return len(games)
 
     async def _nudge(self, game: GameView) -> None:
         """The nudge, as a reply to the board of the player to move (between strangers, the
@@ -94,7 +118,11 @@ class TurnClock:
         while True:
             await asyncio.sleep(self._interval)
             try:
-                await self.tick(utcnow())
+                now = utcnow()
+                await self.tick(now)
+                if self._redrawn_at is None or now - self._redrawn_at >= self._redraw:
+                    self._redrawn_at = now
+                    await self.redraw_clocks(now)
             except Exception:
                 # One bad sweep (e.g. the database restarting) must not stop the clock.
                 log.exception("turn clock sweep failed")

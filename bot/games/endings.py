@@ -26,7 +26,15 @@ from bot.games.db import statements
 from bot.games.db.models import Game, Rating, utcnow
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import LIVE, GameView
-from bot.games.rating_rules import AI_PREFIX, RatedGame, ai_rating, rated_game, repeat_weight
+from bot.games.rating_rules import (
+    AI_PREFIX,
+    RatedGame,
+    ai_rating,
+    bounded,
+    rated_game,
+    repeat_weight,
+    strongest_scored,
+)
 from core import glicko2
 from core.board import O, X
 
@@ -78,9 +86,12 @@ async def _apply(session: Db, game: GameView, rated: RatedGame) -> dict[str, int
     changes = {}
     for mark, score in rated.scores.items():
         old = before[mark] or glicko2.Rating()
+        stored = await _strongest_scored(session, ids[mark], rated.pool)
+        strongest = strongest_scored(stored, opponents[mark], score)
         new = glicko2.rate(old, [glicko2.Result(opponents[mark], score, weight)])
+        new = bounded(old, new, strongest)
         changes[mark] = round(new.rating - old.rating)
-        await _store(session, ids[mark], rated.pool, new, changes[mark], now)
+        await _store(session, ids[mark], rated.pool, (new, strongest), changes[mark], now)
     return changes
 
 
@@ -95,9 +106,24 @@ async def stored_rating(session: reads.Db, player_id: int, pool: str) -> glicko2
     return None if row is None else glicko2.Rating(*row)
 
 
+async def _strongest_scored(session: Db, player_id: int, pool: str) -> float | None:
+    """The strongest rating the player has won or drawn against in `pool` (`bounded`)."""
+    return await session.scalar(
+        select(RATINGS.c.strongest_scored).where(
+            RATINGS.c.player_id == player_id, RATINGS.c.pool == pool
+        )
+    )
+
+
 async def _store(
-    session: Db, player_id: int, pool: str, new: glicko2.Rating, change: int, now: datetime
+    session: Db,
+    player_id: int,
+    pool: str,
+    rated: tuple[glicko2.Rating, float | None],
+    change: int,
+    now: datetime,
 ) -> None:
+    new, strongest = rated
     upsert = statements.upsert_for(session.bind.dialect.name)(RATINGS)
     values: dict[str, Any] = {
         "player_id": player_id,
@@ -107,6 +133,7 @@ async def _store(
         "volatility": new.volatility,
         "games": 1,
         "last_change": change,
+        "strongest_scored": strongest,
         "updated_at": now,
     }
     statement = upsert.values(**values).on_conflict_do_update(
@@ -117,6 +144,7 @@ async def _store(
             "volatility": new.volatility,
             "games": RATINGS.c.games + 1,
             "last_change": change,
+            "strongest_scored": strongest,
             "updated_at": now,
         },
     )

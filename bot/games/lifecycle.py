@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.games import clock_rules
 from bot.games.model import (
     EndReason,
     GameStatus,
@@ -143,7 +144,7 @@ def play_cell(game: GameView, cell: int, player_id: int | None, now: datetime) -
             result=Result.DRAW if line is None else Result.won_by(line),
             end_reason=EndReason.LINE if line else EndReason.FULL,
         )
-    return Turn(after, (move,))
+    return Turn(clock_rules.after_move(game, after, now), (move,))
 
 
 def next_turn(game: GameView, mark: str) -> str:
@@ -283,12 +284,15 @@ def anonymize(game: GameView, user_id: int) -> GameView:
 def timeout_verdict(game: GameView, waited: timedelta, timeout: timedelta) -> TurnEvent | None:
     """What the turn clock does to a game whose turn has lasted `waited`: nudge the player to
     move after one timeout, end the game after two (after a nudge); expire a challenge nobody
-    joined after two, and a rematch offer nobody answered after one."""
+    joined after two, and a rematch offer nobody answered after one. A game on the clock
+    (strangers) has no nudge: its clock decides (`clock_rules.verdict`)."""
     if game.is_open:
         lapse = timeout if game.rematch_of_id is not None else 2 * timeout
         return TurnEvent.EXPIRED if waited >= lapse else None
     if not game.is_active or not game.is_between_people:
         return None
+    if clock_rules.is_clocked(game) and game.turn_started_at is not None:
+        return clock_rules.verdict(game, game.turn_started_at + waited)
     if waited >= 2 * timeout and game.nudges >= 1:
         return TurnEvent.TIMEOUT
     if waited >= timeout and game.nudges == 0:
@@ -301,11 +305,13 @@ def apply_timeout(game: GameView, event: TurnEvent, now: datetime) -> GameView:
     the nudge is out, and the others play on."""
     if event is TurnEvent.EXPIRED:
         return close(game, GameStatus.CANCELLED, EndReason.EXPIRED)
+    if event is TurnEvent.ABORTED:
+        return close(clock_rules.flagged(game), GameStatus.ABANDONED, EndReason.ABORTED)
     if event is TurnEvent.TIMEOUT and game.is_many:
         return drop_out(game, game.to_move, EndReason.TIMEOUT, now)
     if event is TurnEvent.TIMEOUT:
         return replace(
-            game,
+            clock_rules.flagged(game),
             status=GameStatus.FINISHED,
             result=Result.won_by(other(game.to_move)),
             end_reason=EndReason.TIMEOUT,

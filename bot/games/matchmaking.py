@@ -19,6 +19,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from bot.games import lifecycle, player_rows, reads, store
+from bot.games.clock_rules import DEFAULT_CLOCK, Clock, with_clock
 from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_of_key, pairs
@@ -66,9 +67,10 @@ class _Gone(Exception):
 
 
 class Matchmaking:
-    def __init__(self, games: Store, ratings: Ratings) -> None:
+    def __init__(self, games: Store, ratings: Ratings, clock: Clock = DEFAULT_CLOCK) -> None:
         self._store = games
         self._ratings = ratings
+        self._clock = clock  # every game between strangers is on it (`clock_rules`)
 
     async def join(
         self, user: PlayerInfo, chat_id: int, board: str, language: str | None
@@ -249,6 +251,7 @@ class Matchmaking:
                     second_chat_id=second.chat_id,
                     second_language=second.language,
                 )
+                draft = with_clock(draft, self._clock, now)
                 return (await store.insert(session, draft)).view
         except (_Gone, *LOST_RACE, DBAPIError):
             # Someone left the pair, or PostgreSQL broke a deadlock between two instances

@@ -94,6 +94,7 @@ class EndReason(StrEnum):
     CANCELLED = "cancelled"
     DECLINED = "declined"
     EXPIRED = "expired"  # lapsed: a challenge nobody joined in time
+    ABORTED = "aborted"  # ❌ made no first move within their clock: counts nowhere
 
 
 #: Endings where one player gave the game up (the others win): worded as a resignation.
@@ -176,6 +177,14 @@ class GameView:
     #: What a rated game did to its players' ratings (None: not rated, or not yet).
     x_rating_change: int | None = None
     o_rating_change: int | None = None
+    #: Strangers' clocks (`clock_rules`): the control, each side's time at the turn's start;
+    #: when the side to move flags, and when the clocks shown were read (None: turn start).
+    clock_seconds: float | None = None
+    clock_delay: float | None = None
+    x_clock: float | None = None
+    o_clock: float | None = None
+    flag_at: datetime | None = field(default=None, compare=False, repr=False)
+    clock_read_at: datetime | None = field(default=None, compare=False, repr=False)
     # When the player to move got the turn: bookkeeping for the turn clock, not for display.
     turn_started_at: datetime | None = field(default=None, compare=False, repr=False)
     # The stored version this view is of, and the one its board message shows (the board
@@ -382,3 +391,4 @@ class TurnEvent(StrEnum):
     NUDGE = "nudge"
     TIMEOUT = "timeout"
     EXPIRED = "expired"  # a challenge nobody joined
+    ABORTED = "aborted"  # a clocked game ❌ never began (`clock_rules`)

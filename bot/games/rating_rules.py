@@ -6,19 +6,23 @@ levels' fixed ratings, so a player sees how far they are from beating Hard.
 
 Rated: a game between strangers (paired through the queue) always; another game between two
 people (a group challenge, an inline one) when both are rated in its pool already; a person
-against the AI, unless a hint or an undo helped. Never: one phone, AI matches, games of three
-or four, a game nobody moved in. Giving a game up counts as a loss (it is finished, with the
-opponent as winner: `model.FORFEITS`): a resignation, /stop, a new game over it, a block.
+against the AI, unless a hint or an undo helped or the board is one the first player wins by
+force (`core.mnk_results`: 4×4 with k = 3, 6×6 with k = 4 …), which Hard cannot hold, so a
+win there says nothing of the player (kept in /stats apart, marked unrated). Never: one
+phone, AI matches, games of three or four, a game nobody moved in. Giving a game up counts
+as a loss (it is finished, with the opponent as winner: `model.FORFEITS`): a resignation,
+/stop, a new game over it, a block.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.games.model import USER, GameStatus, GameView, Result
 from core.ai import Level
 from core.board import Board, O, X, other
 from core.glicko2 import Rating
+from core.mnk_results import is_forced_win
 from core.positions import is_ultimate
 
 CLASSIC_POOL, BIG_POOL, ULTIMATE_POOL = "3x3", "big", "ultimate"
@@ -80,7 +84,7 @@ def rated_game(game: GameView) -> RatedGame | None:
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
         level = game.kind_of(other(person)).level
-        if game.status != GameStatus.FINISHED:
+        if game.status != GameStatus.FINISHED or is_forced_win(game.board):
             return None
         return RatedGame(ai_pool(pool), {person: score(game.result, person)}, level)
     if game.status != GameStatus.FINISHED or not game.is_between_people:
@@ -100,3 +104,29 @@ def repeat_weight(earlier_games: int) -> float:
     """How much a game between two people counts when they played `earlier_games` rated games
     together in the last day: 1, ½, ⅓ … so farming one friend gains little."""
     return 1.0 / (1 + earlier_games)
+
+
+#: How far above the strongest rating it has scored against (won or drawn) a provisional
+#: rating may go, in its own deviations: 2, the top of its 95% interval.
+BOUND_DEVIATIONS = 2.0
+
+
+def bounded(old: Rating, new: Rating, strongest: float | None) -> Rating:
+    """`new`, bounded while the player is new: a provisional rating (`old.is_provisional`)
+    moves a lot per game, but not above `strongest + 2·RD′` — the strongest opponent rating
+    it has won or drawn against in the pool (this game's included), plus twice its new
+    deviation — unless it stood higher already (the bound never takes rating away). So a
+    few wins over weak or uncertain opponents cannot lift a newcomer far above anyone they
+    have actually beaten; once the deviation is settled, Glicko-2 alone decides."""
+    if strongest is None or not old.is_provisional:
+        return new
+    cap = max(old.rating, strongest + BOUND_DEVIATIONS * new.deviation)
+    return new if new.rating <= cap else replace(new, rating=cap)
+
+
+def strongest_scored(stored: float | None, opponent: Rating, score: float) -> float | None:
+    """The strongest rating a player has won or drawn against, after a game scoring `score`
+    against `opponent`."""
+    if score <= 0.0:
+        return stored
+    return opponent.rating if stored is None else max(stored, opponent.rating)

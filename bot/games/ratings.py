@@ -23,6 +23,10 @@ from bot.games.store import Store
 from core import glicko2
 
 _RATINGS = endings.RATINGS
+#: The global ladder shows established ratings only: a deviation under this, Glicko-2's own
+#: line between a guess and a rating (a 95% interval narrower than ±220). A newcomer's first
+#: lucky wins put nobody at the top.
+LADDER_DEVIATION = glicko2.PROVISIONAL_DEVIATION
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class Ratings:
             return await endings.stored_rating(session, player_id, pool) or glicko2.Rating()
 
     async def ladder(self, pool: str, limit: int = 10) -> list[LadderRow]:
-        """The best rated players of a pool who chose to be on the ladder."""
+        """The best established ratings (`LADDER_DEVIATION`) of a pool, of players who chose
+        to be on the ladder."""
         async with self._store.sessions() as session:
             rows = await session.execute(
                 select(
@@ -79,7 +84,11 @@ class Ratings:
                     _RATINGS.c.games,
                 )
                 .join(Player, Player.id == _RATINGS.c.player_id)
-                .where(_RATINGS.c.pool == pool, Player.on_ladder.is_(True))
+                .where(
+                    _RATINGS.c.pool == pool,
+                    Player.on_ladder.is_(True),
+                    _RATINGS.c.deviation <= LADDER_DEVIATION,
+                )
                 .order_by(_RATINGS.c.rating.desc(), _RATINGS.c.player_id)
                 .limit(limit)
             )

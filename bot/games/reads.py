@@ -24,6 +24,7 @@ def view_of(row: Any) -> Loaded:
     """The view of a row of `statements.VIEW` (a game with its players' names)."""
     values: dict[str, Any] = {name: getattr(row, name) for name in statements.VIEW_COLUMNS}
     values["turn_started_at"] = aware(row.turn_started_at)
+    values["flag_at"] = aware(row.flag_at)
     values["nudges"] = row.nudges or 0
     values["assisted"] = bool(row.assisted)
     # The stored words, as the enums they are (the same strings: StrEnum).

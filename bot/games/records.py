@@ -11,6 +11,7 @@ from bot.games.model import HUMAN, USER, GameStatus, Outcome
 from bot.games.store import Store
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
+from core.mnk_results import is_forced_win
 
 
 class Records:
@@ -33,7 +34,7 @@ class Records:
                 order_by=(Game.updated_at, Game.id),  # streaks follow the order games ended in
             )
         by_opponent: dict[str, Record] = {}
-        assisted = Record()
+        assisted, unrated = Record(), Record()
         streak = best = 0
         for game in (loaded.view for loaded in found):
             mine = game.mark_of(user_id)
@@ -46,10 +47,19 @@ class Records:
             if game.assisted:
                 assisted.add(outcome)  # helped: neither a record against the AI nor a streak
                 continue
+            if game.is_against_ai and is_forced_win(game.board):
+                unrated.add(outcome)  # Hard cannot hold the board: not a record against it
+                continue
             by_opponent.setdefault(HUMAN if theirs == USER else theirs, Record()).add(outcome)
             streak = streak + 1 if outcome == Outcome.WIN else 0
             best = max(best, streak)
-        return Stats(by_opponent, current_streak=streak, best_streak=best, assisted=assisted)
+        return Stats(
+            by_opponent,
+            current_streak=streak,
+            best_streak=best,
+            assisted=assisted,
+            unrated=unrated,
+        )
 
     async def top(self, chat_id: int, limit: int = 10) -> list[LeaderRow]:
         """The chat's leaderboard of games between people played there."""

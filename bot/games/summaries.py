@@ -37,6 +37,8 @@ class Stats:
     best_streak: int = 0
     #: Games won, lost and drawn with a hint or an undo: apart from the rest, out of streaks.
     assisted: Record = field(default_factory=Record)
+    #: Games against the AI on boards the first player wins by force: unrated, apart too.
+    unrated: Record = field(default_factory=Record)
 
     @property
     def total(self) -> Record:

@@ -1,15 +1,15 @@
 """Turn timeouts of games between people: a nudge, then a loss by timeout; a challenge
-nobody joins expires."""
+nobody joins expires; a game on the clock (strangers) flags or aborts when its time is out."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 
 from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game
-from bot.games.model import LIVE, USER, GameView, TurnEvent
+from bot.games.model import LIVE, USER, GameStatus, GameView, TurnEvent
 from bot.games.store import LOST_RACE, Store
 
 
@@ -25,10 +25,18 @@ class TurnTimeouts:
                     Game.status.in_(LIVE),
                     Game.x_kind == USER,
                     Game.o_kind == USER,
-                    Game.turn_started_at <= now - turn_timeout,
+                    or_(Game.turn_started_at <= now - turn_timeout, Game.flag_at <= now),
                 )
             )
             return list(rows)
+
+    async def clocks_running(self) -> list[GameView]:
+        """The games whose clock is running (strangers' games under way)."""
+        async with self._store.sessions() as session:
+            found = await reads.load_all(
+                session, Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None)
+            )
+            return [loaded.view for loaded in found]
 
     async def enforce(
         self, game_id: int, now: datetime, turn_timeout: timedelta

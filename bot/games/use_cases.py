@@ -11,6 +11,7 @@ from bot.games.ai_turns import AiTurns, Thinker
 from bot.games.assists import Assists
 from bot.games.challenges import Challenges
 from bot.games.chats import Chats
+from bot.games.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.inbox import Inbox
 from bot.games.matchmaking import Matchmaking
 from bot.games.outbox import BoardOutbox
@@ -48,10 +49,14 @@ class Games:
 
 
 def open_games(
-    sessions: async_sessionmaker[AsyncSession], rng: random.Random, think: Thinker | None = None
+    sessions: async_sessionmaker[AsyncSession],
+    rng: random.Random,
+    think: Thinker | None = None,
+    clock: Clock = DEFAULT_CLOCK,
 ) -> Games:
     """The use-cases on a database. `rng` drives the AI's instant moves; `think` computes
-    moves that need thought (a worker process in the bot, a thread by default)."""
+    moves that need thought (a worker process in the bot, a thread by default); `clock` is
+    the time control of games between strangers."""
     games = Store(sessions)
     ratings = Ratings(games)
     return Games(
@@ -70,5 +75,5 @@ def open_games(
         outbox=BoardOutbox(games),
         inbox=Inbox(games),
         ratings=ratings,
-        matchmaking=Matchmaking(games, ratings),
+        matchmaking=Matchmaking(games, ratings, clock),
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
 
+from bot.games import clock_rules
 from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
@@ -27,6 +28,7 @@ from core.board import (
     X,
     other,
 )
+from core.mnk_results import is_forced_win
 from core.positions import is_ultimate
 from core.ultimate.rules import WrongBlockError
 
@@ -56,7 +58,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         if ultimate and game.kind_to_move == USER:
             lines.append(where_to_play(game, tr, block if hint is None else hint // 9))
     elif game.status == GameStatus.ABANDONED:
-        lines.append(tr.GAME_REPLACED if game.end_reason == EndReason.REPLACED else tr.GAME_CLOSED)
+        lines.append(_closed_line(game, tr))
     elif game.status == GameStatus.CANCELLED:
         if game.end_reason != EndReason.EXPIRED:
             lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
@@ -67,10 +69,35 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
         lines.extend(_result_lines(game, tr))
+    if clock_rules.is_clocked(game) and not game.is_open:
+        lines.append(_clock_line(game, tr))
     if game.assisted:
         lines.append(tr.ASSISTED_LINE)
+    elif game.is_finished and game.is_against_ai and is_forced_win(game.board):
+        lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
+
+
+def _closed_line(game: GameView, tr: Texts) -> str:
+    if game.end_reason == EndReason.ABORTED:
+        return tr.GAME_ABORTED.format(mark=symbol(X, tr))
+    return tr.GAME_REPLACED if game.end_reason == EndReason.REPLACED else tr.GAME_CLOSED
+
+
+def _clock_line(game: GameView, tr: Texts) -> str:
+    """Both sides' clocks, as read when the view was (`clock_read_at`), else at the turn's
+    start: the time the side to move had then."""
+    now = game.clock_read_at or game.turn_started_at
+    left = {
+        mark: clock_rules.shown(
+            clock_rules.time_left(game, mark, now)
+            if now is not None
+            else clock_rules.stored_left(game, mark)
+        )
+        for mark in (X, O)
+    }
+    return tr.CLOCK_LINE.format(x_mark=symbol(X, tr), x=left[X], o_mark=symbol(O, tr), o=left[O])
 
 
 def symbol(mark: str, tr: Texts) -> str:
@@ -222,7 +249,7 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
 def render_stats(stats: Stats, tr: Texts) -> str:
     """The /stats reply: one line per opponent kind played, the total and the streaks, and
     apart from them the games played with a hint or an undo."""
-    if not stats.by_opponent and not stats.assisted.played:
+    if not stats.by_opponent and not stats.assisted.played and not stats.unrated.played:
         return tr.STATS_EMPTY
     lines = [tr.STATS_HEADER]
     for opponent in (*LEVELS, HUMAN):
@@ -248,6 +275,11 @@ def render_stats(stats: Stats, tr: Texts) -> str:
     if helped.played:
         lines.append(
             tr.STATS_ASSISTED.format(wins=helped.wins, losses=helped.losses, draws=helped.draws)
+        )
+    unrated = stats.unrated
+    if unrated.played:
+        lines.append(
+            tr.STATS_UNRATED.format(wins=unrated.wins, losses=unrated.losses, draws=unrated.draws)
         )
     return "\n".join(lines)
 

@@ -235,18 +235,22 @@ async def test_a_stranger_who_resigns_loses_and_both_are_told(
     await assert_record(telegram, BEN, fa, fa.STATS_HUMANS, (0, 1, 0), rated=1)
 
 
-async def test_a_stranger_who_walks_away_is_nudged_then_loses_on_time_rated_once(
+async def test_a_stranger_who_walks_away_loses_on_the_clock_rated_once(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
     x_board, o_board = await pair(telegram, ANN, BEN)
     await tap_cell(telegram, ANN, x_board, 4)
     clock, timeout = clock_of(bot)
     t0 = utcnow()
-    assert [event for event, _ in await clock.tick(t0 + timeout)] == ["nudge"]
-    nudge = telegram.last_bot_message(BEN["id"])  # in Ben's chat, mentioning him
-    assert nudge.mentioned_ids == [BEN["id"]]
-    assert fa.NUDGE_LINE.format(name="\u2068Ben\u2069") in current(telegram, o_board).text
-    assert [event for event, _ in await clock.tick(t0 + 2 * timeout)] == ["timeout"]
+    # Strangers are on the clock (`clock_rules`): no nudge, a flag as soon as it is out.
+    seconds = timedelta(seconds=bot.settings.stranger_clock_seconds)
+    assert seconds < timeout and await clock.tick(t0 + seconds - timedelta(seconds=2)) == []
+    assert [event for event, _ in await clock.tick(t0 + seconds + timedelta(seconds=1))] == [
+        "timeout"
+    ]
+    assert telegram.last_bot_message(BEN["id"]).text == fa.YOU_FLAGGED.format(
+        name="\u2068Ann\u2069"
+    )
     # Ann is told, in English, in her chat; Ben's board says he ran out of time, in Persian.
     assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_TIMED_OUT.format(name="Ben")
     ann_sees = current(telegram, x_board).text.splitlines()

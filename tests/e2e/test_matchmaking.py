@@ -140,14 +140,12 @@ async def test_a_stranger_who_does_not_move_loses_on_time_and_the_other_is_told(
     await tap_cell(telegram, ANN, x_board, 4)
     assert bot.application is not None
     clock: TurnClock = bot.application.bot_data.running.turn_clock
-    timeout = timedelta(seconds=bot.settings.turn_timeout_seconds)
-    await clock.tick(utcnow() + timeout)  # the nudge, in Ben's chat, mentioning him
-    nudge = telegram.last_bot_message(BEN["id"])
-    assert nudge.mentioned_ids == [BEN["id"]]
-    await clock.tick(utcnow() + 2 * timeout + timedelta(seconds=1))
+    # Strangers are on the clock, not the friends' turn timeout: no nudge, a flag at once.
+    seconds = timedelta(seconds=bot.settings.stranger_clock_seconds)
+    assert await clock.tick(utcnow() + seconds - timedelta(seconds=2)) == []
+    await clock.tick(utcnow() + seconds + timedelta(seconds=1))
     assert "X wins" in current(telegram, x_board).text.splitlines()
-    told = telegram.last_bot_message(ANN["id"])
-    assert told.text == en.OPPONENT_TIMED_OUT.format(name="Ben")
+    assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_TIMED_OUT.format(name="Ben")
     assert fa.OUTCOME_X_WINS in current(telegram, o_board).text.splitlines()  # in Persian
 
 

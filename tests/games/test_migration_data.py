@@ -239,6 +239,7 @@ async def test_0013_gives_every_game_its_own_random_public_id_and_takes_it_away_
     public_ids = [public_id for _, public_id in rows]
     assert all(is_public_id(public_id) for public_id in public_ids), public_ids
     assert len(set(public_ids)) == 2
+    await _migrate(database_url, "head")  # the service runs on the newest schema
     games, engine = await _service(database_url)
     try:
         running = await games.store.get_game(2)

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
+from sqlalchemy import update
 
-from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo
-from bot.games.rating_rules import AI_RATINGS, nearest_level
+from bot.games.endings import RATINGS
+from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo, Result
+from bot.games.rating_rules import (
+    AI_RATINGS,
+    BOUND_DEVIATIONS,
+    bounded,
+    nearest_level,
+    rated_game,
+    strongest_scored,
+)
+from bot.games.ratings import LADDER_DEVIATION
 from bot.games.use_cases import Games
+from bot.views.render import render_game, render_stats
+from bot.views.texts import texts_for
 from core import glicko2
 from core.board import Board
+from core.mnk_results import first_player_wins, is_forced_win
 from tests.games.test_friends import ALICE, BOB, won_by
 
 ME = PlayerInfo(2001, "Me", "en")
@@ -130,10 +144,21 @@ async def test_a_game_is_rated_once_when_two_instances_end_it_at_once(games: Gam
     assert mine.games == 1
 
 
+async def settle_deviation(games: Games, player_id: int, deviation: float) -> None:
+    """As if the player had played long enough for their rating to be this sure."""
+    async with games.store.transaction() as session:
+        await session.execute(
+            update(RATINGS).where(RATINGS.c.player_id == player_id).values(deviation=deviation)
+        )
+
+
 async def test_the_ladder_is_opt_in_and_forgetting_leaves_no_name(games: Games) -> None:
     await lose_to_hard(games)
     assert await games.ratings.ladder("ai:3x3") == []
     await games.ratings.set_on_ladder(ME, True)
+    # One game: a provisional rating, kept off the ladder until it is established.
+    assert await games.ratings.ladder("ai:3x3") == []
+    await settle_deviation(games, ME.id, LADDER_DEVIATION - 1)
     (row,) = await games.ratings.ladder("ai:3x3")
     assert row.name == "Me" and row.games == 1
     await games.privacy.forget(ME)
@@ -146,3 +171,74 @@ def test_the_ai_nearest_a_rating() -> None:
     assert nearest_level("3x3", AI_RATINGS["3x3"]["medium"] + 10) == "medium"
     assert nearest_level("big", AI_RATINGS["big"]["hard"] - 10) == "hard"
     assert nearest_level("big", 5000) == "hard"
+
+
+@pytest.mark.parametrize(
+    ("size", "k", "wins"),
+    [
+        (3, 3, False),  # tic-tac-toe: a draw
+        (4, 3, True),
+        (8, 3, True),
+        (4, 4, False),
+        (5, 4, False),  # (5,5,4): a draw
+        (6, 4, True),  # (6,5,4) is a win, so 6×6 is
+        (8, 4, True),
+        (6, 5, False),
+        (8, 5, False),  # (8,8,5): a draw
+        (8, 8, False),
+    ],
+)
+def test_the_published_first_player_wins_on_the_bots_boards(size: int, k: int, wins: bool) -> None:
+    assert first_player_wins(size, size, k) is wins
+
+
+def test_the_table_reads_rectangles_either_way_round() -> None:
+    assert first_player_wins(3, 4, 3) and first_player_wins(4, 3, 3)
+    assert not first_player_wins(3, 3, 3)
+    assert first_player_wins(6, 5, 4) and first_player_wins(5, 6, 4)
+    assert not first_player_wins(8, 4, 4)  # (m,4,4): a draw
+
+
+def test_a_provisional_rating_stays_within_reach_of_the_strongest_it_beat() -> None:
+    newcomer = glicko2.Rating()
+    weak = glicko2.Rating(900.0, 350.0)
+    strongest = strongest_scored(None, weak, 1.0)
+    assert strongest == 900.0
+    new = glicko2.rate(newcomer, [glicko2.Result(weak, 1.0)])
+    capped = bounded(newcomer, new, strongest)
+    # Below where it stood already, the bound does not take rating away ...
+    assert capped == new
+    # ... but a rating far above every win is brought back to strongest + 2·RD′.
+    high = glicko2.Rating(2600.0, 300.0)
+    capped = bounded(newcomer, high, 1200.0)
+    assert capped.rating == pytest.approx(1200.0 + BOUND_DEVIATIONS * 300.0)
+    assert capped.deviation == high.deviation
+    # An established rating is Glicko-2's alone, and a loss records no new strongest.
+    settled = glicko2.Rating(2000.0, 60.0)
+    assert bounded(settled, glicko2.Rating(2100.0, 58.0), 1200.0).rating == 2100.0
+    assert strongest_scored(1200.0, glicko2.Rating(2500.0), 0.0) == 1200.0
+    assert strongest_scored(1200.0, glicko2.Rating(1400.0), 0.5) == 1400.0
+
+
+async def test_hard_on_a_board_the_first_player_wins_by_force_is_unrated(games: Games) -> None:
+    started = await games.play.start_game(ME.id, ME, "user", "hard", board=Board.empty(4, 3))
+    game = started.game
+    assert game is not None and is_forced_win(game.board)
+    assert (await games.play.tap(game.id, BoardRef(ME.id), ME, 0, 5)).played
+    resigned = await games.play.resign(game.id, BoardRef(ME.id), ME)
+    assert resigned.game is not None and resigned.game.is_finished
+    assert not resigned.game.is_rated
+    assert await games.ratings.of_player(ME.id) == []
+    # A win there is no more rated than a loss.
+    won = replace(resigned.game, result=Result.X, end_reason=EndReason.LINE)
+    assert rated_game(won) is None
+    # Kept in /stats, apart and marked; and the final board says why it is unrated.
+    stats = await games.records.stats(ME.id)
+    assert stats.by_opponent == {} and stats.unrated.losses == 1
+    tr = texts_for("en")
+    assert tr.STATS_UNRATED.format(wins=0, losses=1, draws=0) in render_stats(stats, tr)
+    assert tr.UNRATED_FORCED_WIN in render_game(resigned.game).text
+    # The same size with four in a row is no forced win: rated.
+    await lose_to_hard(games, size=4)
+    (mine,) = await games.ratings.of_player(ME.id)
+    assert mine.pool == "ai:big" and mine.games == 1

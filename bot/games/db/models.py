@@ -141,6 +141,13 @@ class Game(Base):
     # When the player to move got the turn, and how often they were nudged since.
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # A game between strangers on the clock (`bot.games.clock_rules`): the time control,
+    # each side's seconds left as of the turn's start, and when the side to move flags.
+    clock_seconds: Mapped[float | None] = mapped_column(Float)
+    clock_delay: Mapped[float | None] = mapped_column(Float)
+    x_clock: Mapped[float | None] = mapped_column(Float)
+    o_clock: Mapped[float | None] = mapped_column(Float)
+    flag_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     version: Mapped[int] = mapped_column(Integer, nullable=False)
     # The version its board message shows (`bot.chores.board_catch_up`): behind `version`
     # until drawn.
@@ -229,6 +236,9 @@ class Rating(Base):
     games: Mapped[int] = mapped_column(Integer, server_default="0")
     # The change the last rated game made, shown by /rating.
     last_change: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The strongest rating the player has won or drawn against here: a provisional rating
+    # stays within reach of it (`rating_rules.bounded`). None until a first win or draw.
+    strongest_scored: Mapped[float | None] = mapped_column(Float)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 

@@ -69,6 +69,11 @@ VIEW_COLUMNS = (
     "second_language",
     "x_rating_change",
     "o_rating_change",
+    "clock_seconds",
+    "clock_delay",
+    "x_clock",
+    "o_clock",
+    "flag_at",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)

@@ -1,0 +1,146 @@
+"""End to end: games between strangers on the clock (a short one here), and ratings that
+mean something. The clock is on both boards and runs on them; a stranger who stops moving
+loses on time within the clock, both told, rated; ❌ who never moves aborts the game,
+unrated, both told. Against Hard on a board the first player wins by force, /rating stays
+as it was and /stats keeps the game apart, marked."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
+
+import pytest
+
+from bot.chores.turn_clock import TurnClock
+from bot.config import Settings
+from bot.games.clock_rules import shown
+from bot.games.db.models import utcnow
+from bot.locales import en, fa
+from tests.e2e.test_matchmaking import ANN, BEN, pair
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import current, send, tap_cell
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+
+CLOCK_SECONDS = 3.0
+
+
+@pytest.fixture
+async def quick(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
+    """The real bot with a short clock for strangers, redrawn often."""
+    runner = BotRunner(
+        telegram,
+        database_url,
+        stranger_clock_seconds=CLOCK_SECONDS,
+        stranger_clock_delay_seconds=0.5,
+        clock_redraw_seconds=0.5,
+    )
+    await runner.start()
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+
+
+async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Wait for the bot's own clock (a chore) to make `check` true."""
+    async with asyncio.timeout(seconds):
+        while not check():  # noqa: ASYNC110 - the fake server has no event for "edited"
+            await asyncio.sleep(0.05)
+
+
+def turn_clock(bot: BotRunner) -> TurnClock:
+    assert bot.application is not None
+    return bot.application.bot_data.running.turn_clock
+
+
+def clock_of(message: StoredMessage) -> str:
+    (line,) = [line for line in message.text.splitlines() if line.startswith("⏱")]
+    return line
+
+
+def test_the_default_clock_keeps_the_promise() -> None:
+    # A player who walks away loses within the clock: under 2 minutes by default.
+    settings = Settings(token="1:x")
+    assert settings.stranger_clock_seconds < 120
+    assert settings.stranger_clock_delay_seconds < settings.stranger_clock_seconds
+
+
+async def test_a_stranger_who_stops_moving_loses_on_time_both_told_and_rated(
+    telegram: FakeTelegram, quick: BotRunner
+) -> None:
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    full = shown(CLOCK_SECONDS)
+    # The clock is on both boards, each in its reader's language.
+    assert clock_of(x_board) == en.CLOCK_LINE.format(x_mark="❌", x=full, o_mark="⭕", o=full)
+    assert clock_of(o_board) == fa.CLOCK_LINE.format(x_mark="❌", x=full, o_mark="⭕", o=full)
+    started = utcnow()
+    await tap_cell(telegram, ANN, x_board, 4)
+    # Ben does not move: his clock runs down on both boards, and he loses on time, at once.
+    await until(lambda: "X wins" in current(telegram, x_board).text.splitlines())
+    flagged_after = (utcnow() - started).total_seconds()
+    assert CLOCK_SECONDS - 0.5 <= flagged_after <= CLOCK_SECONDS + 3
+    final_x, final_o = current(telegram, x_board), current(telegram, o_board)
+    assert en.RESULT_NAME_TIMED_OUT.format(name="Ben") in final_x.text
+    assert clock_of(final_x).endswith("⭕ 0:00")
+    assert fa.OUTCOME_X_WINS in final_o.text.splitlines() and clock_of(final_o).endswith("0:00")
+    # Both told: Ann won, Ben's time ran out.
+    await until(lambda: telegram.last_bot_message(BEN["id"]).text.startswith("⌛"))
+    assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_TIMED_OUT.format(name="Ben")
+    assert "Ann" in telegram.last_bot_message(BEN["id"]).text
+    # The win is rated, on both boards and in /rating.
+    assert "Ann +" in final_x.text and "Ben −" in final_x.text
+    await send(telegram, ANN, "/rating")
+    assert "3×3: 1" in telegram.last_bot_message(ANN["id"]).text
+
+
+async def test_the_clock_runs_on_both_boards(telegram: FakeTelegram, bot: BotRunner) -> None:
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    await tap_cell(telegram, ANN, x_board, 4)
+    seconds = bot.settings.stranger_clock_seconds
+    # Ann's move took (almost) nothing: her clock is full; Ben's runs from her move.
+    assert clock_of(current(telegram, x_board)).startswith(f"⏱ ❌ {shown(seconds)}")
+    await turn_clock(bot).redraw_clocks(utcnow() + timedelta(seconds=seconds / 2))
+    half = shown(seconds / 2)
+    assert clock_of(current(telegram, x_board)).endswith(f"⭕ {half}")
+    assert clock_of(current(telegram, o_board)).endswith(f"⭕ {half}")
+    # Nothing happens while Ben has time.
+    assert await turn_clock(bot).tick(utcnow() + timedelta(seconds=seconds - 2)) == []
+
+
+async def test_x_who_never_moves_aborts_the_game_unrated_both_told(
+    telegram: FakeTelegram, quick: BotRunner
+) -> None:
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    await until(lambda: en.GAME_ABORTED.format(mark="❌") in current(telegram, x_board).text)
+    assert fa.GAME_ABORTED.format(mark="❌") in current(telegram, o_board).text
+    await until(lambda: telegram.last_bot_message(BEN["id"]).text.startswith("بازی با"))
+    assert telegram.last_bot_message(ANN["id"]).text == en.GAME_ABORTED_NOTICE.format(name="Ben")
+    # Counts nowhere: no rating, no record; and Ann is free to look again.
+    await send(telegram, ANN, "/rating")
+    assert telegram.last_bot_message(ANN["id"]).text.startswith(en.RATING_EMPTY)
+    await send(telegram, BEN, "/stats")
+    assert telegram.last_bot_message(BEN["id"]).text == fa.STATS_EMPTY
+    await send(telegram, ANN, "/play")
+    assert telegram.last_bot_message(ANN["id"]).text.startswith("🔎 Looking for an opponent")
+
+
+async def test_hard_on_a_forced_win_board_leaves_the_rating_as_it_was(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ANN, "/start hard 4 3")
+    board = telegram.last_bot_message(ANN["id"])
+    await tap_cell(telegram, ANN, board, 5)
+    await send(telegram, ANN, "/stop")  # a resignation: a loss, unrated on this board
+    final = current(telegram, board)
+    assert "O wins" in final.text.splitlines() and en.UNRATED_FORCED_WIN in final.text
+    assert en.RATING_LINE_AI.split("{")[0] not in final.text
+    await send(telegram, ANN, "/rating")
+    assert telegram.last_bot_message(ANN["id"]).text.startswith(en.RATING_EMPTY)
+    await send(telegram, ANN, "/stats")
+    stats = telegram.last_bot_message(ANN["id"]).text.splitlines()
+    assert en.STATS_UNRATED.format(wins=0, losses=1, draws=0) in stats
+    # Nobody is promised a Hard that never loses where it can: not /help, not the profile.
+    await send(telegram, ANN, "/help")
+    for text in (telegram.last_bot_message(ANN["id"]).text, en.DESCRIPTION, en.SHORT_DESCRIPTION):
+        assert "never loses" not in text.replace("never loses on 3×3", "")
