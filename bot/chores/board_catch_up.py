@@ -147,7 +147,10 @@ class BoardCatchUp:
             unposted = (game.message_id is None and game.inline_message_id is None) or (
                 game.second_chat_id is not None and game.second_message_id is None
             )
-            if unposted and now - first_seen < self._post_grace:
+            if unposted and (game.shown_version > 0 or now - first_seen < self._post_grace):
+                # Shown once: its posting went out (with no answer), and is never posted
+                # again; a tap on it says which message it is. Else the posting may still be
+                # on its way.
                 continue
             drawn += await self._draw(game)
         return drawn

@@ -165,6 +165,23 @@ async def redraw_if_behind(context: BotContext, game: GameView) -> None:
         await context.presenter.show(game)
 
 
+async def attach_tapped(
+    context: BotContext, game: GameView, tapped: MaybeInaccessibleMessage | None
+) -> GameView:
+    """A tap on a board the game does not know yet (a tap that raced its first posting, or
+    whose posting lost its answer; played or refused): the tapped message is the board, from
+    now on (in ⭕'s chat, a stranger game's second). The game as it is then."""
+    if tapped is None or game.chat_id is None:
+        return game
+    if game.message_id is None and tapped.chat.id == game.chat_id:
+        await context.games.chats.attach_message(game.id, tapped.message_id)
+        return replace(game, message_id=tapped.message_id)
+    if game.second_message_id is None and tapped.chat.id == game.second_chat_id:
+        await context.games.chats.attach_message(game.id, tapped.message_id, second=True)
+        return replace(game, second_message_id=tapped.message_id)
+    return game
+
+
 async def answer_and_show(
     query: CallbackQuery,
     context: BotContext,
@@ -176,22 +193,17 @@ async def answer_and_show(
     """Answer the tap (a pop-up when refused) and show the game's new state (on ultimate's
     board, the small board `block` if the player chose one)."""
     tr = texts_of(query.from_user, context)
-    if not result.played or result.game is None:
-        await answer(query, popup(tr, result.status))
-        if result.status in REDRAWN and result.game is not None:
-            await redraw_if_behind(context, result.game)
-        return
     game = result.game
-    tapped = query.message
-    if tapped is not None and game.chat_id is not None:
-        # A tap that raced the board's first posting (or whose posting lost its answer): the
-        # tapped message is the board, from now on (in ⭕'s chat, a stranger game's second).
-        if game.message_id is None and tapped.chat.id == game.chat_id:
-            game = replace(game, message_id=tapped.message_id)
-            await context.games.chats.attach_message(game.id, tapped.message_id)
-        elif game.second_message_id is None and tapped.chat.id == game.second_chat_id:
-            game = replace(game, second_message_id=tapped.message_id)
-            await context.games.chats.attach_message(game.id, tapped.message_id, second=True)
+    if game is not None:
+        game = await attach_tapped(context, game, query.message)
+    if not result.played or game is None:
+        await answer(query, popup(tr, result.status))
+        if game is not None and game is not result.game:
+            # A board unknown till now (refused: out of turn, or behind the game): drawn.
+            await context.presenter.show(game, ai=False)
+        elif result.status in REDRAWN and game is not None:
+            await redraw_if_behind(context, game)
+        return
     mark = game.mark_of(query.from_user.id)
     said = tr.POPUP_JOINED.format(mark=symbol(mark, tr)) if joined and mark is not None else None
     # The answer and the board go out together: the tapper's spinner stops and the board

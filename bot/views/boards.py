@@ -126,9 +126,9 @@ async def show_board(
     post_missing: bool = False,
 ) -> Drawn:
     """Show the game's current state on its board messages. A running game whose chat board
-    is gone (deleted by a user) or was never stored (posting it failed) continues on a fresh
-    one; with `post_missing`, ⭕'s board never posted is posted too (the board catch-up, once
-    the pairing had time to post it). The edited board lights a `hint` cell; ultimate's shows
+    is gone (deleted by a user) continues on a fresh one; with `post_missing`, a board never
+    posted is posted (the board catch-up decides: only for a game whose posting never went
+    out, once the posting had time to). The edited board lights a `hint` cell; ultimate's shows
     the small board `block` chosen. Raises `FrameSkipped` for a `Pace.FRAME` that Telegram's
     flood limits have no room for now."""
     live = game.is_live
@@ -144,12 +144,13 @@ async def show_board(
         where: dict = {"inline_message_id": game.inline_message_id}
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
-    elif game.chat_id is not None and live:
+    elif post_missing and game.chat_id is not None and live:
         posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
         return replace(second, posted=posted)
     else:
-        # A closed game whose board is not known yet (closed while it was being posted):
-        # nothing to update now; the board catch-up draws it once its posting is recorded.
+        # A board not known yet: still being posted, or posted with no answer (it may well be
+        # there: never posted twice; a tap on it says which message it is), or a closed game's
+        # (closed while it was being posted). Nothing to update now.
         return replace(second, complete=False)
     board = _render(hooks, game, hint, block)
     try:

@@ -280,14 +280,19 @@ class Presenter:
         if newest.second_message_id is not None:
             return newest  # posted meanwhile (the board catch-up)
         posted = await send_second_board(self._bot, newest, self.hooks)
-        if posted is None:
-            return newest  # no answer: it may well be there, and is never posted twice
-        await self._chats.attach_message(game.id, posted, second=True)
+        if posted is not None:
+            await self._chats.attach_message(game.id, posted, second=True)
+        # With no answer, it may well be there: posted all the same (never posted twice; a
+        # tap on it says which message it is). So is ❌'s board, posted before this one.
         now = await self._outbox.game(game.id)
         if now is None:
             return replace(newest, second_message_id=posted)
-        if now.version == newest.version == game.version and game.message_id is not None:
+        if now.version == newest.version == game.version:
             # Both boards show the game as paired, and nobody moved since.
             self.hooks.delivered(now)
             return now
+        if posted is None:
+            # Both boards went out at the version paired, at least: shown once, which the
+            # board catch-up reads as posted (it posts only a board never shown).
+            self.hooks.delivered(game)
         return await self.show(now, ai=False)

@@ -5,6 +5,7 @@ timings."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ from bot.telegram.request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner, quiesce
 from tests.support.bot_runner import settle as settle_all
-from tests.support.chat import board_cells, cell_data, game_id_on, words
+from tests.support.chat import board_cells, cell_data, current, game_id_on, send, tap_cell, words
 from tests.support.fake_telegram import EDIT_NOT_FOUND, Call, FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(1001, "Alice")
@@ -330,6 +331,65 @@ async def test_a_board_whose_answer_is_lost_is_posted_once_and_plays_on(
         # And /start again starts a new game on a new board.
         fresh = await new_board(telegram, "/start hard")
         assert fresh.key != board.key and len(telegram.bot_messages(ALICE["id"])) == 2
+    finally:
+        await runner.stop()
+
+
+ANN = FakeTelegram.user(1002, "Ann")
+BEN = FakeTelegram.user(1003, "Ben")
+
+
+def boards_in(tg: FakeTelegram, user: dict[str, Any]) -> list[StoredMessage]:
+    """The board messages in the user's private chat (they have cell buttons)."""
+    return [
+        m for m in tg.bot_messages(user["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
+    ]
+
+
+@pytest.mark.parametrize("lost", ["x", "o"], ids=["❌'s board", "⭕'s board"])
+async def test_a_stranger_board_whose_answer_is_lost_is_posted_once_and_plays_on(
+    telegram: FakeTelegram, database_url: str, monkeypatch: pytest.MonkeyPatch, lost: str
+) -> None:
+    # The soak's orphan: a board of a game between strangers posted with no answer was posted
+    # again (by the pairing's redraw, or by the board catch-up once ❌ had moved), and the
+    # first one stayed in the chat, playable, named by no game.
+    short = functools.partial(app.RetryingRequest, read_timeout=0.5)
+    monkeypatch.setattr(app, "RetryingRequest", short)
+    runner = BotRunner(
+        telegram, database_url, retry_backoff_seconds=0.01, board_catch_up_seconds=0.2
+    )
+    await runner.start()
+    try:
+        await send(telegram, ANN, "/play")
+        blind = ANN if lost == "x" else BEN
+        # ❌ moves while ⭕'s board is still on its way (its answer held back).
+        telegram.lose_answer_next("sendMessage", hold=1.5, chat_id=blind["id"])
+        telegram.send_text(BEN, "/play")
+        await telegram.wait_until(lambda: len(boards_in(telegram, BEN)) == 1, what="⭕'s board")
+        (x_board,) = boards_in(telegram, ANN)
+        assert not (await tap_cell(telegram, ANN, x_board, 4)).get("text")
+        # The board catch-up's rounds go by, well past its grace for a board never posted.
+        await asyncio.sleep(2.0)
+        await settle_all(telegram)
+        assert [len(boards_in(telegram, who)) for who in (ANN, BEN)] == [1, 1]
+        assert len(telegram.lost_answers) == 1
+        # ⭕ taps the board they have: it is the game's, and the game plays on both boards.
+        (o_board,) = boards_in(telegram, BEN)
+        await tap_cell(telegram, BEN, current(telegram, o_board), 0)
+        await settle_all(telegram)
+        o_board = current(telegram, o_board)
+        if board_cells(telegram, o_board) != "O___X____":  # the tap was on a board behind
+            assert not (await tap_cell(telegram, BEN, o_board, 0)).get("text")
+        for cell in (1, 2):
+            assert not (await tap_cell(telegram, ANN, current(telegram, x_board), cell)).get("text")
+            if cell == 1:
+                assert not (await tap_cell(telegram, BEN, current(telegram, o_board), 8)).get(
+                    "text"
+                )
+        await settle_all(telegram)
+        x_board, o_board = current(telegram, x_board), current(telegram, o_board)
+        assert board_cells(telegram, x_board) == board_cells(telegram, o_board) == "OXX_X___O"
+        assert [len(boards_in(telegram, who)) for who in (ANN, BEN)] == [1, 1]
     finally:
         await runner.stop()
 

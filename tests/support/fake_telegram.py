@@ -483,6 +483,8 @@ class FakeTelegram:
         self._forbidden: dict[int, str] = {}
         #: Answers still to be lost (:meth:`lose_answer_next`): a hold in seconds, or None.
         self._answers_to_lose: dict[str, deque[float | None]] = {}
+        #: Chats whose calls alone lose their answers, by method (see :meth:`lose_answer_next`).
+        self._lose_chats: dict[str, int] = {}
         self._holds: dict[str, int] = {}
         #: Chats whose calls alone are held, by method (see :meth:`hold_next`).
         self._hold_chats: dict[str, int] = {}
@@ -674,7 +676,7 @@ class FakeTelegram:
             if not polling:
                 self._inflight -= 1
         self._record(canonical, params, result, error, started)
-        if error is None and self._answers_to_lose.get(canonical.lower()):
+        if error is None and self._loses_here(canonical, params):
             return await self._lose_answer(request, canonical, result)
         if error is not None:
             return web.json_response(error.envelope(), status=error.error_code)
@@ -1429,6 +1431,7 @@ class FakeTelegram:
         self._failures.clear()
         self._drops.clear()
         self._answers_to_lose.clear()
+        self._lose_chats.clear()
 
     def drop_next(self, method: str, count: int = 1) -> None:
         """Make the next ``count`` calls of ``method`` fail at the network level: the request is
@@ -1536,18 +1539,38 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ test side: lost answers
 
-    def lose_answer_next(self, method: str, count: int = 1, *, hold: float | None = None) -> None:
-        """Carry out the next ``count`` calls of ``method``, then lose their answers: close the
-        connection without one (the client sees "server disconnected"), or, with ``hold``,
-        hold the answer back that many seconds, past a client's read timeout (then it is sent
-        if the client is still there). Unlike :meth:`drop_next`, the call did happen: it is recorded
-        with ``ok=True`` (a message is stored) and listed in :attr:`lost_answers`."""
+    def lose_answer_next(
+        self,
+        method: str,
+        count: int = 1,
+        *,
+        hold: float | None = None,
+        chat_id: int | None = None,
+    ) -> None:
+        """Carry out the next ``count`` calls of ``method`` (to ``chat_id`` only, if given),
+        then lose their answers: close the connection without one (the client sees "server
+        disconnected"), or, with ``hold``, hold the answer back that many seconds, past a
+        client's read timeout (then it is sent if the client is still there). Unlike
+        :meth:`drop_next`, the call did happen: it is recorded with ``ok=True`` (a message is
+        stored) and listed in :attr:`lost_answers`."""
         self._answers_to_lose.setdefault(method.lower(), deque()).extend([hold] * count)
+        if chat_id is not None:
+            self._lose_chats[method.lower()] = chat_id
+
+    def _loses_here(self, method: str, params: JSONDict) -> bool:
+        """Whether this call's answer is one to lose (its chat's, if only one chat's are)."""
+        key = method.lower()
+        if not self._answers_to_lose.get(key):
+            return False
+        chat_id = self._lose_chats.get(key)
+        return chat_id is None or str(params.get("chat_id")) == str(chat_id)
 
     async def _lose_answer(
         self, request: web.Request, method: str, result: Any
     ) -> web.StreamResponse:
         hold = self._answers_to_lose[method.lower()].popleft()
+        if not self._answers_to_lose[method.lower()]:
+            self._lose_chats.pop(method.lower(), None)
         self.lost_answers.append(self.calls[-1])
         transport = request.transport
         if hold is not None and transport is not None:
