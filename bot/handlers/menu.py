@@ -187,6 +187,9 @@ async def start_game(
     if not await claimed_by(context, started.claim):
         return ()
     if started.underway is not None:
+        # Asked first about the game underway; a search stops all the same: /start says
+        # the player means to play something else now.
+        await stop_searching(context, user.id, LeftQueue.CANCELLED)
         tr = texts_of(user, context)
         name = opponent_name(started.underway, user.id, tr)
         await context.bot.send_message(

@@ -149,6 +149,8 @@ async def stop(update: Update, context: BotContext) -> None:
     context.ai_matches.cancel(game.id)
     await context.presenter.show(game)  # a closed game: nothing to post afresh
     await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
+    if chat.type == chat.PRIVATE:  # a search beside the game ends with it
+        await stop_searching(context, user.id, LeftQueue.CANCELLED)
     if game.is_ai_match:
         await message.reply_text(tr.STOPPED_AI_MATCH)
     elif game.status == GameStatus.CANCELLED:

@@ -390,6 +390,21 @@ class Journey(RuleBasedStateMachine):
             return
         self.do("pair up", self._pair_up(first, second))
 
+    @rule(who=st.integers(0, 3), how=st.sampled_from(["/stop", "cancel", "/start easy"]))
+    def search_and_cancel(self, who: int, how: str) -> None:
+        """Someone looks for a stranger, then thinks better of it (/stop, the waiting message's
+        Cancel, or a game against the AI): no longer looking, whatever came meanwhile."""
+        user = self.person(who)
+        if user["id"] in self.blocked:
+            return
+        self.do("search and cancel", self._search_and_cancel(user, how))
+
+    @rule()
+    def wait_out(self) -> None:
+        """Everyone looking for a stranger waits past QUEUE_WAIT_SECONDS: they leave the queue,
+        and their waiting message says so (no Cancel left on it)."""
+        self.do("wait out", self._wait_out())
+
     @rule(ticks=st.integers(1, 2))
     def walk_away(self, ticks: int) -> None:
         """Nobody moves for two turns' time: the turn clock nudges every turn left waiting
@@ -466,6 +481,44 @@ class Journey(RuleBasedStateMachine):
         await self._send(first, "/play", None)
         await self._settle()
         await self._send(second, "/play", None)
+
+    async def _search_and_cancel(self, user: dict[str, Any], how: str) -> None:
+        await self._send(user, "/play", None)
+        await self._settle()
+        if how == "cancel":
+            waiting = [m for m in self.tg.bot_messages(user["id"]) if _has_cancel(self.tg, m)]
+            if waiting:
+                await self._tap(user, waiting[-1], "qc", 1)
+        else:
+            await self._send(user, how, None)
+        await self._settle()
+        assert not await self._queued(user["id"]), ("still looking after", how)
+
+    async def _wait_out(self) -> None:
+        application = self.world.bot.application
+        assert application is not None
+        matchmaker = application.bot_data.running.matchmaker
+        async with self.world.engine.connect() as db:
+            looking = [
+                uid for (uid,) in await db.execute(text("SELECT player_id FROM match_queue"))
+            ]
+        limit, matchmaker.wait_limit = matchmaker.wait_limit, timedelta(0)
+        try:
+            await matchmaker.round()
+        finally:
+            matchmaker.wait_limit = limit
+        await self._settle()
+        for uid in looking:
+            assert not await self._queued(uid), "waited past the limit and still looking"
+            left = [m for m in self.tg.bot_messages(uid) if _has_cancel(self.tg, m)]
+            assert not left, ("a waiting message still offers Cancel", [m.text for m in left])
+
+    async def _queued(self, user_id: int) -> bool:
+        async with self.world.engine.connect() as db:
+            count = await db.scalar(
+                text("SELECT count(*) FROM match_queue WHERE player_id = :uid"), {"uid": user_id}
+            )
+        return bool(count)
 
     async def _walk_away(self, ticks: int) -> None:
         application = self.world.bot.application
@@ -787,6 +840,11 @@ def _unclocked(text: str) -> str:
     """A board's text but its clock line: a running clock is redrawn as it runs
     (`clock_rules`), so the board may show it read later than the stored turn's start."""
     return "\n".join(line for line in text.splitlines() if not line.startswith("⏱"))
+
+
+def _has_cancel(tg: FakeTelegram, message: StoredMessage) -> bool:
+    """Whether a message is a live waiting message (its Cancel button)."""
+    return any(data == "qc" for row in tg.keyboard(message) for _, data in row)
 
 
 def test_journeys_across_every_feature(both_clocks: str, world: World) -> None:
