@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecatio
 GROUP = FakeTelegram.group_chat(-100321, "Busy group")
 ALICE = FakeTelegram.user(4001, "Alice")
 #: Refills so slow that nothing is refilled while a test runs.
-SLOW = 1000.0
+SLOW = 1_000_000.0
 #: Telegram's windows shortened 20 times: a group's 20 a minute is 20 in 3 s, a private chat's
 #: one a second one in 50 ms (wide enough for a busy machine's jitter).
 SCALE = 0.05
