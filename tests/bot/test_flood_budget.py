@@ -150,14 +150,12 @@ async def test_two_gates_sharing_a_database_send_no_faster_than_one(
     strict_fake: FakeTelegram, engines: tuple[AsyncEngine, AsyncEngine]
 ) -> None:
     limits = TELEGRAM_FLOOD_LIMITS.scaled(SCALE)
-    took = await two_instances_send(strict_fake, limits, engines)
+    # (How fast they went is the benchmark's to say, `bench/flood_budget.py`: no timed
+    # assertion here. A stall would end in the test's timeout, with the calls unsent.)
+    await two_instances_send(strict_fake, limits, engines)
     sent = [c for c in strict_fake.calls if c.method == "sendMessage" and c.ok]
     assert strict_fake.too_many_requests == []
     assert len(sent) == 2 * (TO_GROUP + TO_ALICE)
-    # As fast as one instance may go: the group's messages past its burst of 19 (3 s for 20 on
-    # these windows) set the pace; waiting much longer would mean the instances stall.
-    group_pace = 3.0 / 20 * (2 * TO_GROUP - 19)
-    assert took < 3 * group_pace + 2.0, took
 
 
 async def test_without_the_shared_budget_two_gates_are_refused(
