@@ -59,11 +59,7 @@ class WebhookInbox:
     async def receive(self, update: Update, body: str) -> None:
         """Store the update (raises if the database cannot: then Telegram must not get 200),
         then have it handled."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._arrived.append((update.update_id, body, future))
-        if self._storing is None or self._storing.done():
-            self._storing = asyncio.create_task(self._store(), name="inbox store")
-        await future
+        await self._stored_soon(update.update_id, body)
         self._stored.add(update.update_id)
         self._handle_later(update)
 
@@ -80,18 +76,20 @@ class WebhookInbox:
             return
         bodies = {update.update_id: body for update, body in batch}
         left = [uid for uid in bodies if uid in self._handling]
-        futures = []
-        for update_id in left:
-            future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._arrived.append((update_id, bodies[update_id], future))
-            futures.append(future)
-        if self._storing is None or self._storing.done():
-            self._storing = asyncio.create_task(self._store(), name="inbox store")
-        await asyncio.gather(*futures)
+        await asyncio.gather(*(self._stored_soon(uid, bodies[uid]) for uid in left))
         for update_id in left:
             self._stored.add(update_id)
             if update_id not in self._handling:
                 self._forget(update_id)  # handled while its row was written
+
+    def _stored_soon(self, update_id: int, body: str) -> asyncio.Future[None]:
+        """The update's row, written with those arriving in the same turn of the loop (one
+        INSERT); the future fails if the database cannot."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._arrived.append((update_id, body, future))
+        if self._storing is None or self._storing.done():
+            self._storing = asyncio.create_task(self._store(), name="inbox store")
+        return future
 
     async def _store(self) -> None:
         await asyncio.sleep(0)  # the updates arriving in this turn of the loop go together
