@@ -22,6 +22,7 @@ the start of the current turn (`x_clock`, `o_clock`), and when the side to move 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -39,6 +40,41 @@ class Clock:
 
 DEFAULT_CLOCK = Clock()
 
+#: The controls `/play` takes (`3+2`: three minutes a side, up to 2 s back a move): whole
+#: minutes, as game servers offer them, from bullet to a slow game.
+MINUTES = range(1, 11)
+DELAYS = range(0, 31)
+_CONTROL = re.compile(r"(\d{1,2}(?:\.\d{1,2})?)\+(\d{1,2}(?:\.\d{1,2})?)")
+
+
+def clock_key(clock: Clock) -> str:
+    """`1+5`: a control as it is written (minutes a side + seconds back a move, to a
+    hundredth: a host's default may be any `STRANGER_CLOCK_SECONDS`)."""
+    return f"{round(clock.seconds / 60, 2):g}+{round(clock.delay, 2):g}"
+
+
+def clock_of_key(key: str) -> Clock | None:
+    """The control a key names (the inverse of `clock_key`, for any host's default too:
+    up to an hour a side and a minute back)."""
+    found = _CONTROL.fullmatch(key)
+    if found is None:
+        return None
+    minutes, delay = float(found.group(1)), float(found.group(2))
+    if not 0 < minutes <= 60 or delay > 60:
+        return None
+    return Clock(minutes * 60, delay)
+
+
+def parse_clock(word: str) -> Clock | None:
+    """A control a player typed (`3+2`): whole minutes in `MINUTES`, seconds in `DELAYS`."""
+    found = _CONTROL.fullmatch(word.strip())
+    if found is None or not found.group(1).isdigit() or not found.group(2).isdigit():
+        return None
+    minutes, delay = int(found.group(1)), int(found.group(2))
+    if minutes not in MINUTES or delay not in DELAYS:
+        return None
+    return Clock(minutes * 60.0, float(delay))
+
 
 def with_clock(game: GameView, clock: Clock, now: datetime) -> GameView:
     """A new game between strangers with `clock` on both sides, ❌'s running from `now`."""
@@ -54,6 +90,13 @@ def with_clock(game: GameView, clock: Clock, now: datetime) -> GameView:
 
 def is_clocked(game: GameView) -> bool:
     return game.clock_seconds is not None
+
+
+def control_of(game: GameView) -> Clock | None:
+    """The time control a game is played with (None: no clock)."""
+    if game.clock_seconds is None:
+        return None
+    return Clock(game.clock_seconds, game.clock_delay or 0.0)
 
 
 def stored_left(game: GameView, mark: str) -> float:

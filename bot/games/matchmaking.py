@@ -19,7 +19,7 @@ from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
 from bot.games import lifecycle, player_rows, reads, store
-from bot.games.clock_rules import DEFAULT_CLOCK, Clock, with_clock
+from bot.games.clock_rules import DEFAULT_CLOCK, Clock, clock_key, clock_of_key, with_clock
 from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_of_key, pairs
@@ -73,29 +73,46 @@ class Matchmaking:
         self._clock = clock  # every game between strangers is on it (`clock_rules`)
 
     async def join(
-        self, user: PlayerInfo, chat_id: int, board: str, language: str | None
+        self,
+        user: PlayerInfo,
+        chat_id: int,
+        board: str,
+        language: str | None,
+        clock: Clock | None = None,
     ) -> JoinResult:
-        """The user looks for an opponent on `board` (a `pairing.board_key`), from their
-        private chat: paired at once with someone in reach, else queued."""
+        """The user looks for an opponent on `board` (a `pairing.board_key`) with `clock`
+        (None: the default), from their private chat: paired at once with someone in reach,
+        else queued."""
         now = utcnow()
+        control = clock_key(clock) if clock is not None else None
+        if control == clock_key(self._clock):
+            control = None  # the default: paired with everyone on it
         pool = pool_of(board_of_key(board))
         rating = (await self._ratings.rating_in(user.id, pool)).rating
         try:
             async with self._store.transaction() as session:
                 await player_rows.upsert_player(session, user)
                 joined = await _queued(session, user.id)
-                if joined is not None and joined.board != board:
-                    # Another board: the same entry (and waiting message), its wait begun anew.
+                if joined is not None and (joined.board, joined.clock) != (board, control):
+                    # Another board or clock: the same entry (and waiting message), its wait
+                    # begun anew.
                     await session.execute(
                         update(QueueEntry)
                         .where(QueueEntry.player_id == user.id)
-                        .values(board=board, rating=rating, joined_at=now, offered_ai=False)
+                        .values(
+                            board=board,
+                            clock=control,
+                            rating=rating,
+                            joined_at=now,
+                            offered_ai=False,
+                        )
                     )
                 elif joined is None:
                     await session.execute(
                         insert(QueueEntry).values(
                             player_id=user.id,
                             board=board,
+                            clock=control,
                             rating=rating,
                             chat_id=chat_id,
                             language=language,
@@ -230,7 +247,9 @@ class Matchmaking:
                     return None
                 taken = await session.execute(
                     delete(QueueEntry).where(
-                        QueueEntry.player_id.in_(ids), QueueEntry.board == first.board
+                        QueueEntry.player_id.in_(ids),
+                        QueueEntry.board == first.board,
+                        QueueEntry.clock.is_not_distinct_from(first.clock),
                     )
                 )
                 if taken.rowcount != 2:
@@ -251,12 +270,16 @@ class Matchmaking:
                     second_chat_id=second.chat_id,
                     second_language=second.language,
                 )
-                draft = with_clock(draft, self._clock, now)
+                draft = with_clock(draft, self.clock_of(first), now)
                 return (await store.insert(session, draft)).view
         except (_Gone, *LOST_RACE, DBAPIError):
             # Someone left the pair, or PostgreSQL broke a deadlock between two instances
             # pairing crosswise: the survivor paired, the next round tries the rest.
             return None
+
+    def clock_of(self, waiting: Waiting) -> Clock:
+        """The time control `waiting` looks for."""
+        return (clock_of_key(waiting.clock) if waiting.clock else None) or self._clock
 
     async def stranger_game_of(self, user_id: int) -> GameView | None:
         """The user's running game against a stranger, if any."""
@@ -299,6 +322,7 @@ def _requeued(waiting: Waiting) -> Any:
     return insert(QueueEntry).values(
         player_id=waiting.player_id,
         board=waiting.board,
+        clock=waiting.clock,
         rating=waiting.rating,
         chat_id=waiting.chat_id,
         message_id=waiting.message_id,
@@ -326,6 +350,7 @@ def _waiting(row: Any) -> Waiting:
         joined_at=joined_at,
         shown_at=aware(row.shown_at),
         offered_ai=bool(row.offered_ai),
+        clock=row.clock,
     )
 
 

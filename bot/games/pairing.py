@@ -1,11 +1,11 @@
 """Who plays whom from the matchmaking queue: pure rules on plain values.
 
-Two players waiting for the same board are paired when their ratings are within the window
-of the one who has waited longer: ±100 at once, widening by 10 points a second, so that
-after a minute and a half anyone waiting on that board will do. The longest waiting are
-served first, each with the nearest rating in reach. Nobody is paired with themselves or with
-someone either of them blocked. After AI_OFFER_AFTER with no one, the bot offers the AI level
-nearest the player's rating; they may keep waiting.
+Two players waiting for the same board and time control are paired when their ratings are
+within the window of the one who has waited longer: ±100 at once, widening by 10 points a
+second, so that after a minute and a half anyone waiting on that board will do. The longest
+waiting are served first, each with the nearest rating in reach. Nobody is paired with
+themselves or with someone either of them blocked. After AI_OFFER_AFTER with no one, the bot
+offers the AI level nearest the player's rating; they may keep waiting.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ class Waiting:
     joined_at: datetime
     shown_at: datetime | None = None
     offered_ai: bool = False
+    clock: str | None = None  # `clock_rules.clock_key`; None: the bot's default
 
     def waited(self, now: datetime) -> timedelta:
         return max(timedelta(0), now - self.joined_at)
@@ -51,7 +52,8 @@ def pairs(
     waiting: Iterable[Waiting], blocked: set[frozenset[int]], now: datetime
 ) -> list[tuple[Waiting, Waiting]]:
     """The pairs to make now: the longest waiting first, each with the nearest rating in its
-    window on the same board. In each pair the one who waited longer comes first (plays ❌)."""
+    window on the same board and clock. In each pair the one who waited longer comes first
+    (plays ❌)."""
     queue = sorted(waiting, key=lambda w: (w.joined_at, w.player_id))
     taken: set[int] = set()
     made = []
@@ -65,6 +67,7 @@ def pairs(
             if other.player_id not in taken
             and other.player_id != first.player_id
             and other.board == first.board
+            and other.clock == first.clock
             and abs(other.rating - first.rating) <= reach
             and frozenset((first.player_id, other.player_id)) not in blocked
         ]

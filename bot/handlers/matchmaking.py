@@ -10,6 +10,7 @@ from telegram import (
 )
 
 from bot.context import BotContext
+from bot.games.clock_rules import clock_of_key
 from bot.games.model import USER, PlayerKind
 from bot.games.pairing import board_of_key
 from bot.handlers.common import (
@@ -59,7 +60,8 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
         return
     await answer(query)
     board = board_of_key(tap.board or "3x3").shape
-    await look_for_opponent(context, chat.id, query.from_user, board)
+    clock = clock_of_key(tap.clock) if tap.clock else None
+    await look_for_opponent(context, chat.id, query.from_user, board, clock)
 
 
 async def tap_block(tapped: Tapped[BlockPlayerTap], context: BotContext) -> None:

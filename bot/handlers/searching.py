@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
 from bot.context import BotContext
+from bot.games.clock_rules import Clock
 from bot.games.matchmaking import JoinStatus, LeftQueue
 from bot.games.model import GameView
 from bot.games.pairing import Waiting, board_key
@@ -34,23 +35,24 @@ async def play(
         )
         await message.reply_text(tr.QUEUE_PRIVATE_ONLY, reply_markup=InlineKeyboardMarkup([[link]]))
         return
-    board = parse_play_args(args)
-    if board is None:
+    seek = parse_play_args(args)
+    if seek is None:
         await message.reply_text(tr.PLAY_USAGE)
         return
-    await look_for_opponent(context, chat.id, user, board)
+    await look_for_opponent(context, chat.id, user, seek.board, seek.clock)
 
 
 async def look_for_opponent(
-    context: BotContext, chat_id: int, user: User, board: BoardSize
+    context: BotContext, chat_id: int, user: User, board: BoardSize, clock: Clock | None = None
 ) -> None:
-    """Join the queue: paired at once (both boards posted), or a waiting message with Cancel
-    (the one they have already, if they were waiting: edited, never a second one), or told
-    to finish the game against a stranger they play already."""
+    """Join the queue (with `clock`; None: the default): paired at once (both boards
+    posted), or a waiting message with Cancel (the one they have already, if they were
+    waiting: edited, never a second one), or told to finish the game against a stranger they
+    play already."""
     tr = texts_of(user, context)
     language = context.chosen_language or user.language_code
     result = await context.games.matchmaking.join(
-        player_from(user), chat_id, board_key(board), language
+        player_from(user), chat_id, board_key(board), language, clock
     )
     if result.status is JoinStatus.PLAYING and result.game is not None:
         opponent = other(result.game.mark_of(user.id) or X)

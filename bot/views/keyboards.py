@@ -7,6 +7,7 @@ from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
+from bot.games.clock_rules import control_of
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
 from bot.views import ultimate as ultimate_view
 from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
@@ -247,7 +248,8 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))]]
     if game.is_between_strangers:
         # Each button acts for its tapper alone: queue again, or never meet this one again.
-        again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, play_someone(game.board))
+        someone = play_someone(game.board, control_of(game))
+        again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, someone)
         block = _button(tr.BUTTON_BLOCK, BlockPlayerTap(game.id))
         return [[again_someone], [block, *reviews]]
     if game.is_between_people:

@@ -40,7 +40,10 @@ def render_waiting(waiting: Waiting, now: datetime, tr: Texts, *, offer: bool) -
     """ "Looking for an opponent… (12 s)" with Cancel; with `offer`, the AI level nearest the
     player's rating too."""
     seconds = int(waiting.waited(now).total_seconds())
-    text = tr.QUEUE_LOOKING.format(board=board_label(waiting.board, tr), seconds=seconds)
+    board = board_label(waiting.board, tr)
+    if waiting.clock is not None:  # a control of their choosing (the default goes unsaid)
+        board = f"{board}, ⏱ {waiting.clock}"
+    text = tr.QUEUE_LOOKING.format(board=board, seconds=seconds)
     rows = [[InlineKeyboardButton(tr.BUTTON_CANCEL, callback_data=STOP_LOOKING)]]
     if offer:
         level = offered_level(waiting)

@@ -19,8 +19,9 @@ ia:<user>:<level>:<cell>:<sig>  inline game against the AI: <user>'s first move
 fy:<user> fn:<user>         /forget: yes, delete everything about <user> / keep it
 menu[:<size>:<k>], help     show the menu (for a board size), the help
 lang:<code>                 /language: speak this language (a catalog's code) with me
-qp:<board>                  play someone on <board> (a `pairing.board_key`: 3x3, 6x6k5,
-                            ultimate): the tapper joins the queue, from their private chat
+qp:<board>[:<clock>]        play someone on <board> (a `pairing.board_key`: 3x3, 6x6k5,
+                            ultimate) with <clock> (a time control: 3+2; else the default):
+                            the tapper joins the queue, from their private chat
 qc                          stop looking (the tapper's own queue entry)
 qa:<level>:<board>          play the AI at <level> instead, on <board>
 bk:<game>                   don't pair me with my opponent of <game> again
@@ -42,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.games.clock_rules import Clock, clock_key, clock_of_key
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from bot.games.pairing import ULTIMATE_KEY, board_key
 from bot.views.texts import available_languages
@@ -177,11 +179,13 @@ class LanguageTap:
 
 @dataclass(frozen=True)
 class QueueTap:
-    """qp, qc, qa: `board` (a `pairing.board_key`) for qp and qa, `level` for qa."""
+    """qp, qc, qa: `board` (a `pairing.board_key`) for qp and qa, `level` for qa, a time
+    control for qp."""
 
     kind: str
     board: str | None = None
     level: Level | None = None
+    clock: str | None = None  # qp: a `clock_rules.clock_key`; None: the bot's default
 
 
 @dataclass(frozen=True)
@@ -252,6 +256,7 @@ def _seated(tap: NewGameTap) -> bool:
 GAME, ID = Number(MAX_GAME_ID), Number()
 KIND, LEVEL = Choice(lambda: PLAYER_KINDS), Choice(lambda: LEVELS)
 BOARD_KEY = Checked(_is_board_key)
+CLOCK_KEY = Optional(Checked(lambda key: clock_of_key(key) is not None))
 BOARD, CHAT, INLINE, ANYWHERE = Place.BOARD, Place.CHAT, Place.INLINE, Place.ANYWHERE
 #: A new game's buttons (n, nr): a menu's, for any board; X's and O's kinds, then one or two
 #: more `user`s for a game of three or four.
@@ -284,7 +289,7 @@ TABLE = Table(
     button(INLINE_AI, InlineAiTap, INLINE, sized=True, creator_id=ID, level=LEVEL, cell=ID),
     button(FORGET_YES, ForgetTap, ANYWHERE, confirmed=True, user_id=ID),
     button(FORGET_NO, ForgetTap, ANYWHERE, confirmed=False, user_id=ID),
-    button(PLAY_SOMEONE, QueueTap, CHAT, kind=PLAY_SOMEONE, board=BOARD_KEY),
+    button(PLAY_SOMEONE, QueueTap, CHAT, kind=PLAY_SOMEONE, board=BOARD_KEY, clock=CLOCK_KEY),
     button(STOP_LOOKING, QueueTap, CHAT, kind=STOP_LOOKING),
     button(PLAY_AI_INSTEAD, QueueTap, CHAT, kind=PLAY_AI_INSTEAD, level=LEVEL, board=BOARD_KEY),
     button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, game_id=GAME),
@@ -313,6 +318,7 @@ def pattern(*kinds: str) -> re.Pattern[str]:
     return TABLE.pattern(*kinds)
 
 
-def play_someone(board: Board | BoardSize) -> QueueTap:
-    """Play someone on this board."""
-    return QueueTap(PLAY_SOMEONE, board_key(board))
+def play_someone(board: Board | BoardSize, clock: Clock | None = None) -> QueueTap:
+    """Play someone on this board (with this time control; None: the bot's default)."""
+    control = None if clock is None else clock_key(clock)
+    return QueueTap(PLAY_SOMEONE, board_key(board), clock=control)

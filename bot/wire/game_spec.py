@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.games.clock_rules import Clock, parse_clock
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from core.board import CLASSIC, SIZES, BoardSize, board_size
 from core.positions import ULTIMATE
@@ -60,10 +61,25 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
     return board_size(size, int(words[1]))
 
 
-def parse_play_args(args: list[str]) -> BoardSize | None:
-    """/play's words: none → 3×3; `ultimate`; a size (and k) as /start takes them."""
+@dataclass(frozen=True)
+class Seek:
+    """What /play looks for: a board, and a time control (None: the bot's default)."""
+
+    board: BoardSize
+    clock: Clock | None = None
+
+
+def parse_play_args(args: list[str]) -> Seek | None:
+    """/play's words: none → 3×3; `ultimate`; a size (and k) as /start takes them; and,
+    anywhere among them, a time control (`3+2`)."""
     words = "_".join(args).lower().replace("_", " ").split()
-    return ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
+    controls = [word for word in words if "+" in word]
+    clock = parse_clock(controls[0]) if len(controls) == 1 else None
+    if controls and clock is None:
+        return None
+    words = [word for word in words if "+" not in word]
+    board = ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
+    return None if board is None else Seek(board, clock)
 
 
 def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:

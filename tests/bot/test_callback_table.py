@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from bot.app import BUTTONS
 from bot.handlers.taps import Tapped
 from bot.wire.callback_data import (
+    CLOCK_KEY,
     TABLE,
     CellTap,
     GameTap,
@@ -50,6 +51,7 @@ BOARDS = st.one_of(
     st.just(ULTIMATE),
     st.integers(3, 8).flatmap(lambda n: st.integers(3, n).map(lambda k: BoardSize(n, k))),
 )
+CLOCK_KEYS = st.builds("{}+{}".format, st.integers(1, 10), st.integers(0, 30))
 BOARD_KEYS = BOARDS.map(lambda b: "ultimate" if b == ULTIMATE else f"{b.size}x{b.size}k{b.k}")
 NUMBERS_NEAR = [0, 1, 2**31 - 1, 2**53 + 1, MAX_ID]
 
@@ -62,6 +64,8 @@ def values(field: Field) -> st.SearchStrategy[Any]:
             return st.one_of(st.integers(0, maximum), st.sampled_from([*edges, maximum]))
         case Choice(choices):
             return st.sampled_from(list(choices()))
+        case Checked() if field == CLOCK_KEY.field:
+            return CLOCK_KEYS
         case Checked():
             return BOARD_KEYS.map(lambda key: "3x3" if key == "3x3k3" else key)
         case Flag():

@@ -183,3 +183,42 @@ async def test_help_and_welcome_name_the_commands_and_play_has_its_own_usage(
     await send(telegram, CID, "/play", chat=group)
     link = telegram.last_bot_message(group["id"]).reply_markup
     assert "?start=play" in str(link)
+
+
+async def test_play_takes_a_time_control_and_pairs_only_on_it(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    await send(telegram, ANN, "/play 3+2")
+    (waiting,) = waiting_messages(telegram, ANN)
+    assert current(telegram, waiting).text.startswith("🔎 Looking for an opponent: 3×3, ⏱ 3+2…")
+    # Ben wants the default clock: not Ann's, so both wait.
+    await send(telegram, BEN, "/play")
+    assert sorted(await queued(engine)) == [ANN["id"], BEN["id"]]
+    assert not boards_of(telegram, ANN) and not boards_of(telegram, BEN)
+    # Cid asks for Ann's control (written with the board after it): paired with her.
+    await send(telegram, CID, "/play 3+2 3")
+    (game,) = await stranger_games(engine)
+    assert (game.clock_seconds, game.clock_delay) == (180.0, 2.0)
+    assert {game.x_player_id, game.o_player_id} == {ANN["id"], CID["id"]}
+    assert "3:00" in boards_of(telegram, CID)[-1].text
+    assert await queued(engine) == [BEN["id"]]
+    # A new search from the finished game's button keeps its control.
+    await send(telegram, CID, "/stop")
+    again = en.BUTTON_PLAY_SOMEONE_AGAIN
+    board = next(m for m in reversed(boards_of(telegram, ANN)) if again in str(m.reply_markup))
+    await press(telegram, ANN, current(telegram, board), again)
+    assert waiting_messages(telegram, ANN)[-1].text.startswith(
+        "🔎 Looking for an opponent: 3×3, ⏱ 3+2…"
+    )
+    # The default asked for in words is the default: Ben's search, and he is paired.
+    await send(telegram, CID, "/play 1+5")
+    assert await queued(engine) == [ANN["id"]]
+
+
+async def test_a_control_out_of_reach_gets_plays_usage(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    for words in ("/play 3+99", "/play 0+5", "/play 3+2 5+5", "/play 3-2"):
+        await send(telegram, CID, words)
+        assert telegram.last_bot_message(CID["id"]).text == en.PLAY_USAGE, words
+    assert await queued(engine) == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.games import clock_rules, lifecycle
 from bot.games.clock_rules import Clock
@@ -84,3 +86,35 @@ def test_a_game_without_a_clock_keeps_the_friends_timeout() -> None:
 )
 def test_a_clock_reads_in_whole_seconds_rounded_up(seconds: float, shown: str) -> None:
     assert clock_rules.shown(seconds) == shown
+
+
+@pytest.mark.parametrize(
+    ("word", "clock"),
+    [
+        ("1+5", Clock(60, 5)),
+        ("3+2", Clock(180, 2)),
+        ("10+0", Clock(600, 0)),
+        ("5+30", Clock(300, 30)),
+    ],
+)
+def test_a_typed_control_reads_as_minutes_a_side_and_seconds_back(word: str, clock: Clock) -> None:
+    assert clock_rules.parse_clock(word) == clock
+    assert clock_rules.clock_key(clock) == word
+    assert clock_rules.clock_of_key(word) == clock
+
+
+@pytest.mark.parametrize(
+    "word", ["0+5", "11+0", "3+31", "3+", "+2", "3-2", "1.5+5", "3+2+1", "x+y"]
+)
+def test_a_control_out_of_reach_is_refused(word: str) -> None:
+    assert clock_rules.parse_clock(word) is None
+
+
+@given(st.floats(1.0, 3600.0), st.floats(0.0, 60.0))
+def test_any_hosts_default_control_survives_its_key(seconds: float, delay: float) -> None:
+    """A host's default (STRANGER_CLOCK_SECONDS may be anything from 1 s to an hour) has a
+    key that reads back to itself, within the key's hundredth of a minute."""
+    key = clock_rules.clock_key(Clock(seconds, delay))
+    back = clock_rules.clock_of_key(key)
+    assert back is not None and clock_rules.clock_key(back) == key
+    assert abs(back.seconds - seconds) <= 0.3 and abs(back.delay - delay) <= 0.005

@@ -253,6 +253,9 @@ class QueueEntry(Base):
         ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
     )
     board: Mapped[str] = mapped_column(String(16))
+    # The time control sought (`clock_rules.clock_key`); NULL: the bot's default, so that a
+    # host who changes the default pairs everyone waiting for it alike.
+    clock: Mapped[str | None] = mapped_column(String(16))
     # The player's rating in the board's pool when they joined.
     rating: Mapped[float] = mapped_column(Float)
     chat_id: Mapped[int] = mapped_column(BigInteger)
