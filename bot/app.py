@@ -163,7 +163,12 @@ BUTTONS: dict[tuple[str, ...], taps.TapHandler] = {
     (data.INLINE_AI,): inline.tap_ai_cell,
     (data.FORGET_YES, data.FORGET_NO): privacy.tap_forget,
     (data.LANGUAGE,): language.tap_language,
-    (data.PLAY_SOMEONE, data.STOP_LOOKING, data.PLAY_AI_INSTEAD): matchmaking.tap_queue,
+    (
+        data.PLAY_SOMEONE,
+        data.PLAY_SOMEONE_RESIGNING,
+        data.STOP_LOOKING,
+        data.PLAY_AI_INSTEAD,
+    ): matchmaking.tap_queue,
     (data.BLOCK_PLAYER,): matchmaking.tap_block,
     (data.LADDER,): ratings.tap_ladder,
 }

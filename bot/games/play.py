@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from sqlalchemy import update
+
 from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
@@ -27,9 +29,6 @@ from core.board import Board, MoveError, NotNumbersError
 from core.notation import plain_digits
 from core.positions import parse_typed
 
-#: How many games between strangers `Play.first_chatter` remembers.
-ROOMS_REMEMBERED = 10_000
-
 
 def looks_like_move(text: str) -> bool:
     """Whether typed text is meant as a move (digits, whatever their script, and the
@@ -38,31 +37,30 @@ def looks_like_move(text: str) -> bool:
     return bool(words) and all(c.isdigit() or c in " ,-rRcC" for c in words)
 
 
-class StrangerRooms:
-    """The games between strangers whose room was explained, the oldest first."""
-
-    def __init__(self) -> None:
-        self._told: dict[int, None] = {}
-
-    def first_chatter(self, game_id: int) -> bool:
-        """Whether a message typed in this game between strangers is the first that is not a
-        move (it is told, once, that messages do not reach the opponent; the rest are let
-        be). Remembered by this process, for its last `ROOMS_REMEMBERED` games."""
-        if game_id in self._told:
-            return False
-        self._told[game_id] = None
-        if len(self._told) > ROOMS_REMEMBERED:
-            del self._told[next(iter(self._told))]
-        return True
-
-
 class Play:
     """Use-cases of one player's game; each is one transaction."""
 
     def __init__(self, games: Store, rng: random.Random) -> None:
         self._store = games
         self._rng = rng
-        self.rooms = StrangerRooms()
+
+    async def first_chatter(self, game: GameView, player_id: int) -> bool:
+        """Whether words `player_id` typed in this game between strangers are the first of
+        theirs that are not a move: they are told, once a game, that words do not reach the
+        opponent; the rest are let be. Settled in the database, so that of two instances
+        hearing words at once only one tells."""
+        mark = game.mark_of(player_id)
+        if mark is None:
+            return False
+        seat = 1 << game.marks.index(mark)
+        told = Game.room_told
+        async with self._store.transaction() as transaction:
+            result = await transaction.execute(
+                update(Game)
+                .where(Game.id == game.id, told.op("&")(seat) == 0)
+                .values(room_told=told.op("|")(seat))
+            )
+        return bool(result.rowcount == 1)
 
     async def start_game(
         self,
@@ -149,6 +147,20 @@ class Play:
             underway=underway,
             going_on=tuple(g.view for g in live if is_with_people(g.view, user.id)),
         )
+
+    async def clear_for_stranger(
+        self, chat_id: int, user: PlayerInfo, resign_underway: bool
+    ) -> StartResult:
+        """Before the user looks for a stranger from their private chat: its current game is
+        closed, as a new game closes it (`_replace`: resigned only with `resign_underway`;
+        else nothing changes and `underway` names it), so a pairing never leaves them two
+        games in one chat. A game against a stranger goes on (the queue refuses them)."""
+        async with self._store.transaction() as session:
+            live = await reads.live_games_in_chat(session, chat_id)
+            if not live:
+                return StartResult(None)
+            closed, underway = await _replace(session, live, user.id, resign_underway)
+        return StartResult(None, closed, underway=underway)
 
     async def start_inline_ai_game(
         self,

@@ -61,7 +61,11 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
     await answer(query)
     board = board_of_key(tap.board or "3x3").shape
     clock = clock_of_key(tap.clock) if tap.clock else None
-    await look_for_opponent(context, chat.id, query.from_user, board, clock)
+    if tap.resign_underway:  # the question is answered: it goes, the board shows the rest
+        await edit_tapped(query.edit_message_reply_markup(None))
+    await look_for_opponent(
+        context, chat.id, query.from_user, board, clock, resign_underway=tap.resign_underway
+    )
 
 
 async def tap_block(tapped: Tapped[BlockPlayerTap], context: BotContext) -> None:

@@ -15,8 +15,9 @@ from bot.games.model import GameView
 from bot.games.pairing import Waiting, board_key
 from bot.handlers.common import player_from, texts_of
 from bot.telegram.flood_gate import Pace
+from bot.views.keyboards import replace_for_search_keyboard
 from bot.views.queue import edit_waiting, render_waiting, tell_left
-from bot.views.render import player_name
+from bot.views.render import opponent_name, player_name
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
 from core.board import BoardSize, X, other
 
@@ -43,13 +44,32 @@ async def play(
 
 
 async def look_for_opponent(
-    context: BotContext, chat_id: int, user: User, board: BoardSize, clock: Clock | None = None
+    context: BotContext,
+    chat_id: int,
+    user: User,
+    board: BoardSize,
+    clock: Clock | None = None,
+    *,
+    resign_underway: bool = False,
 ) -> None:
     """Join the queue (with `clock`; None: the default): paired at once (both boards
     posted), or a waiting message with Cancel (the one they have already, if they were
     waiting: edited, never a second one), or told to finish the game against a stranger they
-    play already."""
+    play already. The chat's current game closes first, as for a new game: one the user
+    moved in only with `resign_underway` (else they are asked first)."""
     tr = texts_of(user, context)
+    cleared = await context.games.play.clear_for_stranger(
+        chat_id, player_from(user), resign_underway
+    )
+    if cleared.underway is not None:
+        name = opponent_name(cleared.underway, user.id, tr)
+        keyboard = replace_for_search_keyboard(tr, board, clock, user.id)
+        question = tr.QUEUE_REPLACE_QUESTION.format(name=name)
+        await context.bot.send_message(chat_id, question, reply_markup=keyboard)
+        return
+    for closed in cleared.closed:
+        context.ai_matches.cancel(closed.id)
+        await context.presenter.show(closed)
     language = context.chosen_language or user.language_code
     result = await context.games.matchmaking.join(
         player_from(user), chat_id, board_key(board), language, clock

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
-from bot.games.clock_rules import control_of
+from bot.games.clock_rules import Clock, control_of
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
 from bot.views import ultimate as ultimate_view
 from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
@@ -60,6 +61,20 @@ def replace_keyboard(tr: Texts, spec: GameSpec, owner: int) -> InlineKeyboardMar
     return InlineKeyboardMarkup(
         [
             [_button(tr.BUTTON_REPLACE, resign)],
+            [_button(tr.BUTTON_KEEP_PLAYING, KeepPlayingTap(owner))],
+        ]
+    )
+
+
+def replace_for_search_keyboard(
+    tr: Texts, board: BoardSize, clock: Clock | None, owner: int
+) -> InlineKeyboardMarkup:
+    """ "Your game is still on" before a search: resign it and look for an opponent on
+    `board` with `clock`, or keep playing. The `owner`'s."""
+    looking = replace(play_someone(board, clock), resign_underway=True)
+    return InlineKeyboardMarkup(
+        [
+            [_button(tr.BUTTON_REPLACE_SEARCH, looking)],
             [_button(tr.BUTTON_KEEP_PLAYING, KeepPlayingTap(owner))],
         ]
     )

@@ -22,6 +22,7 @@ lang:<code>                 /language: speak this language (a catalog's code) wi
 qp:<board>[:<clock>]        play someone on <board> (a `pairing.board_key`: 3x3, 6x6k5,
                             ultimate) with <clock> (a time control: 3+2; else the default):
                             the tapper joins the queue, from their private chat
+qr:<board>[:<clock>]        as qp, resigning the tapper's game underway in the chat first
 qc                          stop looking (the tapper's own queue entry)
 qa:<level>:<board>          play the AI at <level> instead, on <board>
 bk:<game>                   don't pair me with my opponent of <game> again
@@ -34,7 +35,8 @@ A menu's buttons (n, nr, nk, menu, help, lang) end in `:o<user>`: they belong to
 asked for the menu (or, under a finished game, to its player), and nobody else's tap does
 anything. Data without it is from before buttons had owners: taken in a private chat (only its
 user taps there), refused in a group. The queue's buttons (qp, qc, qa, bk, lad) act for the one
-who taps and on nothing else of anyone's: no owner is needed.
+who taps and on nothing else of anyone's (qr resigns only the tapper's own game): no owner
+is needed.
 """
 
 from __future__ import annotations
@@ -186,6 +188,7 @@ class QueueTap:
     board: str | None = None
     level: Level | None = None
     clock: str | None = None  # qp: a `clock_rules.clock_key`; None: the bot's default
+    resign_underway: bool = False  # qr: the game underway in the chat is resigned first
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,7 @@ MENU_DATA = "menu"
 HELP_DATA = "help"
 LANGUAGE = "lang"
 PLAY_SOMEONE, STOP_LOOKING, PLAY_AI_INSTEAD, BLOCK_PLAYER, LADDER = "qp", "qc", "qa", "bk", "lad"
+PLAY_SOMEONE_RESIGNING = "qr"
 
 _BIG_BOARD_KEY = re.compile(r"([4-8])x\1k([3-8])")
 
@@ -289,7 +293,24 @@ TABLE = Table(
     button(INLINE_AI, InlineAiTap, INLINE, sized=True, creator_id=ID, level=LEVEL, cell=ID),
     button(FORGET_YES, ForgetTap, ANYWHERE, confirmed=True, user_id=ID),
     button(FORGET_NO, ForgetTap, ANYWHERE, confirmed=False, user_id=ID),
-    button(PLAY_SOMEONE, QueueTap, CHAT, kind=PLAY_SOMEONE, board=BOARD_KEY, clock=CLOCK_KEY),
+    button(
+        PLAY_SOMEONE,
+        QueueTap,
+        CHAT,
+        kind=PLAY_SOMEONE,
+        resign_underway=False,
+        board=BOARD_KEY,
+        clock=CLOCK_KEY,
+    ),
+    button(
+        PLAY_SOMEONE_RESIGNING,
+        QueueTap,
+        CHAT,
+        kind=PLAY_SOMEONE,
+        resign_underway=True,
+        board=BOARD_KEY,
+        clock=CLOCK_KEY,
+    ),
     button(STOP_LOOKING, QueueTap, CHAT, kind=STOP_LOOKING),
     button(PLAY_AI_INSTEAD, QueueTap, CHAT, kind=PLAY_AI_INSTEAD, level=LEVEL, board=BOARD_KEY),
     button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, game_id=GAME),

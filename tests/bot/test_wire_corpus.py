@@ -24,8 +24,9 @@ CORPUS = json.loads((Path(__file__).parent / "wire_corpus.json").read_text(encod
 KEY = CORPUS["key"].encode()
 
 
-#: Fields added to taps after the corpus was made: absent from it, None in old data.
-ADDED_SINCE = {("QueueTap", "clock")}
+#: Fields added to taps after the corpus was made: absent from it, at their default in old
+#: data.
+ADDED_SINCE = {("QueueTap", "clock"), ("QueueTap", "resign_underway")}
 
 
 def describe(tap: object) -> dict[str, Any] | None:
@@ -34,7 +35,7 @@ def describe(tap: object) -> dict[str, Any] | None:
     out: dict[str, Any] = {"type": type(tap).__name__}
     for field in fields(tap):  # type: ignore[arg-type]
         value = getattr(tap, field.name)
-        if value is None and (out["type"], field.name) in ADDED_SINCE:
+        if value == field.default and (out["type"], field.name) in ADDED_SINCE:
             continue
         out[field.name] = [value.size, value.k] if isinstance(value, BoardSize) else value
     return out

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.chores.matchmaker import Matchmaker
 from bot.games.db.engine import create_session_factory
 from bot.games.db.models import Game, QueueEntry, utcnow
+from bot.games.model import LIVE
 from bot.locales import en
 from bot.telegram.profile import PRIVATE_COMMANDS
 from tests.support.bot_runner import BotRunner
@@ -155,13 +156,29 @@ async def test_words_typed_to_a_stranger_are_answered_once(
     (x_board,) = boards_of(telegram, ANN)
     for words in ("hi!", "are you there?", "hello"):
         await send(telegram, BEN, words)
-    told = [m for m in telegram.bot_messages(BEN["id"]) if m.text == en.STRANGER_ROOM]
-    assert len(told) == 1
+    assert told_room(telegram, BEN) == 1
     assert not [m for m in telegram.bot_messages(BEN["id"]) if m.text == en.POPUP_NOT_YOUR_TURN]
-    # Moves still go through, typed or tapped.
-    await send(telegram, ANN, "2 2")
-    await tap_cell(telegram, BEN, boards_of(telegram, BEN)[-1], 0)
-    assert current(telegram, x_board).text.count("❌") >= 1
+    # Each player is told once: Ann too, the first time she types words.
+    await send(telegram, ANN, "good luck")
+    assert told_room(telegram, ANN) == 1
+    # Remembered by the game, not the process: a restarted bot (or another instance) does
+    # not tell Ben again.
+    await bot.stop()
+    restarted = BotRunner(telegram, bot.settings.database_url.get_secret_value())
+    await restarted.start()
+    try:
+        await send(telegram, BEN, "still there?")
+        assert told_room(telegram, BEN) == 1
+        # Moves still go through, typed or tapped.
+        await send(telegram, ANN, "2 2")
+        await tap_cell(telegram, BEN, boards_of(telegram, BEN)[-1], 0)
+        assert current(telegram, x_board).text.count("❌") >= 1
+    finally:
+        await restarted.stop()
+
+
+def told_room(tg: FakeTelegram, user: dict) -> int:
+    return sum(m.text == en.STRANGER_ROOM for m in tg.bot_messages(user["id"]))
 
 
 async def test_help_and_welcome_name_the_commands_and_play_has_its_own_usage(
@@ -222,3 +239,43 @@ async def test_a_control_out_of_reach_gets_plays_usage(
         await send(telegram, CID, words)
         assert telegram.last_bot_message(CID["id"]).text == en.PLAY_USAGE, words
     assert await queued(engine) == []
+
+
+async def live_games_of(engine: AsyncEngine, user: dict) -> list[Game]:
+    async with create_session_factory(engine)() as session:
+        found = await session.scalars(
+            select(Game).where(
+                Game.status.in_(LIVE),
+                (Game.x_player_id == user["id"]) | (Game.o_player_id == user["id"]),
+            )
+        )
+        return list(found)
+
+
+async def test_play_during_a_game_against_the_ai_asks_first_and_never_leaves_two(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # A game against the AI Ann has not moved in yet closes without a word, as for /start.
+    await send(telegram, ANN, "/start easy")
+    await send(telegram, ANN, "/play")
+    assert await queued(engine) == [ANN["id"]] and await live_games_of(engine, ANN) == []
+    await send(telegram, ANN, "/stop")
+    # One she moved in: she is asked first; Keep playing keeps it, and no search begins.
+    await send(telegram, ANN, "/start hard")
+    ai_board = boards_of(telegram, ANN)[-1]
+    await tap_cell(telegram, ANN, current(telegram, ai_board), 4)
+    await send(telegram, ANN, "/play 3+2")
+    question = telegram.last_bot_message(ANN["id"])
+    assert question.text == en.QUEUE_REPLACE_QUESTION.format(name=en.LEVEL_NAMES["hard"] + " AI")
+    await press(telegram, ANN, question, en.BUTTON_KEEP_PLAYING)
+    assert await queued(engine) == [] and len(await live_games_of(engine, ANN)) == 1
+    # Asked again, she resigns it and looks (on the control she asked for): one game at a time.
+    await send(telegram, ANN, "/play 3+2")
+    await press(telegram, ANN, telegram.last_bot_message(ANN["id"]), en.BUTTON_REPLACE_SEARCH)
+    assert await queued(engine) == [ANN["id"]] and await live_games_of(engine, ANN) == []
+    assert waiting_messages(telegram, ANN)[-1].text.startswith(
+        "🔎 Looking for an opponent: 3×3, ⏱ 3+2"
+    )
+    await send(telegram, BEN, "/play 3+2")
+    (game,) = await live_games_of(engine, ANN)
+    assert game.second_chat_id is not None  # the stranger's game, and only it

@@ -154,6 +154,9 @@ class Game(Base):
     shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
     # The process drawing the game's boards now, until when (`bot.games.outbox`): one
     # instance at a time edits a board, so an older edit never lands after a newer one.
+    # The seats (bit i: `marks[i]`) told that typed words do not reach a stranger: told once
+    # a game each, whichever instance hears them (`Play.first_chatter`).
+    room_told: Mapped[int] = mapped_column(Integer, server_default="0")
     drawer: Mapped[str | None] = mapped_column(String(32))
     drawer_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

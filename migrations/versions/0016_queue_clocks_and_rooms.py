@@ -1,4 +1,5 @@
-"""The time control a player in the queue looks for (`/play 3+2`); NULL is the bot's default.
+"""The time control a player in the queue looks for (`/play 3+2`; NULL is the bot's default),
+and the seats of a game between strangers told that typed words do not reach the opponent.
 
 Revision ID: 0016
 Revises: 0015
@@ -19,8 +20,12 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("match_queue") as table:
         table.add_column(sa.Column("clock", sa.String(16), nullable=True))
+    with op.batch_alter_table("games") as table:
+        table.add_column(sa.Column("room_told", sa.Integer(), server_default="0", nullable=False))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("games") as table:
+        table.drop_column("room_told")
     with op.batch_alter_table("match_queue") as table:
         table.drop_column("clock")
