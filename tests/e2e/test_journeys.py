@@ -140,9 +140,22 @@ INLINE_QUERIES = ["", "5", "6 4", "ultimate", "nonsense"]
 LANGUAGES = ["en", "ru", "fa", "de", None]
 NAMES = ["Ann", "Boris", "Chen", "Dara"]
 #: New games over one that may be underway (`replace`): each asks first if it is.
-REPLACING = ["/start hard", "/start easy", "/start medium user", "/start ultimate easy", "/start 4"]
-#: "Resign and start", in every language, and the language it is in.
-REPLACE_LABELS = {texts_for(code).BUTTON_REPLACE: code for code in available_languages()}
+REPLACING = [
+    "/start hard",
+    "/start easy",
+    "/start medium user",
+    "/start ultimate easy",
+    "/start 4",
+    "/play",
+    "/play 3+2",
+]
+#: "Resign and start" ("Resign and look", before /play), in every language, and the language
+#: it is in.
+REPLACE_LABELS = {
+    label: code
+    for code in available_languages()
+    for label in (texts_for(code).BUTTON_REPLACE, texts_for(code).BUTTON_REPLACE_SEARCH)
+}
 KEEP_LABELS = frozenset(texts_for(code).BUTTON_KEEP_PLAYING for code in available_languages())
 
 #: Every language's way of saying that something broke.
