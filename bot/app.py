@@ -57,6 +57,7 @@ from bot.handlers import (
     privacy,
     ratings,
     records,
+    replays,
     taps,
 )
 from bot.resources import MiniApp, Resources, Running
@@ -155,6 +156,9 @@ BUTTONS: dict[tuple[str, ...], taps.TapHandler] = {
     (data.REMATCH,): challenges.tap_rematch,
     (data.REVIEW,): records.tap_review,
     (data.PICTURE,): cards.tap_picture,
+    (data.REPLAY,): replays.tap_replay,
+    (data.REPLAY_STEP,): replays.tap_step,
+    (data.ANIMATION,): replays.tap_animation,
     (data.NEW_GAME, data.NEW_GAME_RESIGNING): menu.tap_new_game,
     (data.KEEP_PLAYING,): menu.tap_keep_playing,
     (data.MENU_DATA,): menu.tap_menu,
@@ -181,6 +185,7 @@ COMMANDS: dict[str | tuple[str, ...], HandlerCallback] = {
     "hint": assists.hint,
     "undo": assists.undo,
     "card": cards.card,
+    "replay": replays.replay_command,
     "challenge": challenges.challenge,
     "stats": records.stats,
     "top": ratings.top,

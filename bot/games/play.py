@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy import update
-
 from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
@@ -43,24 +41,6 @@ class Play:
     def __init__(self, games: Store, rng: random.Random) -> None:
         self._store = games
         self._rng = rng
-
-    async def first_chatter(self, game: GameView, player_id: int) -> bool:
-        """Whether words `player_id` typed in this game between strangers are the first of
-        theirs that are not a move: they are told, once a game, that words do not reach the
-        opponent; the rest are let be. Settled in the database, so that of two instances
-        hearing words at once only one tells."""
-        mark = game.mark_of(player_id)
-        if mark is None:
-            return False
-        seat = 1 << game.marks.index(mark)
-        told = Game.room_told
-        async with self._store.transaction() as transaction:
-            result = await transaction.execute(
-                update(Game)
-                .where(Game.id == game.id, told.op("&")(seat) == 0)
-                .values(room_told=told.op("|")(seat))
-            )
-        return bool(result.rowcount == 1)
 
     async def start_game(
         self,
@@ -130,7 +110,7 @@ class Play:
             player = await player_rows.upsert_player(session, user)
             live = await reads.live_games_in_chat(session, chat_id)
             closed, underway = (
-                await _replace(session, live, user.id, resign_underway)
+                await close_chat_games(session, live, user.id, resign_underway)
                 if replace_current
                 else ((), None)
             )
@@ -147,20 +127,6 @@ class Play:
             underway=underway,
             going_on=tuple(g.view for g in live if is_with_people(g.view, user.id)),
         )
-
-    async def clear_for_stranger(
-        self, chat_id: int, user: PlayerInfo, resign_underway: bool
-    ) -> StartResult:
-        """Before the user looks for a stranger from their private chat: its current game is
-        closed, as a new game closes it (`_replace`: resigned only with `resign_underway`;
-        else nothing changes and `underway` names it), so a pairing never leaves them two
-        games in one chat. A game against a stranger goes on (the queue refuses them)."""
-        async with self._store.transaction() as session:
-            live = await reads.live_games_in_chat(session, chat_id)
-            if not live:
-                return StartResult(None)
-            closed, underway = await _replace(session, live, user.id, resign_underway)
-        return StartResult(None, closed, underway=underway)
 
     async def start_inline_ai_game(
         self,
@@ -329,7 +295,7 @@ def is_with_people(game: GameView, user_id: int) -> bool:
     )
 
 
-async def _replace(
+async def close_chat_games(
     session: CoreTransaction, live: list[Loaded], user_id: int, resign_underway: bool
 ) -> tuple[tuple[GameView, ...], GameView | None]:
     """Close a private chat's live games for the user's new one: the games closed, or, when

@@ -1,12 +1,14 @@
 """What the records use-cases answer: a player's wins, losses and draws (/stats), a group's
-leaderboard (/top), a game's review, and what /forget deleted. Plain values, as `model`'s."""
+leaderboard (/top), a game's review and replay, and what /forget deleted. Plain values, as
+`model`'s."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from bot.games.model import GameView, Outcome
+from bot.games.model import GameStatus, GameView, Outcome
+from core.board import Board
 
 
 @dataclass
@@ -90,3 +92,47 @@ class ForgetReport:
     moves_deleted: int
     games_anonymized: int
     ended: tuple[GameView, ...] = ()
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A finished game (`game`, as it ended) and its moves: (cell, mark) in order.
+    `at(ply)` is the game as it stood after that many moves, a `GameView` the views draw
+    like any other (its board, its last move)."""
+
+    game: GameView
+    moves: tuple[tuple[int, str], ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.moves)
+
+    def clamp(self, ply: int) -> int:
+        """`ply` within the game: 0 (the empty board) to its last move."""
+        return max(0, min(ply, self.length))
+
+    def at(self, ply: int) -> GameView:
+        """The game after `ply` moves (the final game itself at the last); earlier, still
+        running, with no result yet and the move's mark placed last."""
+        ply = self.clamp(ply)
+        if ply == self.length:
+            return self.game
+        shape = self.game.board
+        board = Board.empty(shape.size, shape.k, shape.variant)
+        for cell, mark in self.moves[:ply]:
+            board = board.with_mark(cell, mark)
+        last = self.moves[ply - 1][0] if ply else None
+        return replace(
+            self.game,
+            board=board,
+            last_cell=last,
+            status=GameStatus.ACTIVE,
+            result=None,
+            end_reason=None,
+            turn_mark=None,
+        )
+
+    def move(self, ply: int) -> tuple[int, str] | None:
+        """The move that made position `ply` (None for the empty board)."""
+        ply = self.clamp(ply)
+        return self.moves[ply - 1] if ply else None

@@ -20,8 +20,10 @@ from bot.games.players import Players
 from bot.games.privacy import Privacy
 from bot.games.ratings import Ratings
 from bot.games.records import Records
+from bot.games.replays import Replays
 from bot.games.review import Reviews
 from bot.games.store import Store
+from bot.games.stranger_chats import StrangerChats
 from bot.games.timeouts import TurnTimeouts
 from bot.games.updates import HandledUpdates
 
@@ -38,6 +40,8 @@ class Games:
     timeouts: TurnTimeouts
     records: Records
     reviews: Reviews
+    replays: Replays
+    stranger_chats: StrangerChats
     privacy: Privacy
     chats: Chats
     updates: HandledUpdates
@@ -68,6 +72,8 @@ def open_games(
         timeouts=TurnTimeouts(games),
         records=Records(games),
         reviews=Reviews(games),
+        replays=Replays(games),
+        stranger_chats=StrangerChats(games),
         privacy=Privacy(games),
         chats=Chats(games),
         updates=HandledUpdates(games),

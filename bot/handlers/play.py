@@ -115,7 +115,7 @@ async def typed_move(update: Update, context: BotContext) -> None:
     ):
         # Words for a stranger go nowhere: said once a game, then let be (each answer would
         # spend the chat's pace, which the opponent's moves need).
-        if await context.games.play.first_chatter(result.game, user.id):
+        if await context.games.stranger_chats.first_chatter(result.game, user.id):
             await message.reply_text(tr.STRANGER_ROOM)
         return
     if result.played and result.game is not None:

@@ -58,7 +58,7 @@ async def look_for_opponent(
     play already. The chat's current game closes first, as for a new game: one the user
     moved in only with `resign_underway` (else they are asked first)."""
     tr = texts_of(user, context)
-    cleared = await context.games.play.clear_for_stranger(
+    cleared = await context.games.stranger_chats.clear_for_stranger(
         chat_id, player_from(user), resign_underway
     )
     if cleared.underway is not None:

@@ -24,6 +24,7 @@ PRIVATE_COMMANDS = frozenset(
         "hint",
         "undo",
         "card",
+        "replay",
         "stats",
         "rating",
         "top",

@@ -354,9 +354,10 @@ def _draw_texts(pen: _Pen, layout: _Layout, winner: RGB | None) -> None:
     pen.text(layout.footer, False, MUTED)
 
 
-def render_card(card: Card) -> bytes:
-    """A PNG image of the card."""
-    layout = _layout(card)
+def draw(card: Card, laid_out_as: Card | None = None) -> Image.Image:
+    """The card at final size (drawn SUPERSAMPLE times larger, then reduced), laid out as
+    `laid_out_as` is (the frames of an animation share the last frame's layout)."""
+    layout = _layout(laid_out_as or card)
     image = Image.new("RGB", (WIDTH * SUPERSAMPLE, layout.height * SUPERSAMPLE), BACKGROUND)
     pen = _Pen(image)
     _draw_texts(pen, layout, _winner_colour(card))
@@ -368,6 +369,11 @@ def render_card(card: Card) -> bytes:
     else:
         _draw_board(pen, card, layout, _winner_colour(card))
     _draw_last(pen, card)
+    return image.reduce(SUPERSAMPLE)
+
+
+def render_card(card: Card) -> bytes:
+    """A PNG image of the card."""
     output = io.BytesIO()
-    image.reduce(SUPERSAMPLE).save(output, "PNG")
+    draw(card).save(output, "PNG")
     return output.getvalue()

@@ -3,10 +3,12 @@ board's marks and lines as `bot.views.card` draws them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypedDict
 
 from bot.games.model import FORFEITS, EndReason, GameView, Result
+from bot.games.summaries import Replay
 from bot.views.card import Card
 from bot.views.render import player_name
 from bot.views.texts import Texts
@@ -62,6 +64,23 @@ def card_of(game: GameView, tr: Texts) -> Card:
         last_cell=None if game.last_cell is None else order.index(game.last_cell),
         **words,
     )
+
+
+def animation_of(replay: Replay, tr: Texts) -> list[Card]:
+    """The frames of a game's animated card: the empty board, then each move, each framed by
+    the final card's words (who played whom, the result, the day)."""
+    final = card_of(replay.game, tr)
+    frames = [
+        replace(
+            card_of(replay.at(ply), tr),
+            title=final.title,
+            result=final.result,
+            footer=final.footer,
+            players=final.players,
+        )
+        for ply in range(replay.length)
+    ]
+    return [*frames, final]
 
 
 def _result(game: GameView, names: dict[str, str], tr: Texts) -> str:

@@ -10,15 +10,18 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQue
 
 from bot.games.clock_rules import Clock, control_of
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
+from bot.games.summaries import Replay
 from bot.views import ultimate as ultimate_view
 from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.wire.callback_data import (
+    ANIMATION,
     CANCEL,
     DECLINE,
     HINT,
     JOIN,
     PICTURE,
     REMATCH,
+    REPLAY,
     REVIEW,
     UNDO,
     AssistTap,
@@ -33,6 +36,7 @@ from bot.wire.callback_data import (
     LanguageTap,
     MenuTap,
     NewGameTap,
+    ReplayTap,
     ResignTap,
     Tap,
     pack,
@@ -258,21 +262,22 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     review = _button(tr.BUTTON_REVIEW, GameTap(REVIEW, game.id))
     size = game.board.shape
     reviews = [review] if _reviewable(game) else []
-    # No chat to send a picture to from an inline message.
+    # No chat to send a picture or a replay to from an inline message.
     inline = game.inline_message_id is not None
-    pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))]]
+    picture = _button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))
+    replay = _button(tr.BUTTON_REPLAY, GameTap(REPLAY, game.id))
+    pictures = [] if inline else [[picture, replay]]
     if game.is_between_strangers:
         # Each button acts for its tapper alone: queue again, or never meet this one again.
         someone = play_someone(game.board, control_of(game))
         again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, someone)
         block = _button(tr.BUTTON_BLOCK, BlockPlayerTap(game.id))
-        return [[again_someone], [block, *reviews]]
+        return [[again_someone], [block, *reviews], [replay]]
     if game.is_between_people:
         return [[_button(tr.BUTTON_REMATCH, GameTap(REMATCH, game.id)), *reviews], *pictures]
     if inline:
         # No chat to post a new game in: only what fits on this message.
         return [reviews] if reviews else []
-    picture = pictures[0][0]
     # Play again, swap sides, another level: the buttons of the game's player (of an AI
     # match, of whoever started it), like a menu's.
     owner = (
@@ -283,14 +288,39 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     again = NewGameTap(game.x_kind, game.o_kind, size, owner=owner)
     if game.is_ai_match:
         other_level = _button(tr.BUTTON_OTHER_LEVEL, MenuTap(size, owner))
-        return [[_button(tr.BUTTON_WATCH_AGAIN, again)], [other_level, picture]]
+        return [[_button(tr.BUTTON_WATCH_AGAIN, again)], [other_level], [picture, replay]]
     first = [_button(tr.BUTTON_PLAY_AGAIN, again)]
     if game.x_kind != game.o_kind:
         swapped = NewGameTap(game.o_kind, game.x_kind, size, owner=owner)
         first.append(_button(tr.BUTTON_SWAP_SIDES, swapped))
     second = [_button(tr.BUTTON_OTHER_LEVEL, MenuTap(size, owner))]
     second.extend(reviews)
-    return [first, second, [picture]]
+    return [first, second, [picture, replay]]
+
+
+def replay_keyboard(replay: Replay, ply: int, tr: Texts) -> InlineKeyboardMarkup:
+    """The replay at `ply`: the board (not ultimate's, which its text shows whole), its cells
+    showing the same position again; ⏮ ◀ ▶ ⏭ where they lead somewhere; the animation."""
+    frame, game_id = replay.at(ply), replay.game.id
+    rows: list[list[InlineKeyboardButton]] = []
+    if not is_ultimate(frame.board):
+        here = pack(ReplayTap(game_id, ply))
+        rows = _cell_rows(tr, frame.board, lambda _cell: here, last=frame.last_cell)
+    steps = (
+        (tr.BUTTON_REPLAY_FIRST, 0),
+        (tr.BUTTON_REPLAY_BACK, ply - 1),
+        (tr.BUTTON_REPLAY_NEXT, ply + 1),
+        (tr.BUTTON_REPLAY_LAST, replay.length),
+    )
+    rows.append(
+        [
+            _button(label, ReplayTap(game_id, to))
+            for label, to in steps
+            if 0 <= to <= replay.length and to != ply
+        ]
+    )
+    rows.append([_button(tr.BUTTON_ANIMATION, GameTap(ANIMATION, game_id))])
+    return InlineKeyboardMarkup([row for row in rows if row])
 
 
 def forget_keyboard(tr: Texts, user_id: int) -> InlineKeyboardMarkup:

@@ -44,12 +44,9 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     or the result, and the keyboard (with the `hint` cell lit; on ultimate's, the small
     board `block` if the player chose one). Ultimate's whole position is in the text."""
     tr = texts_for(game.language)
-    lines = [_title(game, tr)]
+    lines = [game_title(game, tr)]
     ultimate = is_ultimate(game.board)
-    if ultimate:
-        lines.extend([tr.ULTIMATE_LINE, "", *position_lines(game, tr)])
-    elif not game.board.is_classic:
-        lines.append(tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k))
+    lines.extend(board_lines(game, tr))
     lines.append("")
     if game.is_open:
         lines.append(_invitation(game, tr))
@@ -68,7 +65,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     elif game.status == GameStatus.DECLINED:
         lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
     else:
-        lines.extend(_result_lines(game, tr))
+        lines.extend(result_lines(game, tr))
     if clock_rules.is_clocked(game) and not game.is_open:
         lines.append(_clock_line(game, tr))
     if game.assisted:
@@ -77,6 +74,16 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
+
+
+def board_lines(game: GameView, tr: Texts) -> list[str]:
+    """What the keyboard does not show of the board: its size and k, or ultimate's whole
+    position."""
+    if is_ultimate(game.board):
+        return [tr.ULTIMATE_LINE, "", *position_lines(game, tr)]
+    if not game.board.is_classic:
+        return [tr.BOARD_SIZE.format(size=game.board.size, k=game.board.k)]
+    return []
 
 
 def _closed_line(game: GameView, tr: Texts) -> str:
@@ -156,7 +163,8 @@ def _invited(game: GameView, tr: Texts) -> str:
     return f"@{game.invited_username}" if game.invited_username else tr.NOBODY_YET
 
 
-def _title(game: GameView, tr: Texts) -> str:
+def game_title(game: GameView, tr: Texts) -> str:
+    """Who plays whom, with their marks."""
     if game.is_many:
         return " · ".join(f"{symbol(m, tr)} {player_name(game, m, tr)}" for m in game.marks)
     if game.is_one_phone:
@@ -209,7 +217,7 @@ def _out_lines(game: GameView, tr: Texts) -> list[str]:
     return [tr.MANY_OUT.format(names=", ".join(player_name(game, m, tr) for m in game.out))]
 
 
-def _result_lines(game: GameView, tr: Texts) -> list[str]:
+def result_lines(game: GameView, tr: Texts) -> list[str]:
     # The Hyperskill words (`X wins`, `O wins`, `Draw`) in the board's language.
     if game.result == Result.DRAW:
         return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]

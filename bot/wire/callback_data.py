@@ -11,6 +11,9 @@ ub:<game>:<ply>[:<block>]   ultimate: show small board <block> (0-8), or all of 
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
 rm:<game> rv:<game>         rematch, review a finished game
 pc:<game>                   the picture (result card) of a finished game
+rp:<game> gf:<game>         replay a finished game (a message stepping through it), its
+                            animated picture (a GIF of every move)
+rs:<game>:<ply>             the replay message: show the game after <ply> moves
 n:<x>:<o>[:<size>:<k>]      start a new game with these player kinds (on a size×size board)
 n:user:user:user[:user]     a game for three (four) people; a size may follow as above
 nr:…  nk                    "your game is still on": resign it and start n:…, or keep playing
@@ -111,10 +114,18 @@ class BlockTap:
 @dataclass(frozen=True)
 class GameTap:
     """A button acting on one game as a whole: join, decline, cancel, rematch, review,
-    picture."""
+    picture, replay, animation."""
 
     action: str
     game_id: int
+
+
+@dataclass(frozen=True)
+class ReplayTap:
+    """rs: show a finished game's replay at `ply` (0: the empty board)."""
+
+    game_id: int
+    ply: int
 
 
 @dataclass(frozen=True)
@@ -211,6 +222,7 @@ Tap = (
     | AssistTap
     | BlockTap
     | GameTap
+    | ReplayTap
     | NewGameTap
     | KeepPlayingTap
     | InlineJoinTap
@@ -232,7 +244,9 @@ RESIGN_YES, RESIGN_NO = "ry", "rn"
 HINT, UNDO = "h", "u"
 BLOCK = "ub"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
-GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE)
+REPLAY, ANIMATION = "rp", "gf"
+GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE, REPLAY, ANIMATION)
+REPLAY_STEP = "rs"
 INLINE_JOIN, INLINE_AI = "ij", "ia"
 FORGET_YES, FORGET_NO = "fy", "fn"
 MENU_DATA = "menu"
@@ -276,6 +290,7 @@ TABLE = Table(
     *(button(a, AssistTap, BOARD, action=a, game_id=GAME, ply=ID) for a in (HINT, UNDO)),
     button(BLOCK, BlockTap, BOARD, game_id=GAME, ply=ID, block=Optional(Number(8))),
     *(button(action, GameTap, BOARD, action=action, game_id=GAME) for action in GAME_ACTIONS),
+    button(REPLAY_STEP, ReplayTap, CHAT, game_id=GAME, ply=Number(81)),  # ultimate: 81 cells
     button(NEW_GAME, NewGameTap, CHAT, **NEW, resign_underway=False, **PLAYERS),
     button(NEW_GAME_RESIGNING, NewGameTap, CHAT, **NEW, resign_underway=True, **PLAYERS),
     button(KEEP_PLAYING, KeepPlayingTap, CHAT, owned=True),

@@ -86,6 +86,7 @@ async def test_strangers_play_one_game_on_two_boards_to_the_end(
         en.BUTTON_PLAY_SOMEONE_AGAIN,
         en.BUTTON_BLOCK,
         en.BUTTON_REVIEW,
+        en.BUTTON_REPLAY,
     ]
     # /rating: Ann's 3×3 rating between people, provisional after one game.
     await send(telegram, ANN, "/rating")

@@ -212,8 +212,16 @@ class StoredMessage:
     history: list[tuple[str, JSONDict | None]] = field(default_factory=list)
     #: The uploaded picture of a photo message (its `text` is the caption).
     photo: bytes | None = None
+    #: The uploaded GIF of an animation message (its `text` is the caption).
+    animation: bytes | None = None
     #: The formatting the user sees (HTML entities, normalised), for "not modified".
     entities: tuple[Any, ...] = ()
+
+    @property
+    def is_media(self) -> bool:
+        """A photo or an animation: its words are a caption, which editMessageText cannot
+        reach."""
+        return self.photo is not None or self.animation is not None
 
     @property
     def mentioned_ids(self) -> list[int]:
@@ -243,13 +251,25 @@ class StoredMessage:
             "chat": dict(self.chat or {}),
             "date": self.date,
         }
-        if self.photo is None:
-            msg["text"] = self.plain_text
-        else:
+        if self.photo is not None:
             size = {"file_id": f"photo-{self.message_id}", "file_unique_id": f"p{self.message_id}"}
             msg["photo"] = [{**size, "width": 900, "height": 1100, "file_size": len(self.photo)}]
-            if self.plain_text:
-                msg["caption"] = self.plain_text
+        elif self.animation is not None:
+            # "Message.animation: … For backward compatibility, when this field is set, the
+            # document field will also be set."
+            file = {
+                "file_id": f"animation-{self.message_id}",
+                "file_unique_id": f"a{self.message_id}",
+                "file_name": "game.gif",
+                "mime_type": "image/gif",
+                "file_size": len(self.animation),
+            }
+            msg["animation"] = {**file, "width": 450, "height": 550, "duration": 1}
+            msg["document"] = file
+        else:
+            msg["text"] = self.plain_text
+        if self.is_media and self.plain_text:
+            msg["caption"] = self.plain_text
         if self.edit_date is not None:
             msg["edit_date"] = self.edit_date
         if self.reply_to_message is not None:
@@ -524,6 +544,7 @@ class FakeTelegram:
             "getMyName": lambda p: self._get_text("name", p),
             "sendMessage": self._send_message,
             "sendPhoto": self._send_photo,
+            "sendAnimation": self._send_animation,
             "editMessageText": self._edit_message_text,
             "editMessageReplyMarkup": self._edit_message_reply_markup,
             "deleteMessage": self._delete_message,
@@ -976,11 +997,24 @@ class FakeTelegram:
 
     def _send_photo(self, params: JSONDict) -> JSONDict:
         """A picture uploaded with the request (never a file id or URL: the bot has none)."""
-        chat = self._chat_for(params)
         upload = params.get("photo")
         if not isinstance(upload, dict) or not upload.get("data"):
             raise _bad("photo must be a file uploaded with the request")
         rules.check_image(upload["data"])
+        return self._send_media(params, photo=upload["data"])
+
+    def _send_animation(self, params: JSONDict) -> JSONDict:
+        """A GIF (or silent MP4) uploaded with the request, as sendAnimation takes it."""
+        upload = params.get("animation")
+        if not isinstance(upload, dict) or not upload.get("data"):
+            raise _bad("animation must be a file uploaded with the request")
+        rules.check_animation(upload["data"])
+        return self._send_media(params, animation=upload["data"])
+
+    def _send_media(
+        self, params: JSONDict, *, photo: bytes | None = None, animation: bytes | None = None
+    ) -> JSONDict:
+        chat = self._chat_for(params)
         caption = str(params.get("caption") or "")
         parse_mode = params.get("parse_mode") or None
         plain = _parse_html(caption)[0] if caption and parse_mode else caption
@@ -1000,7 +1034,8 @@ class FakeTelegram:
             date=int(time.time()),
             plain_text=plain,
             reply_to_message=self._reply_target(chat["id"], params),
-            photo=upload["data"],
+            photo=photo,
+            animation=animation,
             entities=_entities_of(caption, parse_mode),
         )
         self.messages[(chat["id"], msg.message_id)] = msg  # type: ignore[index]
@@ -1043,7 +1078,7 @@ class FakeTelegram:
         parse_mode = params.get("parse_mode") or None
         plain = self._check_text(text, parse_mode)
         msg = self._edit_target(params)
-        if msg.photo is not None:
+        if msg.is_media:
             raise _bad("there is no text in the message to edit")
         markup = self._edit_markup(params, msg)
         return self._apply_edit(msg, str(text), parse_mode, plain, markup)

@@ -219,6 +219,16 @@ def check_image(data: bytes) -> None:
         raise bad("IMAGE_PROCESS_FAILED")
 
 
+def check_animation(data: bytes) -> None:
+    """sendAnimation: "Animation to send … Bots can currently send animation files of up to
+    50 MB in size"; an animation is a GIF or an H.264/MPEG-4 AVC video without sound (an
+    MP4's `ftyp` box first): anything else Telegram cannot process as one."""
+    if len(data) > 50 * 1024 * 1024:
+        raise bad("Request Entity Too Large")
+    if not (data.startswith((b"GIF87a", b"GIF89a")) or data[4:8] == b"ftyp"):
+        raise bad("wrong file type")
+
+
 def check_inline_results(params: JSONDict) -> None:
     results = params.get("results")
     if not isinstance(results, list):

@@ -232,6 +232,44 @@ async def test_the_text_of_a_photo_cannot_be_edited(fake: FakeTelegram, api: Any
     )["ok"]
 
 
+def gif() -> bytes:
+    out = io.BytesIO()
+    frames = [Image.new("RGB", (4, 4), colour) for colour in ("red", "blue")]
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100)
+    return out.getvalue()
+
+
+async def send_animation(fake: FakeTelegram, data: bytes, caption: str) -> dict[str, Any]:
+    form = aiohttp.FormData()
+    form.add_field("chat_id", str(ALICE["id"]))
+    form.add_field("caption", caption)
+    form.add_field("animation", data, filename="game.gif", content_type="image/gif")
+    async with aiohttp.ClientSession() as session:
+        url = f"{fake.base_url}{fake.token}/sendAnimation"
+        async with session.post(url, data=form) as response:
+            return await response.json()
+
+
+async def test_an_animation_is_a_gif_or_mp4_with_a_caption_and_no_text_to_edit(
+    fake: FakeTelegram, api: Any
+) -> None:
+    # sendAnimation: "Animation to send" (GIF or H.264/MPEG-4 AVC video without sound),
+    # "Animation caption …, 0-1024 characters after entities parsing".
+    assert refused(await send_animation(fake, png(), "c"), "Bad Request: wrong file type")
+    assert refused(
+        await send_animation(fake, gif(), "c" * 1025), "Bad Request: message caption is too long"
+    )
+    sent = await send_animation(fake, gif(), "game")
+    assert sent["ok"] and sent["result"]["animation"]["mime_type"] == "image/gif"
+    # "For backward compatibility, when this field is set, the document field will also be set"
+    assert sent["result"]["document"]["file_id"] == sent["result"]["animation"]["file_id"]
+    assert sent["result"]["caption"] == "game" and "text" not in sent["result"]
+    edit = await api(
+        "editMessageText", chat_id=ALICE["id"], message_id=sent["result"]["message_id"], text="x"
+    )
+    assert refused(edit, "Bad Request: there is no text in the message to edit")
+
+
 # ---------------------------------------------------------------------- who the bot may write to
 
 
