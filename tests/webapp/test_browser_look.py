@@ -250,6 +250,11 @@ async def test_words_that_belong_to_a_position_go_with_it(
         assert lit is not None
         label = await page.get_attribute("#board .cell.hint", "aria-label")
         assert label is not None and label.endswith("empty, best move")
+        # The lit cell glows, unless the reader asked for less motion.
+        glow = "#board .cell.hint"
+        assert await page.eval_on_selector(glow, "c => getComputedStyle(c).animationName") == "glow"
+        await page.emulate_media(reduced_motion="reduce")
+        assert await page.eval_on_selector(glow, "c => getComputedStyle(c).animationName") == "none"
         # A move made in the chat: the hint and its words go.
         await tap_cell(telegram, ALICE, board, 8 if lit != "8" else 0)
         await wait_ply(page, 2)
@@ -391,3 +396,53 @@ async def test_the_page_is_in_its_theme_before_telegrams_script_arrives(
         await wait_ply(page, 0)
         assert CHROMIUM is not None
         await context.close()
+
+
+async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
+        await send(telegram, ALICE, "/start ultimate easy")
+        board = telegram.last_bot_message(ALICE["id"])
+        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
+        page, _ = await open_page(browser, url, telegram.token, ALICE)
+        await wait_ply(page, 0)
+        state = await page.evaluate(
+            "fetch('api/games/' + new URLSearchParams(location.search).get('game'),"
+            " {headers: {Authorization: 'tma ' + Telegram.WebApp.initData}}).then(r => r.json())"
+        )
+        game = state["game"]
+        game_id = game["id"]
+        # A position as the server would send it: small board 1 won by X, its last cell the
+        # last move; small board 2 full and drawn; O to move anywhere else.
+        won, drawn = "XXXOO____", "XOXXOOOXX"
+        game["cells"] = won + drawn + "_" * 63
+        game["ply"], game["last_cell"], game["stored"] = 14, 2, game["stored"] + 1
+        game["blocks"] = {"results": ["X", "draw"] + [None] * 7, "playable": list(range(2, 9))}
+        game["your_turn"], game["legal"] = False, []
+        game["to_move"] = "O"
+
+        async def position(route: Any) -> None:
+            await route.fulfill(json={"game": game})
+
+        await page.route(f"**/api/games/{game_id}", position)
+        await page.route("**/events", lambda route: None)  # no live stream
+        await page.reload()
+        await wait_ply(page, 14)
+        block = "#board .block[data-block='%s']"
+        assert await page.get_attribute(block % 0, "aria-label") == "Small board 1: won by X"
+        assert await page.get_attribute(block % 1, "aria-label") == "Small board 2: a draw"
+        assert await page.locator(f"{block % 1} > svg.big.draw").count() == 1
+        # The last move stays marked inside the won small board, above its big ❌.
+        last = f"{block % 0} .cell.last[data-cell='2']"
+        dot = await page.eval_on_selector(
+            last,
+            "c => { const s = getComputedStyle(c, '::after'); return [s.display, +s.zIndex,"
+            " +getComputedStyle(c.parentElement.querySelector('svg.big')).zIndex]; }",
+        )
+        assert dot[0] != "none" and dot[1] > dot[2]
+        assert "X, last move" in (await page.get_attribute(last, "aria-label") or "")
+        pairs = await contrast(page)
+        assert [p for p in pairs if p["ratio"] < LEAST] == []
+        assert {"big mark", "last move"} <= {p["what"] for p in pairs}
+        await screenshot(page, "miniapp-look-ultimate-decided.png")

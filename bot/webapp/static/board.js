@@ -93,6 +93,8 @@ function ultimateBlocks(game, options) {
     if (result === "X" || result === "O" || result === "draw") {
       const big = markIcon(result === "draw" ? "draw" : result, true);
       big.classList.add("big");
+      // The mark's own box, without the margin a cell's mark keeps: as large as the board.
+      big.setAttribute("viewBox", "10 10 80 80");
       block.append(big);
     }
     blocks.push(block);
