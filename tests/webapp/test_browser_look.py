@@ -157,6 +157,7 @@ async def test_the_board_speaks_and_keeps_the_focus(
             "false",
         ]
         assert await page.eval_on_selector_all("#marks button", pressed) == ["true", "false"]
+        assert await serious_violations(page) == []
         await page.click("#start")
         await wait_ply(page, 0)
         # Chromium's accessibility tree: a group named by the rules, a button per cell named
@@ -192,6 +193,7 @@ async def test_the_board_speaks_and_keeps_the_focus(
         ai = next(i for i, mark in enumerate(cells) if mark == "O")
         row, col = ai // 3 + 1, ai % 3 + 1
         assert f'button "Row {row}, column {col}: O, last move" [disabled]' in tree
+        assert await serious_violations(page) == []
 
 
 async def test_one_drawing_per_change_and_the_ai_after_a_beat(
@@ -323,6 +325,7 @@ async def test_names_rules_and_small_cells_at_320_px(
             # The rules line is whole, not cut.
             assert await page.eval_on_selector("#rules", "e => e.scrollWidth <= e.clientWidth")
             assert await page.is_visible("#small-note") == small
+            assert await serious_violations(page) == []
             if user is OLGA:
                 # The AI's name keeps its level; Olga's own long name gives way.
                 ai = await page.eval_on_selector(
@@ -350,6 +353,11 @@ async def test_names_rules_and_small_cells_at_320_px(
         assert cell is not None and cell["width"] >= 40
         await narrow(page, 320)
         await page.wait_for_selector("#small-note:has-text('The cells are small')")
+        # Resign's question, with its red button, reads too.
+        await page.click("#actions [data-action='resign']")
+        await page.wait_for_selector("#actions [data-action='resign-yes']")
+        assert await serious_violations(page) == []
+        await page.click("#actions [data-action='resign-no']")
         # Without Telegram's close() (a test's stub has none) there is no button to the chat.
         await page.evaluate("Telegram.WebApp.close = () => { window.closedToChat = true; }")
         await page.click("#board .cell:not([disabled])")
