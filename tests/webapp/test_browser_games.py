@@ -36,7 +36,7 @@ async def test_ultimate_on_the_page_as_nine_small_boards(
         assert await page.locator("#board .block.lit").count() == 9
         # Row 1, column 4 is small board 2's first cell (core's cell 9), top row, 4th column.
         cell = "#board .cell[data-cell='9']"
-        assert await page.get_attribute(cell, "aria-label") == "row 1, column 4"
+        assert await page.get_attribute(cell, "aria-label") == "Row 1, column 4: empty"
         box, left = await _boxes(page, cell, "#board .cell[data-cell='2']")
         assert box["y"] == left["y"] and box["x"] > left["x"]
         await page.click(cell)

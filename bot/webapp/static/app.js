@@ -11,6 +11,7 @@ import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const newGame = { level: "hard", mark: "X", size: 3 };
+let signInRefused = false; // the server refused this page's initData (too old)
 
 function applyTheme() {
   const theme = (tg && tg.themeParams) || {};
@@ -28,7 +29,12 @@ function applyTheme() {
 async function loadWords() {
   const user = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user) || {};
   const path = initData ? "texts" : "texts?lang=" + encodeURIComponent(user.language_code || "");
-  const { ok, data } = await api(path);
+  let { ok, status, data } = await api(path);
+  if (status === 401 && initData) {
+    // A sign-in the server no longer takes (a day old): the words, to say so, by the app's language.
+    signInRefused = true;
+    ({ ok, data } = await api("texts?lang=" + encodeURIComponent(user.language_code || ""), undefined, false));
+  }
   if (!ok) return false;
   document.documentElement.lang = data.language;
   document.documentElement.dir = data.rtl ? "rtl" : "ltr";
@@ -46,7 +52,9 @@ function say(text) {
 function choose(groupId, key, value) {
   newGame[key] = value;
   for (const button of $(groupId).children) {
-    button.classList.toggle("chosen", button.dataset[key] === String(value));
+    const chosen = button.dataset[key] === String(value);
+    button.classList.toggle("chosen", chosen);
+    button.setAttribute("aria-pressed", String(chosen));
   }
 }
 
@@ -72,8 +80,8 @@ async function openHome() {
   closeGame();
   $("game").hidden = true;
   history.replaceState(null, "", "./");
-  const { ok, data, offline } = await api("games");
-  if (!ok) { say(offline ? t("PAGE.failed") : t("PAGE.from_telegram")); return; }
+  const { ok, status, data, offline } = await api("games");
+  if (!ok) { say(offline ? t("PAGE.failed") : t(status === 401 && initData ? "PAGE.reopen" : "PAGE.from_telegram")); return; }
   say("");
   $("home").hidden = false;
   $("hello").textContent = t("PAGE.hello", { name: data.me.name });
@@ -107,9 +115,12 @@ async function setUp() {
   choose("sizes", "size", 3);
   for (const button of $("levels").children) button.addEventListener("click", () => choose("levels", "level", button.dataset.level));
   for (const button of $("marks").children) button.addEventListener("click", () => choose("marks", "mark", button.dataset.mark));
+  choose("levels", "level", newGame.level);
+  choose("marks", "mark", newGame.mark);
   $("start").addEventListener("click", startGame);
   $("back").addEventListener("click", openHome);
   const spoken = await loadWords();
+  if (signInRefused) { say(t("PAGE.reopen")); return; }
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
   const fromUrl = new URLSearchParams(location.search).get("game");
   // A game's link names it by its public id (random, never the row id): startapp=g<id>.

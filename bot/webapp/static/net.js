@@ -17,8 +17,9 @@ export function backoff(attempt) {
 }
 
 // {ok, status, data, offline}: offline when the server could not be reached at all.
-export async function api(path, body) {
-  const options = { headers: { Authorization: "tma " + initData } };
+// `signed` false: without the initData (the words, when the server refuses it).
+export async function api(path, body, signed = true) {
+  const options = { headers: signed ? { Authorization: "tma " + initData } : {} };
   if (body !== undefined) {
     options.method = "POST";
     options.headers["Content-Type"] = "application/json";
@@ -35,7 +36,8 @@ export async function api(path, body) {
 }
 
 // Server-sent events read through fetch (EventSource cannot send the initData header).
-// onState(game) for every state; onTrouble(kind) with "offline", "too_many" or null (back).
+// onState(game) for every state; onTrouble(kind) with "offline", "too_many", "expired" (the
+// server no longer takes the page's initData) or null (back).
 // Reconnects after any error or end, waiting longer after each failure; stops for good on
 // 401/403/404 or an `event: gone`. Returns the AbortController that ends it.
 export function follow(gameId, onState, onTrouble) {
@@ -47,6 +49,7 @@ export function follow(gameId, onState, onTrouble) {
       try {
         const response = await fetch("api/games/" + gameId + "/events", {
           headers: { Authorization: "tma " + initData }, signal: controller.signal });
+        if (response.status === 401 && initData) onTrouble("expired");
         if ([401, 403, 404].includes(response.status)) return;
         if (response.status === 429) trouble = "too_many";
         if (response.ok) {
