@@ -23,7 +23,7 @@ from bot.games.timeouts import TurnTimeouts
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.presenter import Presenter
 from bot.views.render import render_nudge
-from bot.views.stranger_notices import tell_both, tell_the_loser, tell_the_winner
+from bot.views.stranger_notices import tell_strangers
 from bot.views.texts import texts_for
 from core.board import O
 
@@ -76,11 +76,8 @@ class TurnClock:
                 game = await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False)
                 if event is TurnEvent.NUDGE:
                     await self._nudge(game)
-                elif event is TurnEvent.TIMEOUT:
-                    await tell_the_winner(self._bot, game, "OPPONENT_TIMED_OUT")
-                    await tell_the_loser(self._bot, game, "YOU_FLAGGED")
-                elif event is TurnEvent.ABORTED:
-                    await tell_both(self._bot, game, "GAME_ABORTED_NOTICE")
+                else:  # a loss on time, or an abort
+                    await tell_strangers(self._bot, game)
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)
         return happened

@@ -11,7 +11,7 @@ from telegram.error import TelegramError
 from bot.context import BotContext
 from bot.handlers.common import texts_of
 from bot.telegram.flood_gate import Pace
-from bot.views.stranger_notices import tell_the_winner
+from bot.views.stranger_notices import tell_strangers
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
                 await context.presenter.show(game)
             except TelegramError as error:
                 log.info("game %s: board not shown after the bot left: %s", game.id, error)
-            await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
+            await tell_strangers(context.bot, game)
 
 
 def _is_in(member: ChatMember) -> bool:

@@ -15,7 +15,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import forget_keyboard
-from bot.views.stranger_notices import tell_the_winner
+from bot.views.stranger_notices import tell_strangers
 from bot.wire.callback_data import ForgetTap
 
 
@@ -50,7 +50,7 @@ async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
         context.ai_matches.cancel(game.id)
         await context.presenter.show(game)
         # A stranger left waiting sees a board edit, which makes no sound: tell them.
-        await tell_the_winner(context.bot, game, "OPPONENT_LEFT")
+        await tell_strangers(context.bot, game)
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return

@@ -9,7 +9,7 @@ import logging
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.games.model import GameView
+from bot.games.model import FORFEITS, EndReason, GameView
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import player_name
 from bot.views.texts import texts_for
@@ -18,26 +18,29 @@ from core.board import O, X, other
 log = logging.getLogger(__name__)
 
 
-async def tell_the_winner(bot: Bot, game: GameView, message: str) -> None:
-    """Send the winner of a game between strangers `message` (a catalog name taking the
-    loser's `{name}`): OPPONENT_LEFT or OPPONENT_TIMED_OUT."""
-    if game.is_between_strangers and game.result in (X, O):
-        await _tell(bot, game, game.result, message)
+async def tell_strangers(bot: Bot, game: GameView) -> None:
+    """After a game between strangers ended, tell each player what the board alone would not
+    say aloud, by how it ended: the winner that the other left (resigned, /stop, blocked the
+    bot, /forget) or ran out of time, the loser that their time ran out, both that it was
+    aborted. A game won on the board, or not between strangers, says nothing more."""
+    if not game.is_between_strangers:
+        return
+    for mark, message in _notices(game):
+        await _tell(bot, game, mark, message)
 
 
-async def tell_the_loser(bot: Bot, game: GameView, message: str) -> None:
-    """Send the loser of a game between strangers `message` (taking the winner's `{name}`):
-    YOU_FLAGGED."""
-    if game.is_between_strangers and game.result in (X, O):
-        await _tell(bot, game, other(game.result), message)
-
-
-async def tell_both(bot: Bot, game: GameView, message: str) -> None:
-    """Send both players of a game between strangers `message` (taking the other's
-    `{name}`): GAME_ABORTED_NOTICE."""
-    if game.is_between_strangers:
-        for mark in (X, O):
-            await _tell(bot, game, mark, message)
+def _notices(game: GameView) -> list[tuple[str, str]]:
+    """Whom to tell what (a mark, a catalog name taking the other's `{name}`)."""
+    if game.end_reason == EndReason.ABORTED:
+        return [(X, "GAME_ABORTED_NOTICE"), (O, "GAME_ABORTED_NOTICE")]
+    if game.result not in (X, O):
+        return []
+    winner, loser = game.result, other(game.result)
+    if game.end_reason == EndReason.TIMEOUT:
+        return [(winner, "OPPONENT_TIMED_OUT"), (loser, "YOU_FLAGGED")]
+    if game.end_reason in FORFEITS:
+        return [(winner, "OPPONENT_LEFT")]
+    return []
 
 
 async def _tell(bot: Bot, game: GameView, mark: str, message: str) -> None:

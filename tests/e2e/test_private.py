@@ -95,6 +95,7 @@ async def test_full_games_against_every_level_by_taps(
             "🎚 Another level",
             *review,
             "🖼 Picture",
+            "🎬 Replay",
         ]
     assert_every_query_answered(telegram, exactly_once=False)
 
