@@ -85,7 +85,7 @@ class TurnClock:
     async def redraw_clocks(self, now: datetime) -> int:
         """Redraw the boards of every running clock as of `now` (at the background's pace);
         returns how many games were redrawn."""
-        games = await self._timeouts.clocks_running()
+        games = await self._timeouts.claim_clock_redraws(now, self._redraw)
         for game in games:
             try:
                 await self._presenter.show(

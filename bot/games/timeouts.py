@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, update
 
 from bot.games import lifecycle, reads, store
 from bot.games.db.models import Game
@@ -30,11 +30,24 @@ class TurnTimeouts:
             )
             return list(rows)
 
-    async def clocks_running(self) -> list[GameView]:
-        """The games whose clock is running (strangers' games under way)."""
+    async def claim_clock_redraws(self, now: datetime, every: timedelta) -> list[GameView]:
+        """The running clocks this process is to redraw now: those nobody redrew within
+        `every`, claimed in one UPDATE, so that of several instances only one redraws each
+        clock a period."""
+        due = or_(Game.clock_drawn_at.is_(None), Game.clock_drawn_at <= now - every)
+        async with self._store.transaction() as session:
+            claimed = await session.execute(
+                update(Game)
+                .where(Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None), due)
+                .values(clock_drawn_at=now)
+                .returning(Game.id)
+            )
+            ids = [row.id for row in claimed]
+        if not ids:
+            return []
         async with self._store.sessions() as session:
             found = await reads.load_all(
-                session, Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None)
+                session, Game.id.in_(ids), Game.status == GameStatus.ACTIVE
             )
             return [loaded.view for loaded in found]
 

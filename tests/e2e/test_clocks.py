@@ -108,6 +108,29 @@ async def test_the_clock_runs_on_both_boards(telegram: FakeTelegram, bot: BotRun
     assert await turn_clock(bot).tick(utcnow() + timedelta(seconds=seconds - 2)) == []
 
 
+async def test_each_clock_is_redrawn_once_a_period_however_many_instances(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    await tap_cell(telegram, ANN, x_board, 4)
+    second = BotRunner(telegram, bot.settings.database_url.get_secret_value())
+    await second.start()
+    try:
+        period = timedelta(seconds=bot.settings.clock_redraw_seconds)
+        soon = utcnow() + timedelta(seconds=5)
+        assert await turn_clock(bot).redraw_clocks(soon) == 1
+        edits = (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count)
+        # The other instance, within the period: the clock was just redrawn, so it is not.
+        assert await turn_clock(second).redraw_clocks(soon + period / 2) == 0
+        after = (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count)
+        assert after == edits
+        # A period on, whichever instance comes first redraws it, once.
+        assert await turn_clock(second).redraw_clocks(soon + period) == 1
+        assert await turn_clock(bot).redraw_clocks(soon + period) == 0
+    finally:
+        await second.stop()
+
+
 async def test_x_who_never_moves_aborts_the_game_unrated_both_told(
     telegram: FakeTelegram, quick: BotRunner
 ) -> None:

@@ -157,6 +157,9 @@ class Game(Base):
     # The seats (bit i: `marks[i]`) told that typed words do not reach a stranger: told once
     # a game each, whichever instance hears them (`Play.first_chatter`).
     room_told: Mapped[int] = mapped_column(Integer, server_default="0")
+    # When a running clock was last redrawn, by whichever instance claimed it (`TurnTimeouts.
+    # claim_clock_redraws`): each clock is redrawn once a period, however many instances run.
+    clock_drawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     drawer: Mapped[str | None] = mapped_column(String(32))
     drawer_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
