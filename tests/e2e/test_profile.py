@@ -24,6 +24,7 @@ EVERYTHING = [
     "hint",
     "undo",
     "card",
+    "replay",
     "stats",
     "top",
     "play",
