@@ -52,7 +52,7 @@ from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
 from bot.webapp.members import GroupMembers
 from bot.webapp.queries import chosen_language, game_and_moves, game_by_public_id, open_games_of
-from bot.webapp.state import Sight, game_state, game_summary, sight
+from bot.webapp.state import Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
 from core.ai import LEVELS
 from core.board import SIZES, X, board_size
@@ -97,6 +97,7 @@ def add_routes(web_app: web.Application, application: Application) -> None:
     web_app.router.add_post(api + "/{game}/moves", mini_app.move)
     web_app.router.add_post(api + "/{game}/actions", mini_app.act)
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
+    web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
 
 
@@ -125,6 +126,7 @@ def error(status: int, message: str, refusal: str | None = None) -> web.HTTPExce
         400: web.HTTPBadRequest,
         401: web.HTTPUnauthorized,
         403: web.HTTPForbidden,
+        409: web.HTTPConflict,
         429: web.HTTPTooManyRequests,
     }
     kind = kinds.get(status, web.HTTPNotFound)
@@ -223,6 +225,15 @@ class MiniApp:
         user = self.user(request)
         game = await self.viewable_game(request, user)
         return web.json_response({"game": await self.state(game.id, user.id)})
+
+    async def replay(self, request: web.Request) -> web.Response:
+        """A finished game, move by move (bot.webapp.state.replay_frames); 409 while it runs."""
+        user = self.user(request)
+        game = await self.viewable_game(request, user)
+        replay = await self.running.games.replays.of_game(game.id, BoardRef())
+        if replay is None:
+            raise error(409, "the game is not finished", "not_finished")
+        return web.json_response({"frames": replay_frames(replay, user.id)})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         """The game's state whenever it changes (bot.webapp.live), within the caps."""

@@ -22,6 +22,7 @@ from enum import Enum, auto
 from typing import Any
 
 from bot.games.model import FORFEITS, USER, GameView
+from bot.games.summaries import Replay
 from bot.views.rating import first_name
 from core.board import EMPTY, MARKS, O, X
 from core.positions import is_ultimate, ultimate_board
@@ -117,6 +118,17 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         "blocks": _blocks(game),
         "actions": actions(game, viewer_id),
     }
+
+
+def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
+    """A finished game's replay for the page: its state after each number of moves (0: the
+    empty board), as `game_state` draws it, none of them playable."""
+    frames = []
+    for ply in range(replay.length + 1):
+        moves = [MoveRow(n + 1, cell, mark) for n, (cell, mark) in enumerate(replay.moves[:ply])]
+        state = game_state(replay.at(ply), moves, viewer_id)
+        frames.append({**state, "your_turn": False, "legal": [], "actions": []})
+    return frames
 
 
 def legal_cells(game: GameView) -> list[int]:

@@ -285,3 +285,38 @@ async def test_a_new_game_from_the_page_over_one_underway_asks_first(
         assert (
             public_id_on(telegram, telegram.last_bot_message(ALICE["id"])) == started["game"]["id"]
         )
+
+
+async def test_a_finished_game_replays_frame_by_frame_to_whom_may_see_it(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        board = telegram.last_bot_message(ALICE["id"])
+        public_id = public_id_on(telegram, board)
+        url = page + f"api/games/{public_id}/replay"
+        async with aiohttp.ClientSession() as http:
+            status, answer = await call(http, "GET", url, auth(telegram, ALICE))
+            assert status == 409 and answer["status"] == "not_finished", (status, answer, url)
+            moves = page + f"api/games/{public_id}/moves"
+            status, played = await call(
+                http, "POST", moves, auth(telegram, ALICE), {"ply": 0, "cell": 4}
+            )
+            assert status == 200
+            reply = played["game"]["last_cell"]
+            await send(telegram, ALICE, "/stop")  # resigned: finished, two moves in
+            status, answer = await call(http, "GET", url, auth(telegram, ALICE))
+            assert status == 200, answer
+            frames = answer["frames"]
+            # The empty board, then each move: the cells and the moves of that position, none
+            # playable; the last is the game as it ended.
+            assert [frame["ply"] for frame in frames] == [0, 1, 2]
+            assert frames[0]["cells"] == "_" * 9 and frames[0]["last_cell"] is None
+            assert frames[1]["cells"][4] == "X" and frames[1]["last_cell"] == 4
+            assert frames[1]["result"] is None and frames[1]["status"] == "active"
+            assert [m["cell"] for m in frames[2]["moves"]] == [4, reply]
+            assert all(not f["your_turn"] and not f["legal"] and not f["actions"] for f in frames)
+            assert frames[-1]["result"] == "O" and frames[-1]["forfeit"]
+            # Bob may not see Alice's private game: the same 404 as for no game.
+            status, _ = await call(http, "GET", url, auth(telegram, BOB))
+            assert status == 404
