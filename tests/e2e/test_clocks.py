@@ -117,7 +117,9 @@ async def test_each_clock_is_redrawn_once_a_period_however_many_instances(
     await second.start()
     try:
         period = timedelta(seconds=bot.settings.clock_redraw_seconds)
-        soon = utcnow() + timedelta(seconds=5)
+        # Later than either instance's own sweep (on the real clock) reaches: only these
+        # calls claim.
+        soon = utcnow() + 3 * period
         assert await turn_clock(bot).redraw_clocks(soon) == 1
         edits = (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count)
         # The other instance, within the period: the clock was just redrawn, so it is not.
