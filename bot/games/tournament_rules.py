@@ -51,6 +51,15 @@ class Format(StrEnum):
     SWISS = "swiss"
 
 
+class TournamentStatus(StrEnum):
+    """The stored `tournaments.status`."""
+
+    SIGNUP = "signup"  # players join and leave; the organiser starts or cancels
+    RUNNING = "running"
+    FINISHED = "finished"  # the last round played, or ended early by the organiser
+    CANCELLED = "cancelled"  # before it started
+
+
 class PairResult(StrEnum):
     """How a pairing ended (the stored `tournament_pairings.result`): ❌ won, ⭕ won, a draw,
     or a bye (❌ alone, a point). A forfeit is a win without a game."""
