@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 #: Round robin up to this many players; Swiss above.
@@ -79,6 +79,9 @@ class Pairing:
     x: int
     o: int | None
     result: PairResult | None = None
+    #: The game played for it (None: a bye, a forfeit, or not stored yet), and its row's id.
+    game_id: int | None = field(default=None, compare=False)
+    id: int = field(default=0, compare=False)
 
     @property
     def is_bye(self) -> bool:
@@ -282,3 +285,72 @@ def winners(seeds: Sequence[int], history: Sequence[Pairing]) -> list[int]:
         return []
     top = table[0]
     return [s.player for s in table if (s.points, s.tiebreak) == (top.points, top.tiebreak)]
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player of a tournament: `seed` is the order they joined in."""
+
+    player_id: int
+    name: str
+    seed: int
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """A tournament as stored: what its use-cases decide on and its message shows."""
+
+    id: int
+    chat_id: int
+    message_id: int | None
+    organiser_id: int | None
+    board: str  # a `pairing.board_key`
+    format: Format | None  # None: chosen by the number of players at the start
+    status: TournamentStatus
+    round: int
+    rounds: int
+    language: str | None = None
+    entrants: tuple[Entrant, ...] = ()
+    pairings: tuple[Pairing, ...] = ()
+
+    @property
+    def seeds(self) -> list[int]:
+        return [e.player_id for e in sorted(self.entrants, key=lambda e: e.seed)]
+
+    @property
+    def withdrawn(self) -> set[int]:
+        return {e.player_id for e in self.entrants if e.withdrawn}
+
+    def entrant(self, player_id: int) -> Entrant | None:
+        return next((e for e in self.entrants if e.player_id == player_id), None)
+
+    def name_of(self, player_id: int) -> str:
+        found = self.entrant(player_id)
+        return found.name if found is not None else str(player_id)
+
+    @property
+    def current(self) -> list[Pairing]:
+        """The pairings of the round being played."""
+        return [p for p in self.pairings if p.round == self.round]
+
+    @property
+    def games_left(self) -> int:
+        """Games of the round being played not decided yet."""
+        return sum(1 for p in self.current if p.result is None)
+
+    @property
+    def table(self) -> list[Standing]:
+        return standings(self.seeds, self.pairings)
+
+    @property
+    def is_signup(self) -> bool:
+        return self.status is TournamentStatus.SIGNUP
+
+    @property
+    def is_running(self) -> bool:
+        return self.status is TournamentStatus.RUNNING
+
+    def open_pairing_of(self, player_id: int) -> Pairing | None:
+        """The player's game of the round being played, while it is undecided."""
+        return next((p for p in self.current if p.result is None and player_id in (p.x, p.o)), None)
