@@ -1,0 +1,174 @@
+"""Tournaments in a group, end to end: five members sign up with `/tournament` and play a
+round robin to the end by taps on its boards, under Telegram's flood limits (the fake answers
+429 past them; the bot must never get one), with a restart of the bot in the middle of a
+round. The standings the one tournament message shows are checked against a count kept here,
+game by game, from the boards played."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot.games.model import GameView
+from bot.locales import en
+from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import current, game_id_on, play_cells, press, send, words
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+
+GROUP = FakeTelegram.group_chat(-100770, "Club")
+PEOPLE = [
+    FakeTelegram.user(2001 + i, name) for i, name in enumerate(("Ann", "Ben", "Cat", "Dan", "Eve"))
+]
+BY_ID = {person["id"]: person for person in PEOPLE}
+SEED = {person["id"]: seed for seed, person in enumerate(PEOPLE)}
+#: ❌ takes the top row; a draw on a full board.
+X_WINS = [0, 3, 1, 4, 2]
+DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
+LINE = re.compile(r"^(\d+)\. (\w+) — (\S+) pts, SB (\S+)$")
+
+
+class Bots:
+    """The bot as it runs now (a restart replaces it), on one database."""
+
+    def __init__(self, telegram: FakeTelegram, database_url: str) -> None:
+        self.telegram, self.database_url = telegram, database_url
+        self.runner: BotRunner | None = None
+
+    async def start(self) -> None:
+        limits = TELEGRAM_FLOOD_LIMITS.scaled(self.telegram.time_scale)
+        # The flood budget is counted in the database, as on PostgreSQL by default: the bot
+        # after the restart knows what the one before it spent of the group's minute.
+        self.runner = BotRunner(
+            self.telegram, self.database_url, flood_limits=limits, flood_budget="shared"
+        )
+        await self.runner.start()
+
+    async def restart(self) -> None:
+        assert self.runner is not None
+        await self.runner.stop()
+        await self.start()
+
+    async def game(self, board: StoredMessage) -> GameView:
+        assert self.runner is not None and self.runner.application is not None
+        store = self.runner.application.bot_data.running.games.store
+        game = await store.get_game(game_id_on(self.telegram, board))
+        assert game is not None
+        return game
+
+
+@pytest.fixture
+async def bots(telegram: FakeTelegram, database_url: str) -> AsyncIterator[Bots]:
+    telegram.enforce_flood_limits()  # Telegram's: 20 a minute in a group, 30 a second
+    bots = Bots(telegram, database_url)
+    await bots.start()
+    try:
+        yield bots
+    finally:
+        if bots.runner is not None:
+            await bots.runner.stop()
+
+
+def points_of(text: str) -> float:
+    """3½ → 3.5 (the tie-break's quarters are decimals)."""
+    return float(text.replace("½", ".5")) if text != "½" else 0.5
+
+
+def standings(message: StoredMessage) -> dict[str, tuple[int, float, float]]:
+    """Each name on the tournament message: place, points, tie-break."""
+    found = {}
+    for line in message.text.splitlines():
+        match = LINE.match(line)
+        if match:
+            place, name, points, tiebreak = match.groups()
+            found[name] = (int(place), points_of(points), points_of(tiebreak))
+    return found
+
+
+def new_boards(telegram: FakeTelegram, seen: set[Any]) -> list[StoredMessage]:
+    """The game boards posted in the group since `seen`."""
+    boards = []
+    for message in telegram.bot_messages(GROUP["id"]):
+        keyboard = telegram.keyboard(message)
+        data = keyboard[0][0][1] if keyboard and keyboard[0] else None
+        if message.key not in seen and data is not None and data.startswith("m:"):
+            boards.append(message)
+    return boards
+
+
+async def sign_up(telegram: FakeTelegram) -> StoredMessage:
+    """Ann opens a tournament; the others join; Ben may not start it; Ann does."""
+    ann, ben = PEOPLE[0], PEOPLE[1]
+    await send(telegram, ann, "/tournament", chat=GROUP)
+    message = telegram.last_bot_message(GROUP["id"])
+    assert message.text.splitlines()[0] == "🏆 Tournament · 3×3 · " + en.TOURNAMENT_FORMATS["any"]
+    for person in PEOPLE[1:]:
+        answer = await press(telegram, person, message, en.TOURNAMENT_JOIN)
+        assert answer.get("text") == en.POPUP_TOURNAMENT_JOINED
+    again = await press(telegram, ben, message, en.TOURNAMENT_JOIN)
+    assert again.get("text") == en.POPUP_TOURNAMENT_JOINED_ALREADY
+    assert "Players: Ann, Ben, Cat, Dan, Eve" in current(telegram, message).text
+    refused = await press(telegram, ben, message, en.TOURNAMENT_START)
+    assert refused.get("text") == en.POPUP_TOURNAMENT_NOT_ORGANISER
+    await press(telegram, ann, message, en.TOURNAMENT_START)
+    return message
+
+
+async def test_five_members_play_a_round_robin_to_the_end_through_a_restart(
+    both_clocks: str, telegram: FakeTelegram, bots: Bots
+) -> None:
+    # Time enough for a round's boards at the group's pace (a message every 3 s on Telegram's
+    # clock): waits end as soon as the boards are there.
+    pace = 60.0 * telegram.time_scale + 10
+    message = await sign_up(telegram)
+    seen: set[Any] = set()
+    count = {person["id"]: 0.0 for person in PEOPLE}
+    met: list[frozenset[int]] = []
+    for number in range(1, 6):  # five players: five rounds, two games and a bye each
+        boards: list[StoredMessage] = []
+
+        def posted(into: list[StoredMessage] = boards, known: set[Any] = seen) -> bool:
+            into[:] = new_boards(telegram, known)
+            return len(into) == 2
+
+        await telegram.wait_until(posted, timeout=pace, what=f"round {number}'s boards")
+        assert f"Round {number} of 5 · games left: 2" in current(telegram, message).text
+        playing = set()
+        for i, board in enumerate(boards):
+            if number == 2 and i == 1:
+                await bots.restart()  # mid-round: one game over, the other not begun
+            game = await bots.game(board)
+            assert game.x_player_id is not None and game.o_player_id is not None
+            x, o = BY_ID[game.x_player_id], BY_ID[game.o_player_id]
+            # The one who joined first wins as ❌; as ⭕, draws.
+            first = SEED[x["id"]] < SEED[o["id"]]
+            await play_cells(telegram, board, x, o, X_WINS if first else DRAW)
+            assert words(current(telegram, board)) == ("X wins" if first else "Draw")
+            count[x["id"]] += 1.0 if first else 0.5
+            count[o["id"]] += 0.0 if first else 0.5
+            met.append(frozenset((x["id"], o["id"])))
+            playing |= {x["id"], o["id"]}
+        (bye,) = set(count) - playing
+        count[bye] += 1.0
+        seen |= {board.key for board in boards}
+
+    def over() -> bool:
+        return en.TOURNAMENT_WINNER.split("{")[0] in current(telegram, message).text
+
+    await telegram.wait_until(over, timeout=pace, what="the winner")
+    assert len(met) == len(set(met)) == 10  # everyone met everyone, once
+    shown = standings(current(telegram, message))
+    assert {name: points for name, (_, points, _) in shown.items()} == {
+        BY_ID[pid]["first_name"]: points for pid, points in count.items()
+    }
+    assert sum(count.values()) == 15  # ten games and five byes
+    best = max(count.values())
+    leader = next(name for name, (place, _, _) in shown.items() if place == 1)
+    assert count[next(p["id"] for p in PEOPLE if p["first_name"] == leader)] == best
+    assert f"🏆 Winner: {leader}" in current(telegram, message).text
+    assert current(telegram, message).reply_markup is None  # nothing left to tap
+    assert new_boards(telegram, seen) == []  # no sixth round
+    assert telegram.too_many_requests == []
