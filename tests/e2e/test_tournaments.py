@@ -16,7 +16,7 @@ from bot.games.model import GameView
 from bot.locales import en
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import current, game_id_on, play_cells, press, send, words
+from tests.support.chat import current, game_id_on, play_cells, press, send, tap_data, words
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100770, "Club")
@@ -172,3 +172,45 @@ async def test_five_members_play_a_round_robin_to_the_end_through_a_restart(
     assert current(telegram, message).reply_markup is None  # nothing left to tap
     assert new_boards(telegram, seen) == []  # no sixth round
     assert telegram.too_many_requests == []
+
+
+async def test_bad_words_a_private_chat_a_leaver_and_the_end_by_the_organiser(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    ann, ben, cat, dan = PEOPLE[:4]
+    await send(telegram, ann, "/tournament")  # in a private chat
+    assert telegram.last_bot_message(ann["id"]).text == en.TOURNAMENT_GROUP_ONLY
+    before = len(telegram.bot_messages(GROUP["id"]))
+    await send(telegram, ann, "/tournament 9 swiss", chat=GROUP)
+    assert telegram.last_bot_message(GROUP["id"]).text == en.BAD_TOURNAMENT
+    assert len(telegram.bot_messages(GROUP["id"])) == before + 1  # the answer, nothing else
+    await send(telegram, ann, "/tournament 4 swiss", chat=GROUP)
+    message = telegram.last_bot_message(GROUP["id"])
+    assert "Swiss" in message.text.splitlines()[0]
+    for person in (ben, cat, dan):
+        await press(telegram, person, message, en.TOURNAMENT_JOIN)
+    seen = {m.key for m in telegram.bot_messages(GROUP["id"])}
+    await press(telegram, ann, message, en.TOURNAMENT_START)
+    boards = new_boards(telegram, seen)
+    assert len(boards) == 2  # four players, two games; Swiss as asked, two rounds
+    assert "Round 1 of 2 · games left: 2" in current(telegram, message).text
+    tournament_id = telegram.keyboard(message)[0][0][1].split(":")[1]  # Leave's data
+    # Dan leaves: his game is resigned on its board, and the message says he left.
+    answer = await press(telegram, dan, message, en.TOURNAMENT_LEAVE)
+    assert answer.get("text") == en.POPUP_TOURNAMENT_FORFEIT
+    dans = [b for b in boards if "Dan" in current(telegram, b).text]
+    assert len(dans) == 1 and words(current(telegram, dans[0])) in ("X wins", "O wins")
+    await telegram.wait_until(
+        lambda: "games left: 1" in current(telegram, message).text, what="Dan's game counted"
+    )
+    assert f"Dan — 0 pts, SB 0 {en.TOURNAMENT_WITHDRAWN}" in current(telegram, message).text
+    # The organiser ends it: the standings as they are are final, and nothing is left to tap.
+    refused = await press(telegram, ben, message, en.TOURNAMENT_END)
+    assert refused.get("text") == en.POPUP_TOURNAMENT_NOT_ORGANISER
+    await press(telegram, ann, message, en.TOURNAMENT_END)
+    final = current(telegram, message)
+    assert en.TOURNAMENT_ENDED_EARLY in final.text and final.reply_markup is None
+    # An old Join, tapped now (or made up): a pop-up, nothing changes.
+    late = await tap_data(telegram, cat, message, f"tj:{tournament_id}")
+    assert late.get("text") == en.POPUP_TOURNAMENT_OVER
+    assert current(telegram, message).text == final.text
