@@ -174,6 +174,38 @@ async def change(
         raise StaleDataError("the tournament changed since it was read")
 
 
+async def forget(session: CoreTransaction, player_id: int) -> None:
+    """/forget: the player is out of every tournament's sign-up, and out of every tournament
+    under way or over for good, as a stand-in with no name whose id is minus their seed (no
+    Telegram user has one): its pairings keep their shape, and what is left is forfeited. A
+    tournament they organised has no organiser any more."""
+    entries = await session.execute(
+        select(PLAYERS.c.tournament_id, PLAYERS.c.seed, TOURNAMENTS.c.status)
+        .join(TOURNAMENTS, TOURNAMENTS.c.id == PLAYERS.c.tournament_id)
+        .where(PLAYERS.c.player_id == player_id)
+    )
+    for tournament_id, seed, status in list(entries):
+        entry = (PLAYERS.c.tournament_id == tournament_id, PLAYERS.c.player_id == player_id)
+        if status == TournamentStatus.SIGNUP.value:
+            await session.execute(PLAYERS.delete().where(*entry))
+            continue
+        stand_in = -seed
+        await session.execute(
+            PLAYERS.update().where(*entry).values(player_id=stand_in, name="—", withdrawn=True)
+        )
+        for side in ("x_player_id", "o_player_id"):
+            await session.execute(
+                PAIRINGS.update()
+                .where(PAIRINGS.c.tournament_id == tournament_id, PAIRINGS.c[side] == player_id)
+                .values({side: stand_in})
+            )
+    await session.execute(
+        TOURNAMENTS.update()
+        .where(TOURNAMENTS.c.organiser_id == player_id)
+        .values(organiser_id=None)
+    )
+
+
 async def attach_message(session: CoreTransaction, tournament_id: int, message_id: int) -> None:
     await session.execute(
         TOURNAMENTS.update().where(TOURNAMENTS.c.id == tournament_id).values(message_id=message_id)

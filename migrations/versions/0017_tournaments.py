@@ -49,12 +49,7 @@ def upgrade() -> None:
             sa.ForeignKey("tournaments.id", ondelete="CASCADE"),
             nullable=False,
         ),
-        sa.Column(
-            "player_id",
-            sa.BigInteger(),
-            sa.ForeignKey("players.id", ondelete="CASCADE"),
-            nullable=False,
-        ),
+        sa.Column("player_id", sa.BigInteger(), nullable=False),
         sa.Column("seed", sa.Integer(), nullable=False),
         sa.Column("name", sa.String(128), nullable=False),
         sa.Column("withdrawn", sa.Boolean(), nullable=False, server_default=sa.false()),

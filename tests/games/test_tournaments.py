@@ -147,3 +147,26 @@ async def test_a_restarted_bot_moves_the_round_on_from_the_database(
         assert await games.tournaments.advance(tid) is None  # done once, by one of them
     finally:
         await engine.dispose()
+
+
+async def test_forget_keeps_the_tournament_whole_without_the_player(games: Games) -> None:
+    tid = await signed_up(games, BEN, CAT, DAN)
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    assert started.tournament is not None
+    before = [(p.round, p.x, p.o) for p in started.tournament.pairings]
+    await games.privacy.forget(DAN)
+    view = await games.tournaments.get(tid)
+    assert view is not None
+    assert DAN.id not in view.seeds and "Dan" not in [e.name for e in view.entrants]
+    stand_in = -4  # Dan joined fourth
+    assert view.withdrawn == {stand_in}
+    assert [(p.round, p.x, p.o) for p in view.pairings] == [
+        (r, stand_in if x == DAN.id else x, stand_in if o == DAN.id else o) for r, x, o in before
+    ]
+    # Dan's game was resigned by /forget; the other is played: round 2 has Dan's forfeit.
+    other = next(g for g in started.games if DAN.id not in (g.x_player_id, g.o_player_id))
+    await play(games, other.id, X_WINS)
+    moved = await games.tournaments.advance(tid)
+    assert moved is not None and moved.tournament is not None and moved.tournament.round == 2
+    met = {frozenset((p.x, p.o)) for p in moved.tournament.pairings if p.o is not None}
+    assert len(met) == len(moved.tournament.pairings)  # nobody met twice

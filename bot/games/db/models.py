@@ -336,9 +336,9 @@ class TournamentPlayer(Base):
     tournament_id: Mapped[int] = mapped_column(
         ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
     )
-    player_id: Mapped[int] = mapped_column(
-        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
-    )
+    # Not a key of `players`: a player who uses /forget stays in the tournament's shape as a
+    # stand-in (`tournament_rows.forget`), without their id or name.
+    player_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     seed: Mapped[int] = mapped_column(Integer)
     name: Mapped[str] = mapped_column(String(128))
     withdrawn: Mapped[bool] = mapped_column(Boolean, server_default=false())
