@@ -4,7 +4,8 @@ advanced (`Tournaments.advance`): the results of its round's games that ended ar
 and once the round is decided the next is paired and its boards posted, or the winner shown.
 All of it is read from the database, so a restart, a lost event or another instance loses
 nothing: the next round here picks up what is due. The first round after start-up redraws
-every running tournament's message (an edit a crash lost)."""
+every running tournament's message (an edit a crash lost). A sign-up nobody started for a day
+lapses (cancelled), so that its chat can hold another."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import logging
 
 from telegram import Bot
 
+from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.store import Store
 from bot.games.tournaments import Tournaments
@@ -75,7 +77,9 @@ class TournamentRounds:
 
     async def round(self) -> None:
         """Advance every running tournament that has something due; the first time, redraw
-        the others' messages too."""
+        the others' messages too. Sign-ups nobody started for a day lapse."""
+        for lapsed in await self._tournaments.lapse(utcnow()):
+            await show_tournament(self._bot, self._presenter, lapsed)
         for tournament_id in await self._tournaments.running():
             outcome = await self._tournaments.advance(tournament_id)
             if outcome is not None:

@@ -91,6 +91,20 @@ async def running(session: Db) -> list[int]:
     return [row.id for row in rows]
 
 
+async def lapse(session: CoreTransaction, created_before: datetime, now: datetime) -> list[int]:
+    """Cancel the sign-ups opened before `created_before` that nobody started: their ids."""
+    lapsed = await session.execute(
+        TOURNAMENTS.update()
+        .where(
+            TOURNAMENTS.c.status == TournamentStatus.SIGNUP.value,
+            TOURNAMENTS.c.created_at < created_before,
+        )
+        .values(status=TournamentStatus.CANCELLED.value, updated_at=now)
+        .returning(TOURNAMENTS.c.id)
+    )
+    return [row.id for row in lapsed]
+
+
 async def insert(
     session: CoreTransaction,
     chat_id: int,

@@ -15,6 +15,7 @@ it, and however late (after a restart), the tournament goes on from where it is.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from bot.games import lifecycle, player_rows, store
@@ -36,6 +37,9 @@ from bot.games.tournament_rules import (
     pair_round,
     rounds_for,
 )
+
+#: A sign-up nobody starts lapses after this long.
+SIGNUP_LAPSE = timedelta(days=1)
 
 
 class Refusal(StrEnum):
@@ -183,6 +187,14 @@ class Tournaments:
                 return Outcome(await rows.load(session, tournament_id))
         except LOST_RACE:
             return Outcome(await self.get(tournament_id), Refusal.CONFLICT)
+
+    async def lapse(self, now: datetime) -> list[TournamentView]:
+        """Sign-ups open longer than `SIGNUP_LAPSE` that nobody started are cancelled (one
+        left alone would hold its chat): as they are now."""
+        async with self._store.transaction() as session:
+            lapsed = await rows.lapse(session, now - SIGNUP_LAPSE, now)
+            views = [await rows.load(session, tournament_id) for tournament_id in lapsed]
+        return [view for view in views if view is not None]
 
     async def advance(self, tournament_id: int) -> Outcome | None:
         """The round's games that ended since: their results copied; once the round is all

@@ -6,11 +6,13 @@ restart)."""
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.models import utcnow
 from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result
 from bot.games.tournament_rules import Format, PairResult, TournamentStatus
-from bot.games.tournaments import Refusal
+from bot.games.tournaments import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games
 
 ANN, BEN, CAT, DAN = (
@@ -170,3 +172,12 @@ async def test_forget_keeps_the_tournament_whole_without_the_player(games: Games
     assert moved is not None and moved.tournament is not None and moved.tournament.round == 2
     met = {frozenset((p.x, p.o)) for p in moved.tournament.pairings if p.o is not None}
     assert len(met) == len(moved.tournament.pairings)  # nobody met twice
+
+
+async def test_a_sign_up_nobody_starts_lapses_after_a_day(games: Games) -> None:
+    tid = await signed_up(games, BEN)
+    assert await games.tournaments.lapse(utcnow()) == []
+    lapsed = await games.tournaments.lapse(utcnow() + SIGNUP_LAPSE + timedelta(seconds=1))
+    assert [view.id for view in lapsed] == [tid]
+    assert lapsed[0].status is TournamentStatus.CANCELLED
+    assert (await games.tournaments.open(GROUP, CAT, "3x3", None)).done  # the chat is free
