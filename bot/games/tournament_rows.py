@@ -220,6 +220,27 @@ async def forget(session: CoreTransaction, player_id: int) -> None:
     )
 
 
+async def migrate(session: CoreTransaction, old_chat_id: int, new_chat_id: int) -> None:
+    """A group became a supergroup: its tournaments follow it."""
+    await session.execute(
+        TOURNAMENTS.update().where(TOURNAMENTS.c.chat_id == old_chat_id).values(chat_id=new_chat_id)
+    )
+
+
+async def close_in_chat(session: CoreTransaction, chat_id: int, now: datetime) -> None:
+    """The bot left the chat: its sign-up is cancelled, its running tournament finished as
+    it stands (no round could be posted there)."""
+    for was, becomes in (
+        (TournamentStatus.SIGNUP, TournamentStatus.CANCELLED),
+        (TournamentStatus.RUNNING, TournamentStatus.FINISHED),
+    ):
+        await session.execute(
+            TOURNAMENTS.update()
+            .where(TOURNAMENTS.c.chat_id == chat_id, TOURNAMENTS.c.status == was.value)
+            .values(status=becomes.value, updated_at=now)
+        )
+
+
 async def attach_message(session: CoreTransaction, tournament_id: int, message_id: int) -> None:
     await session.execute(
         TOURNAMENTS.update().where(TOURNAMENTS.c.id == tournament_id).values(message_id=message_id)

@@ -181,3 +181,17 @@ async def test_a_sign_up_nobody_starts_lapses_after_a_day(games: Games) -> None:
     assert [view.id for view in lapsed] == [tid]
     assert lapsed[0].status is TournamentStatus.CANCELLED
     assert (await games.tournaments.open(GROUP, CAT, "3x3", None)).done  # the chat is free
+
+
+async def test_a_tournament_follows_its_group_and_ends_when_the_bot_leaves(games: Games) -> None:
+    tid = await signed_up(games, BEN, CAT)
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    supergroup = -1001000880
+    await games.chats.migrate(GROUP, supergroup)
+    view = await games.tournaments.get(tid)
+    assert view is not None and view.chat_id == supergroup
+    closed = await games.chats.close_all(supergroup)
+    assert [g.id for g in closed] == [g.id for g in started.games]
+    view = await games.tournaments.get(tid)
+    assert view is not None and view.status is TournamentStatus.FINISHED
+    assert await games.tournaments.advance(tid) is None  # no round posted where it can't be
