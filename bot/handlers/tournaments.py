@@ -53,12 +53,16 @@ async def tournament(update: Update, context: BotContext) -> None:
         return
     organiser = player_from(user)
     outcome = await context.games.tournaments.open(chat.id, organiser, spec.board, spec.format)
-    if not outcome.done or outcome.tournament is None:
-        await message.reply_text(refusal_text(tr, outcome.refusal or Refusal.UNDERWAY))
+    view = outcome.tournament
+    if view is not None and view.message_id is None:
+        # New, or one whose message never went out (it would hold the chat forever).
+        message_id = await post_tournament(context.bot, view)
+        await context.games.tournaments.attach_message(view.id, message_id)
         return
-    message_id = await post_tournament(context.bot, outcome.tournament)
-    if message_id is not None:
-        await context.games.tournaments.attach_message(outcome.tournament.id, message_id)
+    # The chat's tournament under way: the answer points at its message.
+    refused = refusal_text(tr, outcome.refusal or Refusal.UNDERWAY)
+    where = view.message_id if view is not None else None
+    await message.reply_text(refused, reply_to_message_id=where, allow_sending_without_reply=True)
 
 
 async def tap_tournament(tapped: Tapped[TournamentTap], context: BotContext) -> None:

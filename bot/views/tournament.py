@@ -116,7 +116,7 @@ def _keyboard(view: TournamentView, tr: Texts) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(rows)
 
 
-async def post_tournament(bot: Bot, view: TournamentView) -> int | None:
+async def post_tournament(bot: Bot, view: TournamentView) -> int:
     """Post the tournament's message (a person's command: their pace): its id."""
     message = render_tournament(view, texts_for(view.language))
     sent = await bot.send_message(view.chat_id, message.text, reply_markup=message.keyboard)
