@@ -5,11 +5,12 @@ restart)."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import timedelta
 
 from bot.games.db.engine import create_engine, create_session_factory
-from bot.games.db.models import utcnow
+from bot.games.db.models import Rating, utcnow
 from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result
 from bot.games.tournament_rules import Format, PairResult, TournamentStatus
 from bot.games.tournaments import SIGNUP_LAPSE, Refusal
@@ -195,3 +196,45 @@ async def test_a_tournament_follows_its_group_and_ends_when_the_bot_leaves(games
     view = await games.tournaments.get(tid)
     assert view is not None and view.status is TournamentStatus.FINISHED
     assert await games.tournaments.advance(tid) is None  # no round posted where it can't be
+
+
+async def test_tournament_games_are_rated_as_group_games_are(games: Games) -> None:
+    tid = await signed_up(games, BEN, CAT)
+    async with games.store.transaction() as session:  # all three rated in 3×3 already
+        for person in (ANN, BEN, CAT):
+            await session.execute(
+                Rating.__table__.insert().values(
+                    player_id=person.id,
+                    pool="3x3",
+                    rating=1500.0,
+                    deviation=200.0,
+                    volatility=0.06,
+                    games=5,
+                    updated_at=utcnow(),
+                )
+            )
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    (game,) = started.games
+    await play(games, game.id, X_WINS)
+    ended = await games.store.get_game(game.id)
+    assert ended is not None and ended.is_rated
+    assert ended.x_rating_change is not None and ended.x_rating_change > 0
+    assert ended.o_rating_change is not None and ended.o_rating_change < 0
+
+
+async def test_two_instances_advancing_at_once_pair_the_round_once(
+    games: Games, database_url: str
+) -> None:
+    tid = await signed_up(games, BEN, CAT, DAN)
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    for game in started.games:
+        await play(games, game.id, X_WINS)
+    engine = create_engine(database_url)
+    try:
+        other = open_games(create_session_factory(engine), random.Random(2))
+        both = await asyncio.gather(games.tournaments.advance(tid), other.tournaments.advance(tid))
+    finally:
+        await engine.dispose()
+    assert sum(len(outcome.games) for outcome in both if outcome is not None) == 2
+    view = await games.tournaments.get(tid)
+    assert view is not None and view.round == 2 and len(view.current) == 2
