@@ -33,6 +33,7 @@ from bot.chores.ai_runner import AiMatchRunner
 from bot.chores.board_catch_up import BoardCatchUp
 from bot.chores.housekeeping import Housekeeping
 from bot.chores.matchmaker import Matchmaker
+from bot.chores.tournament_rounds import TournamentRounds
 from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.context import BotContext
@@ -59,6 +60,7 @@ from bot.handlers import (
     records,
     replays,
     taps,
+    tournaments,
 )
 from bot.resources import MiniApp, Resources, Running
 from bot.telegram.flood_budget import SharedBudget
@@ -175,6 +177,7 @@ BUTTONS: dict[tuple[str, ...], taps.TapHandler] = {
     ): matchmaking.tap_queue,
     (data.BLOCK_PLAYER,): matchmaking.tap_block,
     (data.LADDER,): ratings.tap_ladder,
+    data.TOURNAMENT_ACTIONS: tournaments.tap_tournament,
 }
 
 #: Each command and its handler.
@@ -193,6 +196,7 @@ COMMANDS: dict[str | tuple[str, ...], HandlerCallback] = {
     "rating": ratings.rating,
     "language": language.language,
     "forget": privacy.forget,
+    "tournament": tournaments.tournament,
 }
 
 
@@ -321,6 +325,7 @@ def open_running(
             bot,
             wait_limit=timedelta(seconds=settings.queue_wait_seconds),
         ),
+        tournament_rounds=TournamentRounds(games.tournaments, games.store, presenter, bot),
     )
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.chores.housekeeping import Housekeeping
     from bot.chores.matchmaker import Matchmaker
+    from bot.chores.tournament_rounds import TournamentRounds
     from bot.chores.turn_clock import TurnClock
     from bot.config import Settings
     from bot.games.use_cases import Games
@@ -43,11 +44,20 @@ class Running:
     housekeeping: Housekeeping
     board_catch_up: BoardCatchUp
     matchmaker: Matchmaker
+    tournament_rounds: TournamentRounds
 
     @property
-    def chores(self) -> tuple[TurnClock | Housekeeping | BoardCatchUp | Matchmaker, ...]:
+    def chores(
+        self,
+    ) -> tuple[TurnClock | Housekeeping | BoardCatchUp | Matchmaker | TournamentRounds, ...]:
         """What every instance runs in the background, started last and stopped first."""
-        return (self.turn_clock, self.housekeeping, self.board_catch_up, self.matchmaker)
+        return (
+            self.turn_clock,
+            self.housekeeping,
+            self.board_catch_up,
+            self.matchmaker,
+            self.tournament_rounds,
+        )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import or_, update
 
-from bot.games import lifecycle, reads, store
+from bot.games import lifecycle, reads, store, tournament_rows
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.db.models import Game, utcnow
@@ -68,15 +68,18 @@ class Chats:
             result = await session.execute(
                 update(Game).where(Game.chat_id == old_chat_id).values(chat_id=new_chat_id)
             )
+            await tournament_rows.migrate(session, old_chat_id, new_chat_id)
         self._store.live.clear()
         return result.rowcount or 0
 
     async def close_all(self, chat_id: int) -> tuple[GameView, ...]:
         """The bot left the chat (removed from a group, or blocked in private): nobody can play
-        its live games any more, so they are closed (challenges cancelled, games abandoned)."""
+        its live games any more, so they are closed (challenges cancelled, games abandoned),
+        and so are its tournaments (a sign-up cancelled, one running finished as it stands)."""
 
         async def close() -> tuple[GameView, ...]:
             async with self._store.transaction() as session:
+                await tournament_rows.close_in_chat(session, chat_id, utcnow())
                 return tuple(
                     [
                         await store.save(session, game, _closed(game.view, chat_id))

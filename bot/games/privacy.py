@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, or_, select, update
 
-from bot.games import lifecycle, reads, store
+from bot.games import lifecycle, reads, store, tournament_rows
 from bot.games.db.models import Game, Move, Player
 from bot.games.model import LIVE, GameView, PlayerInfo
 from bot.games.store import Store
@@ -60,5 +60,6 @@ class Privacy:
                 await store.save(session, game, lifecycle.anonymize(left, uid))
                 anonymized += 1
             await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
+            await tournament_rows.forget(session, uid)
             await session.execute(delete(Player).where(Player.id == uid))
             return ForgetReport(had_profile is not None, deleted, moves, anonymized, tuple(ended))

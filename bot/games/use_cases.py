@@ -25,6 +25,7 @@ from bot.games.review import Reviews
 from bot.games.store import Store
 from bot.games.stranger_chats import StrangerChats
 from bot.games.timeouts import TurnTimeouts
+from bot.games.tournaments import Tournaments
 from bot.games.updates import HandledUpdates
 
 
@@ -50,6 +51,7 @@ class Games:
     inbox: Inbox
     ratings: Ratings
     matchmaking: Matchmaking
+    tournaments: Tournaments
 
 
 def open_games(
@@ -63,9 +65,10 @@ def open_games(
     the time control of games between strangers."""
     games = Store(sessions)
     ratings = Ratings(games)
+    play = Play(games, rng)
     return Games(
         store=games,
-        play=Play(games, rng),
+        play=play,
         assists=Assists(games, rng, think),
         challenges=Challenges(games),
         ai_turns=AiTurns(games, rng, think),
@@ -82,4 +85,5 @@ def open_games(
         inbox=Inbox(games),
         ratings=ratings,
         matchmaking=Matchmaking(games, ratings, clock),
+        tournaments=Tournaments(games, play),
     )

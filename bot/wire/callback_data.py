@@ -30,6 +30,9 @@ qc                          stop looking (the tapper's own queue entry)
 qa:<level>:<board>          play the AI at <level> instead, on <board>
 bk:<game>                   don't pair me with my opponent of <game> again
 lad:1 lad:0                 show me on the global ladder / take me off it
+tj:<t> tl:<t>               join, leave tournament <t> (once running, leaving forfeits the rest)
+ts:<t> tc:<t>               the organiser starts tournament <t>; cancels it (once running: ends
+                            it early, standings as they are)
 
 Inline data (ij, ia) ends in an HMAC of the rest (`codec.is_authentic`): the bot never sees an
 inline message's keyboard, and nobody else can make up a button in someone's name.
@@ -212,6 +215,14 @@ class LadderTap:
     on: bool
 
 
+@dataclass(frozen=True)
+class TournamentTap:
+    """Join, Leave, Start or Cancel (End) on a tournament's message."""
+
+    action: str
+    tournament_id: int
+
+
 #: The taps of a menu: each names the person whose menu it is.
 OwnedTap = NewGameTap | KeepPlayingTap | MenuTap | HelpTap | LanguageTap
 
@@ -234,6 +245,7 @@ Tap = (
     | QueueTap
     | BlockPlayerTap
     | LadderTap
+    | TournamentTap
 )
 
 # The kinds of data: the prefix before the first colon.
@@ -254,6 +266,8 @@ HELP_DATA = "help"
 LANGUAGE = "lang"
 PLAY_SOMEONE, STOP_LOOKING, PLAY_AI_INSTEAD, BLOCK_PLAYER, LADDER = "qp", "qc", "qa", "bk", "lad"
 PLAY_SOMEONE_RESIGNING = "qr"
+TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL = "tj", "tl", "ts", "tc"
+TOURNAMENT_ACTIONS = (TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL)
 
 _BIG_BOARD_KEY = re.compile(r"([4-8])x\1k([3-8])")
 
@@ -330,6 +344,10 @@ TABLE = Table(
     button(PLAY_AI_INSTEAD, QueueTap, CHAT, kind=PLAY_AI_INSTEAD, level=LEVEL, board=BOARD_KEY),
     button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, game_id=GAME),
     button(LADDER, LadderTap, ANYWHERE, on=Flag()),
+    *(
+        button(action, TournamentTap, CHAT, action=action, tournament_id=ID)
+        for action in TOURNAMENT_ACTIONS
+    ),
 )
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from bot.games.clock_rules import Clock, parse_clock
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
+from bot.games.pairing import board_key
+from bot.games.tournament_rules import Format
 from core.board import CLASSIC, SIZES, BoardSize, board_size
 from core.positions import ULTIMATE
 
@@ -151,3 +153,34 @@ def start_problem(args: list[str]) -> StartProblem | None:
     if k is not None and k.isascii() and k.isdigit() and board_size(size, int(k)) is None:
         return StartProblem("k", size)
     return None
+
+
+#: The format words of `/tournament` (any case): round robin or Swiss.
+TOURNAMENT_FORMATS = {
+    "roundrobin": Format.ROUND_ROBIN,
+    "rr": Format.ROUND_ROBIN,
+    "swiss": Format.SWISS,
+}
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What `/tournament` asks for: a board (a `pairing.board_key`), and a format (None: by
+    the number of players at the start)."""
+
+    board: str
+    format: Format | None = None
+
+
+def parse_tournament_args(args: list[str]) -> TournamentSpec | None:
+    """`/tournament`'s words: the board as /start (and /play) take it — none → 3×3, `4`,
+    `6 4`, `ultimate` — and, anywhere among them, `roundrobin` or `swiss`."""
+    words = "_".join(args).lower().replace("_", " ").split()
+    formats = [TOURNAMENT_FORMATS[word] for word in words if word in TOURNAMENT_FORMATS]
+    if len(formats) > 1:
+        return None
+    words = [word for word in words if word not in TOURNAMENT_FORMATS]
+    board = ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
+    if board is None:
+        return None
+    return TournamentSpec(board_key(board), formats[0] if formats else None)

@@ -20,6 +20,7 @@ LANGUAGES = available_languages()
 EVERYTHING = [
     "start",
     "challenge",
+    "tournament",
     "stop",
     "hint",
     "undo",
@@ -33,7 +34,7 @@ EVERYTHING = [
     "language",
     "forget",
 ]
-PRIVATE = [c for c in EVERYTHING if c != "challenge"]  # challenges are a group's
+PRIVATE = [c for c in EVERYTHING if c not in ("challenge", "tournament")]  # a group's
 DEFAULT = json.dumps({"type": "default"})
 PRIVATE_CHATS = json.dumps({"type": "all_private_chats"})
 GROUP_CHATS = json.dumps({"type": "all_group_chats"})

@@ -68,6 +68,9 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "pairing_blocks",
         "flood_budget",
         "health",
+        "tournaments",
+        "tournament_players",
+        "tournament_pairings",
     }
 
 
@@ -86,6 +89,9 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
         "pairing_blocks",
         "flood_budget",
         "health",
+        "tournaments",
+        "tournament_players",
+        "tournament_pairings",
     }
 
 
@@ -130,4 +136,7 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
         "pairing_blocks",
         "flood_budget",
         "health",
+        "tournaments",
+        "tournament_players",
+        "tournament_pairings",
     }

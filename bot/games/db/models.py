@@ -302,3 +302,67 @@ class FloodBucket(Base):
     # The limit's rate (tokens a second) and burst, as the last instance to take one knew them.
     rate: Mapped[float] = mapped_column(Float)
     capacity: Mapped[float] = mapped_column(Float)
+
+
+class Tournament(Base):
+    """A tournament in a group chat (`bot.games.tournaments`): its one message (sign-up, then
+    standings, edited in place), its board (a `pairing.board_key`) and format, and the round
+    being played. Its players and pairings are rows of their own."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (Index("ix_tournaments_status", "status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
+    organiser_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    board: Mapped[str] = mapped_column(String(16))
+    # a `tournament_rules.Format`; NULL: chosen by the number of players at Start
+    format: Mapped[str | None] = mapped_column(String(16))
+    # a `tournament_rules.TournamentStatus`
+    status: Mapped[str] = mapped_column(String(16))
+    # The round being played (0 before the start), of `rounds`.
+    round: Mapped[int] = mapped_column(Integer, server_default="0")
+    rounds: Mapped[int] = mapped_column(Integer, server_default="0")
+    # The language of its message (the organiser's).
+    language: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TournamentPlayer(Base):
+    """A player of a tournament: `seed` is the order they joined in; one who left is
+    `withdrawn` (what is left of their games is forfeited)."""
+
+    __tablename__ = "tournament_players"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    # Not a key of `players`: a player who uses /forget stays in the tournament's shape as a
+    # stand-in (`tournament_rows.forget`), without their id or name.
+    player_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    seed: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(128))
+    withdrawn: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TournamentPairing(Base):
+    """Who plays whom in a round of a tournament, and the game they play (`game_id`; NULL
+    for a bye or a forfeit). `result` (a `tournament_rules.PairResult`) is NULL while the
+    game is played, and copied from the game once it ended."""
+
+    __tablename__ = "tournament_pairings"
+    __table_args__ = (
+        Index("ix_tournament_pairings_round", "tournament_id", "round"),
+        UniqueConstraint("game_id", name="uq_tournament_pairings_game_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    x_player_id: Mapped[int] = mapped_column(BigInteger)
+    o_player_id: Mapped[int | None] = mapped_column(BigInteger)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    result: Mapped[str | None] = mapped_column(String(8))

@@ -1,0 +1,90 @@
+"""Tournaments move on, on every instance: when a game in a group ends (the store's ending
+event, `Store.listen_endings`) and every few seconds besides, each running tournament is
+advanced (`Tournaments.advance`): the results of its round's games that ended are copied,
+and once the round is decided the next is paired and its boards posted, or the winner shown.
+All of it is read from the database, so a restart, a lost event or another instance loses
+nothing: the next round here picks up what is due. The first round after start-up redraws
+every running tournament's message (an edit a crash lost). A sign-up nobody started for a day
+lapses (cancelled), so that its chat can hold another."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from telegram import Bot
+
+from bot.games.db.models import utcnow
+from bot.games.model import GameView
+from bot.games.store import Store
+from bot.games.tournaments import Tournaments
+from bot.telegram.flood_gate import Pace
+from bot.views.presenter import Presenter
+from bot.views.tournament import show_tournament
+
+log = logging.getLogger(__name__)
+
+#: Seconds between rounds when no ending wakes it sooner.
+EVERY_SECONDS = 5.0
+
+
+class TournamentRounds:
+    def __init__(
+        self,
+        tournaments: Tournaments,
+        store: Store,
+        presenter: Presenter,
+        bot: Bot,
+        every: float = EVERY_SECONDS,
+    ) -> None:
+        """The chore, hearing of every game `store` ends from now on (`heard`)."""
+        self._tournaments = tournaments
+        self._presenter = presenter
+        self._bot = bot
+        self._every = every
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._redrawn = False
+        store.listen_endings(self.heard)
+
+    def heard(self, game: GameView) -> None:
+        """The store's ending event: a game between two people in a group ended (it may be
+        a tournament's): a round comes at once."""
+        if game.chat_id is not None and game.chat_id < 0 and game.is_between_people:
+            self._wake.set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="tournaments")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.round()
+            except Exception:
+                log.warning("tournaments: a round failed", exc_info=True)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self._every)
+
+    async def round(self) -> None:
+        """Advance every running tournament that has something due; the first time, redraw
+        the others' messages too. Sign-ups nobody started for a day lapse."""
+        for lapsed in await self._tournaments.lapse(utcnow()):
+            await show_tournament(self._bot, self._presenter, lapsed)
+        for tournament_id in await self._tournaments.running():
+            outcome = await self._tournaments.advance(tournament_id)
+            if outcome is not None:
+                await show_tournament(self._bot, self._presenter, outcome.tournament, outcome.games)
+            elif not self._redrawn:
+                view = await self._tournaments.get(tournament_id)
+                await show_tournament(self._bot, self._presenter, view, pace=Pace.BACKGROUND)
+        self._redrawn = True
