@@ -8,9 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine
-from dataclasses import replace
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -40,7 +38,6 @@ from bot.context import BotContext
 from bot.games.clock_rules import Clock
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
-from bot.games.model import GameView
 from bot.games.use_cases import Games, open_games
 from bot.handlers import (
     assists,
@@ -62,7 +59,7 @@ from bot.handlers import (
     taps,
     tournaments,
 )
-from bot.resources import MiniApp, Resources, Running
+from bot.resources import Resources, Running
 from bot.telegram.flood_budget import SharedBudget
 from bot.telegram.flood_gate import FloodGate
 from bot.telegram.profile import publish_profile
@@ -260,6 +257,8 @@ async def open_resources(application: Application) -> None:
     every = settings.board_catch_up_seconds
     resources.inbox = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:
+        from bot.webapp.opening import open_mini_app  # a bot without WEBAPP_URL goes without
+
         hooks = open_mini_app(application, settings, hooks)
     running.presenter.hooks = hooks
     for game in await games.ai_turns.waiting():
@@ -350,35 +349,6 @@ async def once_running(application: Application, work: Coroutine[Any, Any, None]
         work.close()
         raise
     await work
-
-
-def open_mini_app(application: Application, settings: Settings, hooks: BoardHooks) -> BoardHooks:
-    """The Mini App (WEBAPP_URL): every board gets its "Open board" button and tells the
-    pages showing it; private chats' menu button opens it (set meanwhile, like the profile).
-    Returns `hooks` with the Mini App's."""
-    # Imported here: a bot without WEBAPP_URL starts without them.
-    from bot.webapp.buttons import publish_menu_button, with_open_board
-    from bot.webapp.links import WebAppLinks
-    from bot.webapp.live import GameNotifier
-    from bot.webapp.members import GroupMembers
-
-    bot = application.bot
-    assert settings.webapp_url is not None
-    links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
-    notifier = GameNotifier()
-    resources: Resources = application.bot_data
-    resources.mini_app = MiniApp(links, notifier, GroupMembers(bot))
-    # A game that ends reaches its pages at once, even where no board of it can be edited
-    # (its chat blocked the bot): the ending's event (`bot.games.endings`).
-    resources.running.games.store.listen_endings(notifier.notify)
-    resources.tasks["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
-    drawing = hooks.shown
-
-    def shown(game: GameView) -> None:
-        notifier.notify(game)
-        drawing(game)
-
-    return replace(hooks, keyboard=partial(with_open_board, links=links), shown=shown)
 
 
 async def close_resources(application: Application) -> None:
