@@ -68,6 +68,7 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "pairing_blocks",
         "flood_budget",
         "health",
+        "matches",
     }
 
 
@@ -86,6 +87,7 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
         "pairing_blocks",
         "flood_budget",
         "health",
+        "matches",
     }
 
 
@@ -130,4 +132,5 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
         "pairing_blocks",
         "flood_budget",
         "health",
+        "matches",
     }
