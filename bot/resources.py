@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.chores.housekeeping import Housekeeping
+    from bot.chores.match_games import MatchGames
     from bot.chores.matchmaker import Matchmaker
     from bot.chores.turn_clock import TurnClock
     from bot.config import Settings
@@ -44,10 +46,25 @@ class Running:
     board_catch_up: BoardCatchUp
     matchmaker: Matchmaker
 
+    @cached_property
+    def match_games(self) -> MatchGames:
+        """Posts each match's next game once the game before has ended."""
+        from bot.chores.match_games import MatchGames
+
+        return MatchGames(self.games.store, self.presenter)
+
     @property
-    def chores(self) -> tuple[TurnClock | Housekeeping | BoardCatchUp | Matchmaker, ...]:
+    def chores(
+        self,
+    ) -> tuple[TurnClock | Housekeeping | BoardCatchUp | Matchmaker | MatchGames, ...]:
         """What every instance runs in the background, started last and stopped first."""
-        return (self.turn_clock, self.housekeeping, self.board_catch_up, self.matchmaker)
+        return (
+            self.turn_clock,
+            self.housekeeping,
+            self.board_catch_up,
+            self.matchmaker,
+            self.match_games,
+        )
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,6 @@ from core.board import O, X
 
 #: The match lengths offered; 1 is a single game, no match.
 BEST_OF = (3, 5)
-#: The words that ask for a match, and the length each asks for.
-MATCH_WORDS = {"bo3": 3, "bo5": 5, "best3": 3, "best5": 5}
 
 
 class MatchStatus(StrEnum):
@@ -121,13 +119,3 @@ def points(halves: int) -> str:
     if not half:
         return str(whole)
     return f"{whole}½" if whole else "½"
-
-
-def parse_match_words(words: list[str]) -> tuple[int, list[str]] | None:
-    """The match length asked for among `words` (1: none) and the other words; None when
-    more than one length is asked for."""
-    lengths = [MATCH_WORDS[word] for word in words if word in MATCH_WORDS]
-    if len(lengths) > 1:
-        return None
-    rest = [word for word in words if word not in MATCH_WORDS]
-    return (lengths[0] if lengths else 1), rest

@@ -12,6 +12,7 @@ from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameVi
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
 from bot.views.keyboards import board_keyboard
+from bot.views.match_score import match_lines
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
 from bot.views.ultimate import position_lines, where_to_play
@@ -73,6 +74,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     elif game.is_finished and game.is_against_ai and is_forced_win(game.board):
         lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
+    lines.extend(match_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
 
 

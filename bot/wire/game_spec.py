@@ -18,6 +18,9 @@ PLAY_DEEP_LINK = "play"
 #: The first word of a /start that plays ultimate tic-tac-toe.
 ULTIMATE_WORD = "ultimate"
 
+#: The words that ask for a match of several games (`match_rules`), and the length of each.
+MATCH_WORDS = {"bo3": 3, "bo5": 5, "best3": 3, "best5": 5}
+
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 _ANY_SIZE = re.compile(r"^([0-9]+)(?:[x×х]([0-9]+))?$")  # a size, even one no board has
 
@@ -59,6 +62,16 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
     if not (words[1].isascii() and words[1].isdigit()):
         return None
     return board_size(size, int(words[1]))
+
+
+def parse_match_words(words: list[str]) -> tuple[int, list[str]] | None:
+    """The match length asked for among `words` (1: a single game) and the other words; None
+    when more than one length is asked for."""
+    lengths = [MATCH_WORDS[word] for word in words if word in MATCH_WORDS]
+    if len(lengths) > 1:
+        return None
+    rest = [word for word in words if word not in MATCH_WORDS]
+    return (lengths[0] if lengths else 1), rest
 
 
 @dataclass(frozen=True)

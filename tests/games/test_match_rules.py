@@ -11,10 +11,10 @@ from bot.games.match_rules import (
     MatchStatus,
     Side,
     mark_of,
-    parse_match_words,
     points,
     side_of,
 )
+from bot.wire.game_spec import parse_match_words
 from core.board import O, X
 
 RESULTS = st.lists(st.sampled_from([X, O, None]), min_size=0, max_size=10)
