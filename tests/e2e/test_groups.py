@@ -137,7 +137,7 @@ async def test_a_full_game_by_taps_ends_with_the_winners_name(
     assert "X wins" in board.text.splitlines()
     assert "Alice wins! 🎉" in board.text
     assert highlighted(telegram, board) == {0, 1, 2}
-    assert button_texts(telegram, board)[9:] == [REMATCH, REVIEW, "🖼 Picture"]
+    assert button_texts(telegram, board)[9:] == [REMATCH, REVIEW, "🖼 Picture", "🎬 Replay"]
     edits = board.edit_count
     assert "over" in (await tap_cell(telegram, BOB, board, 8))["text"]
     assert board.edit_count == edits
@@ -241,8 +241,10 @@ async def test_refused_challenges_answer_with_a_message(
     await say(telegram, ALICE, "/help")
     bot_message = telegram.last_bot_message(GROUP["id"])
     cases.append((dict(reply_to=bot_message), en.CHALLENGE_BOT))
-    cases.append((dict(text="/challenge bob"), en.BAD_CHALLENGE))
-    cases.append((dict(text="/challenge @bob @carol"), en.BAD_CHALLENGE))
+    bad = f"{en.BAD_CHALLENGE}\n{en.CHALLENGE_MATCH_HINT}"
+    cases.append((dict(text="/challenge bob"), bad))
+    cases.append((dict(text="/challenge @bob @carol"), bad))
+    cases.append((dict(text="/challenge bo3 bo5"), bad))
     for kwargs, reply in cases:
         text = kwargs.pop("text", "/challenge")
         await say(telegram, ALICE, text, **kwargs)
@@ -284,7 +286,7 @@ async def test_a_slow_player_is_nudged_then_loses_on_time(
     assert "X wins" in board.text.splitlines()
     assert "⌛ Bob ran out of time." in board.text
     assert board_cells(telegram, board) == "____X____"  # the final board stays readable
-    assert button_texts(telegram, board)[9:] == [REMATCH, REVIEW, "🖼 Picture"]
+    assert button_texts(telegram, board)[9:] == [REMATCH, REVIEW, "🖼 Picture", "🎬 Replay"]
     assert "Nobody joined in time." in open_challenge.text
     assert open_challenge.reply_markup is None
     assert "over" in (await tap_cell(telegram, BOB, board, 0))["text"]
