@@ -76,23 +76,28 @@ def parse_match_words(words: list[str]) -> tuple[int, list[str]] | None:
 
 @dataclass(frozen=True)
 class Seek:
-    """What /play looks for: a board, and a time control (None: the bot's default)."""
+    """What /play looks for: a board, a time control (None: the bot's default), and a match
+    of `best_of` games (1: a single game)."""
 
     board: BoardSize
     clock: Clock | None = None
+    best_of: int = 1
 
 
 def parse_play_args(args: list[str]) -> Seek | None:
     """/play's words: none → 3×3; `ultimate`; a size (and k) as /start takes them; and,
-    anywhere among them, a time control (`3+2`)."""
-    words = "_".join(args).lower().replace("_", " ").split()
+    anywhere among them, a time control (`3+2`) and a match length (`bo3`)."""
+    match = parse_match_words("_".join(args).lower().replace("_", " ").split())
+    if match is None:
+        return None
+    best_of, words = match
     controls = [word for word in words if "+" in word]
     clock = parse_clock(controls[0]) if len(controls) == 1 else None
     if controls and clock is None:
         return None
     words = [word for word in words if "+" not in word]
     board = ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
-    return None if board is None else Seek(board, clock)
+    return None if board is None else Seek(board, clock, best_of)
 
 
 def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:

@@ -1,6 +1,6 @@
-"""Matches of several games (issue 40): the `matches` table, and each game's match and number
+"""Matches of several games (issue 40): the `matches` table, each game's match and number
 in it (unique together: a match's next game is started once, whichever instance ends the one
-before).
+before), and the match length a player in the queue looks for (`/play bo3`).
 
 Revision ID: 0017
 Revises: 0016
@@ -42,6 +42,8 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
+    with op.batch_alter_table("match_queue") as table:
+        table.add_column(sa.Column("best_of", sa.Integer(), server_default="1", nullable=False))
     with op.batch_alter_table("games") as table:
         table.add_column(sa.Column("match_id", sa.Integer(), nullable=True))
         table.add_column(sa.Column("match_game", sa.Integer(), nullable=True))
@@ -57,4 +59,6 @@ def downgrade() -> None:
         table.drop_constraint("fk_games_match_id_matches", type_="foreignkey")
         table.drop_column("match_game")
         table.drop_column("match_id")
+    with op.batch_alter_table("match_queue") as table:
+        table.drop_column("best_of")
     op.drop_table("matches")

@@ -11,7 +11,7 @@ from typing import Any
 from bot.chores.match_games import MatchGames
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import current, play_cells, press, send
+from tests.support.chat import current, play_cells, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100700, "Match night")
@@ -133,3 +133,59 @@ async def test_a_restart_between_two_games_continues_the_match(
         assert en.MATCH_WON.format(name="Alice", score="2–0") in second.text
     finally:
         await restarted.stop()
+
+
+ANN = FakeTelegram.user(1201, "Ann")
+BEN = FakeTelegram.user(1202, "Ben")
+CID = FakeTelegram.user(1203, "Cid")
+
+
+def private_boards(tg: FakeTelegram, user: dict[str, Any]) -> list[StoredMessage]:
+    """The board messages in the user's private chat, oldest first."""
+    return [
+        m for m in tg.bot_messages(user["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
+    ]
+
+
+async def play_apart(
+    tg: FakeTelegram, bot: BotRunner, x: dict[str, Any], o: dict[str, Any], cells: list[int]
+) -> tuple[StoredMessage, StoredMessage]:
+    """Strangers play a game of their match, each on the board in their own chat: both
+    boards as the game ended, once the next game (if any) is posted."""
+    boards = {x["id"]: private_boards(tg, x)[-1], o["id"]: private_boards(tg, o)[-1]}
+    for i, cell in enumerate(cells):
+        mover = x if i % 2 == 0 else o
+        answer = await tap_cell(tg, mover, boards[mover["id"]], cell)
+        assert not answer.get("text"), (i, cell, answer)
+    await match_games(bot).idle()
+    return current(tg, boards[x["id"]]), current(tg, boards[o["id"]])
+
+
+async def test_strangers_play_a_best_of_3_from_the_queue_in_their_private_chats(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Only players asking for the same match length are paired.
+    await send(telegram, CID, "/play")
+    await send(telegram, ANN, "/play bo3")
+    waiting = telegram.last_bot_message(ANN["id"])
+    assert "🏆 bo3" in waiting.text
+    assert not private_boards(telegram, ANN) and not private_boards(telegram, CID)
+    await send(telegram, BEN, "/play bo3")
+    (ann_board,), (ben_board,) = private_boards(telegram, ANN), private_boards(telegram, BEN)
+    for board in (ann_board, ben_board):
+        assert board.text.splitlines()[0] == "❌ Ann vs ⭕ Ben"
+        assert score_line(3, "Ann", "0", "0", "Ben", 1) in board.text
+
+    ann_board, ben_board = await play_apart(telegram, bot, ANN, BEN, X_WINS)
+    assert score_line(3, "Ann", "1", "0", "Ben", 1) in ben_board.text
+    # Game 2: Ben has ❌ now, each still in their own chat.
+    assert len(private_boards(telegram, ANN)) == len(private_boards(telegram, BEN)) == 2
+    for board in (private_boards(telegram, ANN)[-1], private_boards(telegram, BEN)[-1]):
+        assert board.text.splitlines()[0] == "❌ Ben vs ⭕ Ann"
+        assert score_line(3, "Ann", "1", "0", "Ben", 2) in board.text
+    ben_board, ann_board = await play_apart(telegram, bot, BEN, ANN, X_WINS)  # Ben 1–1
+    ann_board, ben_board = await play_apart(telegram, bot, ANN, BEN, O_WINS)  # Ben 2–1
+    for board in (ann_board, ben_board):
+        assert score_line(3, "Ann", "1", "2", "Ben", 3) in board.text
+        assert en.MATCH_WON.format(name="Ben", score="2–1") in board.text
+    assert len(private_boards(telegram, ANN)) == len(private_boards(telegram, BEN)) == 3

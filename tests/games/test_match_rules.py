@@ -3,6 +3,8 @@ longer than best_of games, sides alternating (hypothesis over random results).""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,8 +16,9 @@ from bot.games.match_rules import (
     points,
     side_of,
 )
-from bot.wire.game_spec import parse_match_words
-from core.board import O, X
+from bot.games.pairing import Waiting, pairs
+from bot.wire.game_spec import Seek, parse_match_words, parse_play_args
+from core.board import CLASSIC, O, X
 
 RESULTS = st.lists(st.sampled_from([X, O, None]), min_size=0, max_size=10)
 
@@ -93,3 +96,27 @@ def test_match_words() -> None:
     assert parse_match_words(["best5"]) == (5, [])
     assert parse_match_words(["7"]) == (1, ["7"])
     assert parse_match_words(["bo3", "bo5"]) is None
+
+
+def test_play_words_take_a_match_length() -> None:
+    seek = parse_play_args(["bo3", "5"])
+    assert seek is not None and (seek.best_of, seek.board.size) == (3, 5)
+    assert parse_play_args([]) == Seek(CLASSIC)
+    assert parse_play_args(["bo3", "bo5"]) is None
+
+
+@given(st.lists(st.sampled_from([1, 3, 5]), min_size=2, max_size=8))
+def test_the_queue_pairs_only_players_asking_for_the_same_match_length(
+    lengths: list[int],
+) -> None:
+    now = datetime(2026, 11, 27, tzinfo=UTC)
+    waiting = [
+        Waiting(i, f"p{i}", "3x3", 1500.0, i, None, None, now, best_of=length)
+        for i, length in enumerate(lengths)
+    ]
+    made = pairs(waiting, set(), now)
+    assert all(first.best_of == second.best_of for first, second in made)
+    # Everybody who could be paired is: at most one left waiting per length.
+    paired = {player.player_id for pair in made for player in pair}
+    left = [w.best_of for w in waiting if w.player_id not in paired]
+    assert len(left) == len(set(left))

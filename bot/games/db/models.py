@@ -286,6 +286,8 @@ class QueueEntry(Base):
     # The time control sought (`clock_rules.clock_key`); NULL: the bot's default, so that a
     # host who changes the default pairs everyone waiting for it alike.
     clock: Mapped[str | None] = mapped_column(String(16))
+    # A match of so many games sought (`bot.games.match_rules`); 1: a single game.
+    best_of: Mapped[int] = mapped_column(Integer, server_default="1")
     # The player's rating in the board's pool when they joined.
     rating: Mapped[float] = mapped_column(Float)
     chat_id: Mapped[int] = mapped_column(BigInteger)
