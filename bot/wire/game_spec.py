@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.games.clock_rules import Clock, parse_clock
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
@@ -38,6 +38,7 @@ class GameSpec:
     o_kind: PlayerKind
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4 people, all `user`
+    best_of: int = 1  # a match of so many games (`user user` in a group only)
 
 
 def kind_pair(words: Sequence[str]) -> tuple[PlayerKind, PlayerKind] | None:
@@ -115,9 +116,20 @@ def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:
 def parse_start_args(args: list[str]) -> GameSpec | None:
     """`hard` → you vs hard; `hard user`, `hard_user` → hard plays X; a size may follow:
     `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. `ultimate` first plays ultimate
-    tic-tac-toe: `ultimate` (against hard), `ultimate user user`, `ultimate_hard`. None for
-    anything else."""
-    words = "_".join(args).lower().replace("_", " ").split()
+    tic-tac-toe: `ultimate` (against hard), `ultimate user user`, `ultimate_hard`. Two people
+    may play a match: `user user bo3`. None for anything else."""
+    match = parse_match_words("_".join(args).lower().replace("_", " ").split())
+    if match is None:
+        return None
+    best_of, words = match
+    spec = _start_spec(words)
+    if best_of == 1 or spec is None:
+        return spec
+    two_people = (spec.x_kind, spec.o_kind, spec.seats) == (USER, USER, 2)
+    return replace(spec, best_of=best_of) if two_people else None
+
+
+def _start_spec(words: list[str]) -> GameSpec | None:
     ultimate = bool(words) and words[0] == ULTIMATE_WORD
     if ultimate:
         words = words[1:] or ["hard"]

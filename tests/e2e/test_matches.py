@@ -189,3 +189,17 @@ async def test_strangers_play_a_best_of_3_from_the_queue_in_their_private_chats(
         assert score_line(3, "Ann", "1", "2", "Ben", 3) in board.text
         assert en.MATCH_WON.format(name="Ben", score="2–1") in board.text
     assert len(private_boards(telegram, ANN)) == len(private_boards(telegram, BEN)) == 3
+
+
+async def test_start_user_user_bo5_in_a_group_is_a_match_and_elsewhere_is_refused(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await start_match(telegram, "/start user user bo5")
+    assert score_line(5, "Alice", "0", "0", "Bob", 1) in first.text
+    # A match is a challenge: not in a private chat, and not against the AI.
+    await send(telegram, ALICE, "/start user user bo3")
+    group_only = en.GROUP_ONLY.format(bot=telegram.bot_username)
+    assert telegram.last_bot_message(ALICE["id"]).text == group_only
+    await send(telegram, ALICE, "/start hard bo3")
+    assert telegram.last_bot_message(ALICE["id"]).text.startswith("Bad parameters!")
+    assert not [m for m in telegram.bot_messages(ALICE["id"]) if m.reply_markup]
