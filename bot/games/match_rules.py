@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from core.board import O, X
 
-#: The match lengths offered; 1 is a single game, no match.
+#: The match lengths offered (`bo3`, `bo5`); 1 is a single game, no match.
 BEST_OF = (3, 5)
 
 

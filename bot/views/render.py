@@ -385,5 +385,6 @@ def render_welcome(tr: Texts, *, group: bool) -> str:
 def render_help(tr: Texts, bot: str | None, *, group: bool) -> str:
     """/help: how to play, then every command with what it does."""
     menu = "\n".join(f"/{name} — {text}" for name, text in chat_commands(tr, group=group))
-    how = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
+    lines = [tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY]
+    how = "\n".join([*lines, tr.HELP_MATCHES])
     return f"{how}\n\n{tr.HELP_COMMANDS}\n{menu}"

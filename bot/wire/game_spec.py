@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.games.clock_rules import Clock, parse_clock
+from bot.games.match_rules import BEST_OF
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from core.board import CLASSIC, SIZES, BoardSize, board_size
 from core.positions import ULTIMATE
@@ -19,7 +20,7 @@ PLAY_DEEP_LINK = "play"
 ULTIMATE_WORD = "ultimate"
 
 #: The words that ask for a match of several games (`match_rules`), and the length of each.
-MATCH_WORDS = {"bo3": 3, "bo5": 5, "best3": 3, "best5": 5}
+MATCH_WORDS = {f"{word}{n}": n for n in BEST_OF for word in ("bo", "best")}
 
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 _ANY_SIZE = re.compile(r"^([0-9]+)(?:[x×х]([0-9]+))?$")  # a size, even one no board has
