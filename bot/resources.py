@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.chores.housekeeping import Housekeeping
+    from bot.chores.match_games import MatchGames
     from bot.chores.matchmaker import Matchmaker
     from bot.chores.tournament_rounds import TournamentRounds
     from bot.chores.turn_clock import TurnClock
@@ -46,10 +48,19 @@ class Running:
     matchmaker: Matchmaker
     tournament_rounds: TournamentRounds
 
+    @cached_property
+    def match_games(self) -> MatchGames:
+        """Posts each match's next game once the game before has ended."""
+        from bot.chores.match_games import MatchGames
+
+        return MatchGames(self.games.store, self.presenter)
+
     @property
     def chores(
         self,
-    ) -> tuple[TurnClock | Housekeeping | BoardCatchUp | Matchmaker | TournamentRounds, ...]:
+    ) -> tuple[
+        TurnClock | Housekeeping | BoardCatchUp | Matchmaker | TournamentRounds | MatchGames, ...
+    ]:
         """What every instance runs in the background, started last and stopped first."""
         return (
             self.turn_clock,
@@ -57,6 +68,7 @@ class Running:
             self.board_catch_up,
             self.matchmaker,
             self.tournament_rounds,
+            self.match_games,
         )
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import challenge_rules, lifecycle, player_rows, reads, store
+from bot.games import challenge_rules, lifecycle, match_play, player_rows, reads, store
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import (
@@ -41,9 +41,11 @@ class Challenges:
         invited_username: str | None = None,
         board: Board | None = None,
         seats: int = 2,
+        best_of: int = 1,
     ) -> GameView:
         """A group challenge: the sender plays X; anyone (or only the invited person) joins.
-        With three or four `seats`, it starts once every seat is taken."""
+        With three or four `seats`, it starts once every seat is taken. With `best_of` 3 or 5
+        it is the first game of a match (`match_play`)."""
         username = (invited_username or "").replace("\x00", "").lstrip("@")[:64] or None
         async with self._store.transaction() as session:
             player = await player_rows.upsert_player(session, user)
@@ -61,6 +63,7 @@ class Challenges:
                 invited_username=username,
                 seats=seats,
             )
+            draft = await match_play.begin(session, best_of if seats == 2 else 1, draft)
             return (await store.insert(session, draft)).view
 
     async def register_player(self, user: PlayerInfo) -> None:

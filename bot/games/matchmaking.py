@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
-from bot.games import lifecycle, player_rows, reads, store
+from bot.games import lifecycle, match_play, player_rows, reads, store
 from bot.games.clock_rules import DEFAULT_CLOCK, Clock, clock_key, clock_of_key, with_clock
 from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
@@ -79,10 +79,11 @@ class Matchmaking:
         board: str,
         language: str | None,
         clock: Clock | None = None,
+        best_of: int = 1,
     ) -> JoinResult:
         """The user looks for an opponent on `board` (a `pairing.board_key`) with `clock`
-        (None: the default), from their private chat: paired at once with someone in reach,
-        else queued."""
+        (None: the default), for a match of `best_of` games, from their private chat: paired
+        at once with someone in reach, else queued."""
         now = utcnow()
         control = clock_key(clock) if clock is not None else None
         if control == clock_key(self._clock):
@@ -93,26 +94,20 @@ class Matchmaking:
             async with self._store.transaction() as session:
                 await player_rows.upsert_player(session, user)
                 joined = await _queued(session, user.id)
-                if joined is not None and (joined.board, joined.clock) != (board, control):
-                    # Another board or clock: the same entry (and waiting message), its wait
-                    # begun anew.
+                entry = {"board": board, "clock": control, "best_of": best_of}
+                if joined is not None and entry != _sought(joined):
+                    # Another board, clock or length: the same entry (and waiting message),
+                    # its wait begun anew.
                     await session.execute(
                         update(QueueEntry)
                         .where(QueueEntry.player_id == user.id)
-                        .values(
-                            board=board,
-                            clock=control,
-                            rating=rating,
-                            joined_at=now,
-                            offered_ai=False,
-                        )
+                        .values(**entry, rating=rating, joined_at=now, offered_ai=False)
                     )
                 elif joined is None:
                     await session.execute(
                         insert(QueueEntry).values(
+                            **entry,
                             player_id=user.id,
-                            board=board,
-                            clock=control,
                             rating=rating,
                             chat_id=chat_id,
                             language=language,
@@ -250,6 +245,7 @@ class Matchmaking:
                         QueueEntry.player_id.in_(ids),
                         QueueEntry.board == first.board,
                         QueueEntry.clock.is_not_distinct_from(first.clock),
+                        QueueEntry.best_of == first.best_of,
                     )
                 )
                 if taken.rowcount != 2:
@@ -271,6 +267,7 @@ class Matchmaking:
                     second_language=second.language,
                 )
                 draft = with_clock(draft, self.clock_of(first), now)
+                draft = await match_play.begin(session, first.best_of, draft)
                 return (await store.insert(session, draft)).view
         except (_Gone, *LOST_RACE, DBAPIError):
             # Someone left the pair, or PostgreSQL broke a deadlock between two instances
@@ -317,12 +314,18 @@ class Matchmaking:
         return game.name_of(opponent) or ""
 
 
+def _sought(waiting: Waiting) -> dict[str, Any]:
+    """What a player in the queue looks for, as its columns."""
+    return {"board": waiting.board, "clock": waiting.clock, "best_of": waiting.best_of}
+
+
 def _requeued(waiting: Waiting) -> Any:
     """The INSERT that puts `waiting` back in the queue as they were."""
     return insert(QueueEntry).values(
         player_id=waiting.player_id,
         board=waiting.board,
         clock=waiting.clock,
+        best_of=waiting.best_of,
         rating=waiting.rating,
         chat_id=waiting.chat_id,
         message_id=waiting.message_id,
@@ -351,6 +354,7 @@ def _waiting(row: Any) -> Waiting:
         shown_at=aware(row.shown_at),
         offered_ai=bool(row.offered_ai),
         clock=row.clock,
+        best_of=row.best_of,
     )
 
 

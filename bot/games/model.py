@@ -9,6 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
 
+from bot.games.match_rules import MatchScore
 from core.ai import Level
 from core.board import SEAT_MARKS, Board, MoveError, O, T, X
 from core.rules import turn
@@ -195,6 +196,10 @@ class GameView:
     updated_at: datetime | None = field(default=None, compare=False, repr=False)
     #: The game's public id (`new_public_id`, given when it is stored): its name in links.
     public_id: str = field(default="", compare=False, repr=False)
+    #: A game of a match (`match_rules`): which, its number in it, and the match's score.
+    match_id: int | None = None
+    match_game: int | None = None
+    match: MatchScore | None = None
 
     @cached_property
     def ply(self) -> int:

@@ -1,8 +1,8 @@
 """Who plays whom from the matchmaking queue: pure rules on plain values.
 
-Two players waiting for the same board and time control are paired when their ratings are
-within the window of the one who has waited longer: ±100 at once, widening by 10 points a
-second, so that after a minute and a half anyone waiting on that board will do. The longest
+Two players waiting for the same board, time control and match length are paired when their
+ratings are within the window of the one who has waited longer: ±100 at once, widening by 10
+points a second, so that after a minute and a half anyone waiting on that board will do. The longest
 waiting are served first, each with the nearest rating in reach. Nobody is paired with
 themselves or with someone either of them blocked. After AI_OFFER_AFTER with no one, the bot
 offers the AI level nearest the player's rating; they may keep waiting.
@@ -38,6 +38,7 @@ class Waiting:
     shown_at: datetime | None = None
     offered_ai: bool = False
     clock: str | None = None  # `clock_rules.clock_key`; None: the bot's default
+    best_of: int = 1  # a match of so many games (`match_rules`); 1: a single game
 
     def waited(self, now: datetime) -> timedelta:
         return max(timedelta(0), now - self.joined_at)
@@ -68,6 +69,7 @@ def pairs(
             and other.player_id != first.player_id
             and other.board == first.board
             and other.clock == first.clock
+            and other.best_of == first.best_of
             and abs(other.rating - first.rating) <= reach
             and frozenset((first.player_id, other.player_id)) not in blocked
         ]

@@ -13,6 +13,7 @@ from bot.games.db import statements
 from bot.games.db.models import Game, aware
 from bot.games.db.writes import CoreTransaction
 from bot.games.live_games import Loaded
+from bot.games.match_rules import MatchScore, MatchStatus
 from bot.games.model import LIVE, EndReason, GameStatus, GameView, PlayerKind, Result
 from core.positions import board_from_text
 
@@ -43,9 +44,23 @@ def view_of(row: Any) -> Loaded:
         invited_name=row.invited_name,
         **{"version": row.version, "shown_version": row.shown_version},
         updated_at=aware(row.updated_at),
+        match=match_score_of(row),
         **values,
     )
     return Loaded(view, row.version)
+
+
+def match_score_of(row: Any) -> MatchScore | None:
+    """The score of the match a row of `statements.VIEW` is a game of, if it is one."""
+    if row.match_best_of is None:
+        return None
+    return MatchScore(
+        row.match_best_of,
+        row.match_a_halves,
+        row.match_b_halves,
+        row.match_played,
+        MatchStatus(row.match_status),
+    )
 
 
 async def load(session: Db, game_id: int) -> Loaded | None:

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import endings, reads
+from bot.games import endings, match_play, reads
 from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.models import utcnow
@@ -285,11 +285,14 @@ async def save(
     """Write what changed from `loaded.view` to `after` (and the moves that changed it) in
     one versioned UPDATE; raises StaleDataError if another writer came first. A write that
     ends the game settles its ending first, in the same transaction (`endings`): the one
-    place a game is rated."""
+    place a game is rated. A match game's ending carries its match on (`match_play`): the
+    score, and the next game inserted here."""
     before = loaded.view
     ending = endings.ends(before, after)
+    following = None
     if ending:
         after = await endings.settle(session, after)
+        after, following = await match_play.advance(session, after)
     changed: dict[str, Any] = {
         name: value
         for name in statements.VIEW_COLUMNS
@@ -317,6 +320,8 @@ async def save(
     if ending:
         session.info.setdefault(ENDED, []).append(after)
     _add_moves(session, before.id, moves)
+    if following is not None:
+        await insert(session, following)
     return after
 
 

@@ -17,7 +17,7 @@ from bot.handlers.searching import leave_queue_for
 from bot.handlers.taps import Tapped
 from bot.views.render import symbol
 from bot.wire.callback_data import CANCEL, DECLINE, JOIN, GameTap
-from bot.wire.game_spec import parse_board_size
+from bot.wire.game_spec import parse_board_size, parse_match_words
 
 
 async def challenge(update: Update, context: BotContext) -> None:
@@ -32,9 +32,11 @@ async def challenge(update: Update, context: BotContext) -> None:
     args = [a.lower() for a in context.args or []]
     invited = message.reply_to_message.from_user if message.reply_to_message else None
     mentions = [a for a in args if a.startswith("@")]
-    size = parse_board_size([a for a in args if not a.startswith("@")])
+    match = parse_match_words([a for a in args if not a.startswith("@")])
+    best_of, words = match or (1, ["?"])
+    size = parse_board_size(words)
     if size is None or len(mentions) > 1 or any(len(m) < 2 for m in mentions):
-        await message.reply_text(tr.BAD_CHALLENGE)
+        await message.reply_text(f"{tr.BAD_CHALLENGE}\n{tr.CHALLENGE_MATCH_HINT}")
         return
     username = None
     if mentions:
@@ -53,6 +55,7 @@ async def challenge(update: Update, context: BotContext) -> None:
         invited=player_from(invited) if invited else None,
         invited_username=username,
         board=size.empty_board(),
+        best_of=best_of,
     )
     await context.presenter.post(chat.id, game)
     await leave_queue_for(context, game)

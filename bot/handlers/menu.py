@@ -151,6 +151,15 @@ async def _say_games_go_on(context: BotContext, chat: Chat, user: User, new: Gam
         await context.bot.send_message(chat.id, text)
 
 
+async def _challenges_are_for_groups(
+    context: BotContext, chat: Chat, user: User
+) -> tuple[GameView, ...]:
+    if await claim_now(context):
+        tr = texts_of(user, context)
+        await context.bot.send_message(chat.id, tr.GROUP_ONLY.format(bot=context.bot.username))
+    return ()
+
+
 async def start_game(
     context: BotContext, chat: Chat, user: User, spec: GameSpec, *, resign_underway: bool = False
 ) -> tuple[GameView, ...]:
@@ -160,6 +169,8 @@ async def start_game(
     unclaimed (`/start <game>`) is claimed with the game, or first if none starts. Returns
     the games the new one closed."""
     board = spec.board.empty_board()
+    if spec.best_of > 1 and not is_group(chat):  # a match is a challenge: for groups
+        return await _challenges_are_for_groups(context, chat, user)
     if spec.seats > 2 and not is_group(chat):
         if await claim_now(context):
             await context.bot.send_message(chat.id, texts_of(user, context).MANY_GROUPS_ONLY)
@@ -168,7 +179,7 @@ async def start_game(
         if not await claim_now(context):
             return ()
         challenge = await context.games.challenges.create(
-            chat.id, player_from(user), board=board, seats=spec.seats
+            chat.id, player_from(user), board=board, seats=spec.seats, best_of=spec.best_of
         )
         await context.presenter.post(chat.id, challenge)
         await stop_searching(context, user.id, LeftQueue.OTHER_GAME)

@@ -40,7 +40,7 @@ async def play(
     if seek is None:
         await message.reply_text(tr.PLAY_USAGE)
         return
-    await look_for_opponent(context, chat.id, user, seek.board, seek.clock)
+    await look_for_opponent(context, chat.id, user, seek.board, seek.clock, best_of=seek.best_of)
 
 
 async def look_for_opponent(
@@ -51,12 +51,13 @@ async def look_for_opponent(
     clock: Clock | None = None,
     *,
     resign_underway: bool = False,
+    best_of: int = 1,
 ) -> None:
-    """Join the queue (with `clock`; None: the default): paired at once (both boards
-    posted), or a waiting message with Cancel (the one they have already, if they were
-    waiting: edited, never a second one), or told to finish the game against a stranger they
-    play already. The chat's current game closes first, as for a new game: one the user
-    moved in only with `resign_underway` (else they are asked first)."""
+    """Join the queue (with `clock`; None: the default; for a match of `best_of` games):
+    paired at once (both boards posted), or a waiting message with Cancel (the one they have
+    already, if they were waiting: edited, never a second one), or told to finish the game
+    against a stranger they play already. The chat's current game closes first, as for a new
+    game: one the user moved in only with `resign_underway` (else they are asked first)."""
     tr = texts_of(user, context)
     cleared = await context.games.stranger_chats.clear_for_stranger(
         chat_id, player_from(user), resign_underway
@@ -72,7 +73,7 @@ async def look_for_opponent(
         await context.presenter.show(closed)
     language = context.chosen_language or user.language_code
     result = await context.games.matchmaking.join(
-        player_from(user), chat_id, board_key(board), language, clock
+        player_from(user), chat_id, board_key(board), language, clock, best_of
     )
     if result.status is JoinStatus.PLAYING and result.game is not None:
         opponent = other(result.game.mark_of(user.id) or X)

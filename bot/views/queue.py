@@ -43,6 +43,8 @@ def render_waiting(waiting: Waiting, now: datetime, tr: Texts, *, offer: bool) -
     board = board_label(waiting.board, tr)
     if waiting.clock is not None:  # a control of their choosing (the default goes unsaid)
         board = f"{board}, ⏱ {waiting.clock}"
+    if waiting.best_of > 1:  # a match: its length, as /play takes it
+        board = f"{board}, 🏆 bo{waiting.best_of}"
     text = tr.QUEUE_LOOKING.format(board=board, seconds=seconds)
     rows = [[InlineKeyboardButton(tr.BUTTON_CANCEL, callback_data=STOP_LOOKING)]]
     if offer:

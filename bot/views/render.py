@@ -12,6 +12,7 @@ from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameVi
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
 from bot.views.keyboards import board_keyboard
+from bot.views.match_score import match_lines
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
 from bot.views.ultimate import position_lines, where_to_play
@@ -73,6 +74,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
     elif game.is_finished and game.is_against_ai and is_forced_win(game.board):
         lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
+    lines.extend(match_lines(game, tr, player_name))
     return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
 
 
@@ -383,5 +385,6 @@ def render_welcome(tr: Texts, *, group: bool) -> str:
 def render_help(tr: Texts, bot: str | None, *, group: bool) -> str:
     """/help: how to play, then every command with what it does."""
     menu = "\n".join(f"/{name} — {text}" for name, text in chat_commands(tr, group=group))
-    how = "\n".join([tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY])
+    lines = [tr.HELP.format(bot=bot), tr.HELP_ASSISTS, tr.HELP_ULTIMATE, tr.HELP_MANY]
+    how = "\n".join([*lines, tr.HELP_MATCHES])
     return f"{how}\n\n{tr.HELP_COMMANDS}\n{menu}"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.games.clock_rules import Clock, parse_clock
+from bot.games.match_rules import BEST_OF
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from bot.games.pairing import board_key
 from bot.games.tournament_rules import Format
@@ -19,6 +20,9 @@ MENU_DEEP_LINK = "menu"
 PLAY_DEEP_LINK = "play"
 #: The first word of a /start that plays ultimate tic-tac-toe.
 ULTIMATE_WORD = "ultimate"
+
+#: The words that ask for a match of several games (`match_rules`), and the length of each.
+MATCH_WORDS = {f"{word}{n}": n for n in BEST_OF for word in ("bo", "best")}
 
 _SIZE = re.compile(r"^([3-8])(?:[x×х]([3-8]))?$")  # 5, 5x5, 5×5 (and a Cyrillic х)
 _ANY_SIZE = re.compile(r"^([0-9]+)(?:[x×х]([0-9]+))?$")  # a size, even one no board has
@@ -37,6 +41,7 @@ class GameSpec:
     o_kind: PlayerKind
     board: BoardSize = CLASSIC
     seats: int = 2  # 3 or 4 people, all `user`
+    best_of: int = 1  # a match of so many games (`user user` in a group only)
 
 
 def kind_pair(words: Sequence[str]) -> tuple[PlayerKind, PlayerKind] | None:
@@ -63,25 +68,40 @@ def parse_board_size(words: list[str]) -> BoardSize | None:
     return board_size(size, int(words[1]))
 
 
+def parse_match_words(words: list[str]) -> tuple[int, list[str]] | None:
+    """The match length asked for among `words` (1: a single game) and the other words; None
+    when more than one length is asked for."""
+    lengths = [MATCH_WORDS[word] for word in words if word in MATCH_WORDS]
+    if len(lengths) > 1:
+        return None
+    rest = [word for word in words if word not in MATCH_WORDS]
+    return (lengths[0] if lengths else 1), rest
+
+
 @dataclass(frozen=True)
 class Seek:
-    """What /play looks for: a board, and a time control (None: the bot's default)."""
+    """What /play looks for: a board, a time control (None: the bot's default), and a match
+    of `best_of` games (1: a single game)."""
 
     board: BoardSize
     clock: Clock | None = None
+    best_of: int = 1
 
 
 def parse_play_args(args: list[str]) -> Seek | None:
     """/play's words: none → 3×3; `ultimate`; a size (and k) as /start takes them; and,
-    anywhere among them, a time control (`3+2`)."""
-    words = "_".join(args).lower().replace("_", " ").split()
+    anywhere among them, a time control (`3+2`) and a match length (`bo3`)."""
+    match = parse_match_words("_".join(args).lower().replace("_", " ").split())
+    if match is None:
+        return None
+    best_of, words = match
     controls = [word for word in words if "+" in word]
     clock = parse_clock(controls[0]) if len(controls) == 1 else None
     if controls and clock is None:
         return None
     words = [word for word in words if "+" not in word]
     board = ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
-    return None if board is None else Seek(board, clock)
+    return None if board is None else Seek(board, clock, best_of)
 
 
 def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:
@@ -99,9 +119,20 @@ def _many(kinds: list[PlayerKind], words: list[str]) -> GameSpec | None:
 def parse_start_args(args: list[str]) -> GameSpec | None:
     """`hard` → you vs hard; `hard user`, `hard_user` → hard plays X; a size may follow:
     `hard 5`, `user user 7`, `hard 6 4`, `hard_5`. `ultimate` first plays ultimate
-    tic-tac-toe: `ultimate` (against hard), `ultimate user user`, `ultimate_hard`. None for
-    anything else."""
-    words = "_".join(args).lower().replace("_", " ").split()
+    tic-tac-toe: `ultimate` (against hard), `ultimate user user`, `ultimate_hard`. Two people
+    may play a match: `user user bo3`. None for anything else."""
+    match = parse_match_words("_".join(args).lower().replace("_", " ").split())
+    if match is None:
+        return None
+    best_of, words = match
+    spec = _start_spec(words)
+    if best_of == 1 or spec is None:
+        return spec
+    two_people = (spec.x_kind, spec.o_kind, spec.seats) == (USER, USER, 2)
+    return replace(spec, best_of=best_of) if two_people else None
+
+
+def _start_spec(words: list[str]) -> GameSpec | None:
     ultimate = bool(words) and words[0] == ULTIMATE_WORD
     if ultimate:
         words = words[1:] or ["hard"]

@@ -241,8 +241,10 @@ async def test_refused_challenges_answer_with_a_message(
     await say(telegram, ALICE, "/help")
     bot_message = telegram.last_bot_message(GROUP["id"])
     cases.append((dict(reply_to=bot_message), en.CHALLENGE_BOT))
-    cases.append((dict(text="/challenge bob"), en.BAD_CHALLENGE))
-    cases.append((dict(text="/challenge @bob @carol"), en.BAD_CHALLENGE))
+    bad = f"{en.BAD_CHALLENGE}\n{en.CHALLENGE_MATCH_HINT}"
+    cases.append((dict(text="/challenge bob"), bad))
+    cases.append((dict(text="/challenge @bob @carol"), bad))
+    cases.append((dict(text="/challenge bo3 bo5"), bad))
     for kwargs, reply in cases:
         text = kwargs.pop("text", "/challenge")
         await say(telegram, ALICE, text, **kwargs)

@@ -71,6 +71,7 @@ async def test_upgrade_head_on_empty_database_gives_exactly_the_models_schema(
         "tournaments",
         "tournament_players",
         "tournament_pairings",
+        "matches",
     }
 
 
@@ -92,6 +93,7 @@ async def test_an_empty_database_differs_from_the_models(database_url: str) -> N
         "tournaments",
         "tournament_players",
         "tournament_pairings",
+        "matches",
     }
 
 
@@ -139,4 +141,5 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
         "tournaments",
         "tournament_players",
         "tournament_pairings",
+        "matches",
     }

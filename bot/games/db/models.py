@@ -20,6 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from bot.games.match_rules import MatchStatus
 from bot.games.model import GameStatus
 
 
@@ -75,6 +76,8 @@ class Game(Base):
         UniqueConstraint("inline_message_id", name="uq_games_inline_message_id"),
         UniqueConstraint("rematch_of_id", name="uq_games_rematch_of_id"),
         UniqueConstraint("public_id", name="uq_games_public_id"),
+        # A match's games, one per number: two instances never start its next game twice.
+        UniqueConstraint("match_id", "match_game", name="uq_games_match_game"),
         # The board outbox: games whose board shows an older version than the game's.
         Index(
             "ix_games_behind",
@@ -129,6 +132,9 @@ class Game(Base):
     # The language the board message is written in (the creator's).
     language: Mapped[str | None] = mapped_column(String(16))
     rematch_of_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    # A game of a match of several games (`bot.games.match_rules`), and which of them (1-based).
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    match_game: Mapped[int | None] = mapped_column(Integer)
     # a GameStatus
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.ACTIVE.value)
     # X | O | draw, once finished
@@ -174,6 +180,27 @@ class Game(Base):
     )
 
     __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+
+
+class Match(Base):
+    """A match of several games between two people (`bot.games.match_rules`): side A plays
+    ❌ in its odd games. The score is in half points (a draw is ½ each); it counts the games
+    that ended, and the next game is started in the ending's transaction (`match_play`)."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    best_of: Mapped[int] = mapped_column(Integer)
+    # None until known (a challenge nobody joined yet), or after /forget.
+    a_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    b_player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    a_halves: Mapped[int] = mapped_column(Integer, server_default="0")
+    b_halves: Mapped[int] = mapped_column(Integer, server_default="0")
+    played: Mapped[int] = mapped_column(Integer, server_default="0")
+    # a MatchStatus
+    status: Mapped[str] = mapped_column(String(16), default=MatchStatus.PLAYING.value)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Move(Base):
@@ -262,6 +289,8 @@ class QueueEntry(Base):
     # The time control sought (`clock_rules.clock_key`); NULL: the bot's default, so that a
     # host who changes the default pairs everyone waiting for it alike.
     clock: Mapped[str | None] = mapped_column(String(16))
+    # A match of so many games sought (`bot.games.match_rules`); 1: a single game.
+    best_of: Mapped[int] = mapped_column(Integer, server_default="1")
     # The player's rating in the board's pool when they joined.
     rating: Mapped[float] = mapped_column(Float)
     chat_id: Mapped[int] = mapped_column(BigInteger)

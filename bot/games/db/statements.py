@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from sqlalchemy import DateTime, Table, bindparam, exists, select
 
-from bot.games.db.models import Game, HandledUpdate, Move, Player
+from bot.games.db.models import Game, HandledUpdate, Match, Move, Player
 from bot.games.model import LIVE, PlayerInfo
 
 # Declarative classes type `__table__` as a FromClause; each is a Table.
@@ -18,7 +18,9 @@ GAMES = cast(Table, Game.__table__)
 MOVES = cast(Table, Move.__table__)
 PLAYERS = cast(Table, Player.__table__)
 HANDLED = cast(Table, HandledUpdate.__table__)
+MATCHES = cast(Table, Match.__table__)
 NOW = bindparam("now", type_=DateTime(timezone=True))
+MATCH_SCORE_COLUMNS = ("best_of", "a_halves", "b_halves", "played", "status")
 _x, _o, _t, _s, _invited = (
     Player.__table__.alias(name)
     for name in ("x_player", "o_player", "t_player", "s_player", "invited")
@@ -30,12 +32,15 @@ VIEW = select(
     _t.c.name.label("t_name"),
     _s.c.name.label("s_name"),
     _invited.c.name.label("invited_name"),
+    # A match game's board shows the match's score (`reads.match_score_of`).
+    *(MATCHES.c[name].label(f"match_{name}") for name in MATCH_SCORE_COLUMNS),
 ).select_from(
     GAMES.outerjoin(_x, _x.c.id == GAMES.c.x_player_id)
     .outerjoin(_o, _o.c.id == GAMES.c.o_player_id)
     .outerjoin(_t, _t.c.id == GAMES.c.t_player_id)
     .outerjoin(_s, _s.c.id == GAMES.c.s_player_id)
     .outerjoin(_invited, _invited.c.id == GAMES.c.invited_player_id)
+    .outerjoin(MATCHES, MATCHES.c.id == GAMES.c.match_id)
 )
 # The view's fields that live in columns of the same name; `board` is stored as text and the
 # players' names come from the players table.
@@ -74,6 +79,8 @@ VIEW_COLUMNS = (
     "x_clock",
     "o_clock",
     "flag_at",
+    "match_id",
+    "match_game",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)

@@ -1,0 +1,205 @@
+"""End to end: matches of several games (`/challenge bo3`). Each game of the match is a board
+of its own, sides alternate, every board shows the score, the next game starts by itself
+when a game ends, and the board that decides the match says who won it; a restart between
+two games loses nothing."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from bot.chores.match_games import MatchGames
+from bot.locales import en
+from tests.support.bot_runner import BotRunner
+from tests.support.chat import current, play_cells, press, send, tap_cell
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+
+GROUP = FakeTelegram.group_chat(-100700, "Match night")
+ALICE = FakeTelegram.user(1101, "Alice")
+BOB = FakeTelegram.user(1102, "Bob")
+
+#: Games' cells, ❌ first: ❌ takes the top row; ⭕ the middle row; nobody.
+X_WINS = [0, 3, 1, 4, 2]  # ❌ 0 1 2
+O_WINS = [0, 3, 1, 4, 8, 5]  # ⭕ 3 4 5
+DRAWN = [0, 4, 8, 1, 7, 6, 2, 5, 3]
+
+
+def match_games(bot: BotRunner) -> MatchGames:
+    assert bot.application is not None
+    return bot.application.bot_data.running.match_games
+
+
+def boards(tg: FakeTelegram) -> list[StoredMessage]:
+    """The group's board messages, oldest first."""
+    return [
+        m for m in tg.bot_messages(GROUP["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
+    ]
+
+
+def score_line(best_of: int, a: str, a_score: str, b_score: str, b: str, game: int) -> str:
+    return en.MATCH_LINE.format(
+        best_of=best_of, a=a, a_score=a_score, b_score=b_score, b=b, game=game
+    )
+
+
+async def play_game(
+    tg: FakeTelegram, bot: BotRunner, board: StoredMessage, x: Any, o: Any, cells: list[int]
+) -> StoredMessage:
+    """Play a game of the match to its end; the board as it ended, once the next game (if
+    any) is posted."""
+    await play_cells(tg, board, x, o, cells)
+    await match_games(bot).idle()
+    return current(tg, board)
+
+
+async def start_match(tg: FakeTelegram, text: str = "/challenge bo3") -> StoredMessage:
+    await send(tg, ALICE, text, chat=GROUP)
+    board = tg.last_bot_message(GROUP["id"])
+    answer = await press(tg, BOB, board, en.BUTTON_JOIN)
+    assert answer.get("text") == "You're in! You play ⭕."
+    return current(tg, board)
+
+
+async def test_a_best_of_3_ends_2_0_with_sides_alternating(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await start_match(telegram)
+    assert first.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"
+    assert score_line(3, "Alice", "0", "0", "Bob", 1) in first.text
+    first = await play_game(telegram, bot, first, ALICE, BOB, X_WINS)
+    assert score_line(3, "Alice", "1", "0", "Bob", 1) in first.text
+    assert "wins the match" not in first.text
+
+    second = boards(telegram)[-1]
+    assert second.key != first.key
+    assert second.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"  # sides swapped
+    assert score_line(3, "Alice", "1", "0", "Bob", 2) in second.text
+    # Alice wins again, now with ⭕: 2–0, and the match is over.
+    second = await play_game(telegram, bot, second, BOB, ALICE, O_WINS)
+    assert score_line(3, "Alice", "2", "0", "Bob", 2) in second.text
+    assert en.MATCH_WON.format(name="Alice", score="2–0") in second.text
+    assert len(boards(telegram)) == 2  # no third game
+
+
+async def test_a_best_of_3_ends_2_1(telegram: FakeTelegram, bot: BotRunner) -> None:
+    first = await start_match(telegram, "/challenge best3")
+    await play_game(telegram, bot, first, ALICE, BOB, X_WINS)  # Alice 1–0
+    second = boards(telegram)[-1]
+    second = await play_game(telegram, bot, second, BOB, ALICE, X_WINS)  # Bob wins with ❌
+    assert score_line(3, "Alice", "1", "1", "Bob", 2) in second.text
+    third = boards(telegram)[-1]
+    assert third.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"
+    assert score_line(3, "Alice", "1", "1", "Bob", 3) in third.text
+    third = await play_game(telegram, bot, third, ALICE, BOB, X_WINS)
+    assert en.MATCH_WON.format(name="Alice", score="2–1") in third.text
+    assert len(boards(telegram)) == 3
+
+
+async def test_a_drawn_game_counts_half_and_a_level_match_is_drawn(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await start_match(telegram)
+    await play_game(telegram, bot, first, ALICE, BOB, X_WINS)  # Alice 1–0
+    second = await play_game(telegram, bot, boards(telegram)[-1], BOB, ALICE, DRAWN)
+    assert score_line(3, "Alice", "1½", "½", "Bob", 2) in second.text
+    third = boards(telegram)[-1]
+    third = await play_game(telegram, bot, third, ALICE, BOB, O_WINS)  # Bob wins with ⭕
+    assert en.MATCH_DRAWN.format(score="1½–1½") in third.text
+    assert len(boards(telegram)) == 3
+
+
+async def test_a_restart_between_two_games_continues_the_match(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await start_match(telegram)
+    # The bot dies between the ending's commit and the next board's posting.
+    await match_games(bot).stop()
+    await play_cells(telegram, first, ALICE, BOB, X_WINS)
+    assert len(boards(telegram)) == 1
+    await bot.stop()
+    restarted = BotRunner(telegram, bot.settings.database_url.get_secret_value())
+    await restarted.start()
+    try:
+        assert restarted.application is not None
+        catch_up = restarted.application.bot_data.running.board_catch_up
+        # The board catch-up posts the game the ending started (once it had time to be posted).
+        now = time.monotonic()
+        await catch_up.catch_up(now=now)
+        assert await catch_up.catch_up(now=now + 10_000.0) == 1
+        second = boards(telegram)[-1]
+        assert second.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
+        assert score_line(3, "Alice", "1", "0", "Bob", 2) in second.text
+        second = await play_game(telegram, restarted, second, BOB, ALICE, O_WINS)
+        assert en.MATCH_WON.format(name="Alice", score="2–0") in second.text
+    finally:
+        await restarted.stop()
+
+
+ANN = FakeTelegram.user(1201, "Ann")
+BEN = FakeTelegram.user(1202, "Ben")
+CID = FakeTelegram.user(1203, "Cid")
+
+
+def private_boards(tg: FakeTelegram, user: dict[str, Any]) -> list[StoredMessage]:
+    """The board messages in the user's private chat, oldest first."""
+    return [
+        m for m in tg.bot_messages(user["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
+    ]
+
+
+async def play_apart(
+    tg: FakeTelegram, bot: BotRunner, x: dict[str, Any], o: dict[str, Any], cells: list[int]
+) -> tuple[StoredMessage, StoredMessage]:
+    """Strangers play a game of their match, each on the board in their own chat: both
+    boards as the game ended, once the next game (if any) is posted."""
+    boards = {x["id"]: private_boards(tg, x)[-1], o["id"]: private_boards(tg, o)[-1]}
+    for i, cell in enumerate(cells):
+        mover = x if i % 2 == 0 else o
+        answer = await tap_cell(tg, mover, boards[mover["id"]], cell)
+        assert not answer.get("text"), (i, cell, answer)
+    await match_games(bot).idle()
+    return current(tg, boards[x["id"]]), current(tg, boards[o["id"]])
+
+
+async def test_strangers_play_a_best_of_3_from_the_queue_in_their_private_chats(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Only players asking for the same match length are paired.
+    await send(telegram, CID, "/play")
+    await send(telegram, ANN, "/play bo3")
+    waiting = telegram.last_bot_message(ANN["id"])
+    assert "🏆 bo3" in waiting.text
+    assert not private_boards(telegram, ANN) and not private_boards(telegram, CID)
+    await send(telegram, BEN, "/play bo3")
+    (ann_board,), (ben_board,) = private_boards(telegram, ANN), private_boards(telegram, BEN)
+    for board in (ann_board, ben_board):
+        assert board.text.splitlines()[0] == "❌ Ann vs ⭕ Ben"
+        assert score_line(3, "Ann", "0", "0", "Ben", 1) in board.text
+
+    ann_board, ben_board = await play_apart(telegram, bot, ANN, BEN, X_WINS)
+    assert score_line(3, "Ann", "1", "0", "Ben", 1) in ben_board.text
+    # Game 2: Ben has ❌ now, each still in their own chat.
+    assert len(private_boards(telegram, ANN)) == len(private_boards(telegram, BEN)) == 2
+    for board in (private_boards(telegram, ANN)[-1], private_boards(telegram, BEN)[-1]):
+        assert board.text.splitlines()[0] == "❌ Ben vs ⭕ Ann"
+        assert score_line(3, "Ann", "1", "0", "Ben", 2) in board.text
+    ben_board, ann_board = await play_apart(telegram, bot, BEN, ANN, X_WINS)  # Ben 1–1
+    ann_board, ben_board = await play_apart(telegram, bot, ANN, BEN, O_WINS)  # Ben 2–1
+    for board in (ann_board, ben_board):
+        assert score_line(3, "Ann", "1", "2", "Ben", 3) in board.text
+        assert en.MATCH_WON.format(name="Ben", score="2–1") in board.text
+    assert len(private_boards(telegram, ANN)) == len(private_boards(telegram, BEN)) == 3
+
+
+async def test_start_user_user_bo5_in_a_group_is_a_match_and_elsewhere_is_refused(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await start_match(telegram, "/start user user bo5")
+    assert score_line(5, "Alice", "0", "0", "Bob", 1) in first.text
+    # A match is a challenge: not in a private chat, and not against the AI.
+    await send(telegram, ALICE, "/start user user bo3")
+    group_only = en.GROUP_ONLY.format(bot=telegram.bot_username)
+    assert telegram.last_bot_message(ALICE["id"]).text == group_only
+    await send(telegram, ALICE, "/start hard bo3")
+    assert telegram.last_bot_message(ALICE["id"]).text.startswith("Bad parameters!")
+    assert not [m for m in telegram.bot_messages(ALICE["id"]) if m.reply_markup]
