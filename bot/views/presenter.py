@@ -258,11 +258,14 @@ class Presenter:
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
-            message_id = await send_board(self._bot, chat_id, game, hooks=self.hooks, pace=pace)
-            if message_id is not None:
-                # None: the answer was lost; the next tap on it (or the catch-up) records it.
-                await self._chats.attach_message(game.id, message_id)
-                game = replace(game, message_id=message_id)
+            # In the game's drawing order: the board catch-up leaves a board alone while this
+            # process posts it, however long the chat's pace holds the posting back.
+            async with self.order.in_order(game.id):
+                message_id = await send_board(self._bot, chat_id, game, hooks=self.hooks, pace=pace)
+                if message_id is not None:
+                    # None: the answer was lost; the next tap on it (or the catch-up) records it.
+                    await self._chats.attach_message(game.id, message_id)
+                    game = replace(game, message_id=message_id)
             if game.second_chat_id is None:
                 # Posted, or maybe (never twice): either way not a board still to draw.
                 self.hooks.delivered(game)

@@ -203,3 +203,24 @@ async def test_two_processes_never_land_an_older_edit_after_a_newer_one(
     assert board_cells(telegram, current(telegram, board)) == "X___O____"
     assert game.version == result.game.version
     await other.stop()
+
+
+async def test_a_board_held_back_by_its_chats_pace_is_posted_once(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A board waits to be posted (a busy group's pace would hold it so) far longer than the
+    # board catch-up waits for a posting before it posts the board itself.
+    telegram.hold_next("sendMessage", chat_id=ANN["id"])
+    telegram.send_text(ANN, "/start user user")
+    await telegram.wait_until(lambda: telegram.held == 1, WAIT)
+    assert bot.application is not None
+    catch_up = bot.application.bot_data.running.board_catch_up
+    later = asyncio.get_running_loop().time()
+    for _ in range(3):  # rounds as far apart as ever: the grace for a posting long past
+        later += 3600
+        await catch_up.catch_up(now=later)
+    telegram.release_held()
+    await telegram.wait_until(lambda: bool(boards_of(telegram, ANN)), WAIT)
+    await catch_up.catch_up(now=later + 3600)
+    await bot.quiesce()
+    assert len(boards_of(telegram, ANN)) == 1
