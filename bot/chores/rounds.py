@@ -1,5 +1,6 @@
 """A chore every instance runs in the background, a round every few seconds, the first at
-once: a round that fails (the database away) is logged, and the next one comes."""
+once (and the next at once when `wake` is called meanwhile): a round that fails (the database
+away) is logged, and the next one comes."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ class Rounds:
     def __init__(self, name: str, round_: Callable[[], Awaitable[object]], every: float) -> None:
         self._name, self._round, self._every = name, round_, every
         self._task: asyncio.Task[None] | None = None
+        self._woken = asyncio.Event()
+
+    def wake(self) -> None:
+        """The next round now, not at its time."""
+        self._woken.set()
 
     def start(self) -> None:
         if self._task is None:
@@ -29,9 +35,11 @@ class Rounds:
 
     async def _run(self) -> None:
         while True:
+            self._woken.clear()
             try:
                 await self._round()
             except Exception:
                 # Nothing waits on a round: the next one tries again.
                 log.warning("%s: a round failed", self._name, exc_info=True)
-            await asyncio.sleep(self._every)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), self._every)

@@ -9,12 +9,9 @@ lapses (cancelled), so that its chat can hold another."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-
 from telegram import Bot
 
+from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.store import Store
@@ -22,8 +19,6 @@ from bot.games.tournaments import Tournaments
 from bot.telegram.flood_gate import Pace
 from bot.views.presenter import Presenter
 from bot.views.tournament import show_tournament
-
-log = logging.getLogger(__name__)
 
 #: Seconds between rounds when no ending wakes it sooner.
 EVERY_SECONDS = 5.0
@@ -42,9 +37,7 @@ class TournamentRounds:
         self._tournaments = tournaments
         self._presenter = presenter
         self._bot = bot
-        self._every = every
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._rounds = Rounds("tournaments", self.round, every)
         self._redrawn = False
         store.listen_endings(self.heard)
 
@@ -52,28 +45,13 @@ class TournamentRounds:
         """The store's ending event: a game between two people in a group ended (it may be
         a tournament's): a round comes at once."""
         if game.chat_id is not None and game.chat_id < 0 and game.is_between_people:
-            self._wake.set()
+            self._rounds.wake()
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="tournaments")
+        self._rounds.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            self._wake.clear()
-            try:
-                await self.round()
-            except Exception:
-                log.warning("tournaments: a round failed", exc_info=True)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self._every)
+        await self._rounds.stop()
 
     async def round(self) -> None:
         """Advance every running tournament that has something due; the first time, redraw
