@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardMarkup
 
 from bot.games import clock_rules
-from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView, Result
+from bot.games.model import HUMAN, USER, EndReason, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
+from bot.views.endings import ending
 from bot.views.keyboards import board_keyboard
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
@@ -26,7 +27,6 @@ from core.board import (
     O,
     OutOfRangeError,
     X,
-    other,
 )
 from core.mnk_results import is_forced_win
 from core.positions import is_ultimate
@@ -80,9 +80,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
 
 
 def _closed_line(game: GameView, tr: Texts) -> str:
-    if game.end_reason == EndReason.ABORTED:
-        return tr.GAME_ABORTED.format(mark=symbol(X, tr))
-    return tr.GAME_REPLACED if game.end_reason == EndReason.REPLACED else tr.GAME_CLOSED
+    return ending_text(game, tr)
 
 
 def _clock_line(game: GameView, tr: Texts) -> str:
@@ -214,36 +212,25 @@ def _result_lines(game: GameView, tr: Texts) -> list[str]:
     if game.result == Result.DRAW:
         return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]
     winner = game.result or "X"
+    # A private chat's board speaks to its player (against the AI); others name the players.
+    private = _is_private(game) and not game.is_between_strangers
+    you = (X if game.x_kind == USER else O) if private else None
+    line = ending_text(game, tr, you)
     if game.is_many:
         # The Hyperskill words exist for X and O only.
         words = {X: [tr.OUTCOME_X_WINS], O: [tr.OUTCOME_O_WINS]}.get(winner, [])
-        won = tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))
-        return [*words, won, *_out_lines(game, tr)]
-    loser = other(winner)
-    words = tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS
-    if game.is_ai_match:
-        return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
-    forfeit = game.end_reason in FORFEITS
-    if game.is_one_phone:
-        if forfeit:
-            return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
-        return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
-    if _is_private(game) and not game.is_between_strangers:
-        if game.kind_of(winner) == USER:
-            return [words, tr.RESULT_YOU_WON]
-        if game.end_reason == EndReason.REPLACED:
-            return [words, tr.RESULT_YOU_REPLACED]
-        if forfeit:
-            return [words, tr.RESULT_YOU_RESIGNED]
-        return [words, tr.RESULT_YOU_LOST]
-    loser_name = player_name(game, loser, tr)
-    if game.end_reason in (EndReason.BLOCKED, EndReason.FORGOTTEN):
-        return [words, tr.RESULT_NAME_LEFT.format(name=loser_name)]
-    if forfeit:
-        return [words, tr.RESULT_NAME_RESIGNED.format(name=loser_name)]
-    if game.end_reason == EndReason.TIMEOUT:
-        return [words, tr.RESULT_NAME_TIMED_OUT.format(name=loser_name)]
-    return [words, tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))]
+        return [*words, line, *_out_lines(game, tr)]
+    return [tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS, line]
+
+
+def ending_text(game: GameView, tr: Texts, you: str | None = None) -> str:
+    """The `ending` line in words."""
+    end = ending(game, you)
+    page_key = end.key.removeprefix("PAGE.")
+    text = tr.PAGE[page_key] if page_key != end.key else getattr(tr, end.key)
+    if end.mark is None:
+        return text
+    return text.format(name=player_name(game, end.mark, tr), mark=symbol(end.mark, tr))
 
 
 def render_stats(stats: Stats, tr: Texts) -> str:
