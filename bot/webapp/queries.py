@@ -11,6 +11,9 @@ from bot.games.model import LIVE, GameView
 from bot.games.store import Store
 from bot.webapp.state import MoveRow
 
+#: A game's seats: a user plays in a game if any of them is theirs (three or four in games
+#: of more people).
+SEATS = (Game.x_player_id, Game.o_player_id, Game.t_player_id, Game.s_player_id)
 #: The start page lists at most this many games, newest first.
 OPEN_GAMES_SHOWN = 20
 
@@ -40,7 +43,7 @@ async def open_games_of(games: Store, user_id: int) -> list[GameView]:
         found = await reads.load_all(
             session,
             Game.status.in_(LIVE),
-            or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+            or_(*(seat == user_id for seat in SEATS)),
             order_by=(Game.id.desc(),),
         )
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]

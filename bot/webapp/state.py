@@ -1,7 +1,9 @@
 """A game as the Mini App shows it, as JSON (pure), and who may see and do what on the page.
 
-Only what the page needs, and nothing about anybody but the game's two sides: their display
-names (or the AI's level), never a Telegram id, a chat or a message.
+Only what the page needs, and nothing about anybody but the game's players: their display
+names (or the AI's level), never a Telegram id, a chat or a message. A game of three or four
+has a seat each (❌ ⭕ 🔺 🟦: `marks`, in the order of turns); every seat plays from the page,
+as from the chat board.
 
 Ultimate tic-tac-toe keeps `core.ultimate.rules`'s cell order (small board by small board: cell
 `block * 9 + i`), and the page draws it so: nine small boards of nine cells each. `legal` lists
@@ -11,7 +13,8 @@ small boards on ultimate, for the page to draw a stroke through them.
 
 What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
-finished game against the AI (for its player), Rematch under a finished game between people.
+finished game against the AI (for its player), Rematch under a finished game between people
+(of three or four too: a new game its sender opens, as in chat).
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Any
 
-from bot.games.model import FORFEITS, USER, GameView
+from bot.games.model import USER, GameStatus, GameView
+from bot.views.endings import ending
 from bot.views.rating import first_name
-from core.board import EMPTY, MARKS, O, X
+from core.board import EMPTY, O, X
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_lines
 from core.ultimate import rules as ultimate
@@ -62,9 +66,8 @@ def sight(game: GameView, viewer_id: int) -> Sight:
     """Who may see a game on the page: its players (and whoever started it), and for a board
     posted in a group, the group's members. A private chat's game, or an inline message's
     (which may sit in any chat at all), shows to its players only."""
-    if game.is_many:
-        return Sight.NONE  # games of three or four: the chat board only
-    if viewer_id in (game.x_player_id, game.o_player_id, game.created_by_id):
+    seated = {game.player_id_of(mark) for mark in game.marks}
+    if viewer_id in seated or viewer_id == game.created_by_id:
         return Sight.PLAYER
     # Groups' ids are negative (private chats have the user's, positive, id).
     in_group = game.inline_message_id is None and (game.chat_id or 0) < 0
@@ -84,7 +87,7 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
 def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict[str, Any]:
     """The page's view of a game for the user `viewer_id`, a player or a spectator."""
     board = game.board
-    sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
+    sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
     your_turn = to_move is not None and to_move in sides and game.kind_to_move == USER
     return {
@@ -105,18 +108,30 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         "spectator": not sides,
         "your_turn": your_turn,
         "legal": legal_cells(game) if your_turn else [],
-        "players": {mark: player(game, mark) for mark in MARKS},
+        # Every seat, in the order of turns (two, or three or four people), and those of
+        # them out of the game (resigned, timed out).
+        "marks": list(game.marks),
+        "players": {mark: player(game, mark) for mark in game.marks},
+        "out": list(game.out),
         "moves": [{"ply": m.ply, "cell": m.cell, "mark": m.mark} for m in moves],
         "last_cell": moves[-1].cell if moves else game.last_cell,
         "result": game.result,
         "end_reason": game.end_reason,
-        # One player gave the game up (resigned, /stop, a new game, a block, /forget).
-        "forfeit": game.end_reason in FORFEITS,
+        # How it ended, in the chat's words (bot.views.render.ending): the key, and the side
+        # whose name or mark fills it; said to the user if they play one side.
+        "ending": _ending(game, sides),
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),
         "actions": actions(game, viewer_id),
     }
+
+
+def _ending(game: GameView, sides: Sequence[str]) -> dict[str, Any] | None:
+    if game.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
+        return None
+    said = ending(game, sides[0] if len(sides) == 1 else None)
+    return {"key": said.key, "mark": said.mark}
 
 
 def legal_cells(game: GameView) -> list[int]:
@@ -133,7 +148,7 @@ def _lines(game: GameView) -> dict[str, Any]:
     `winning_blocks`), and `lines` as pairs of ends (cells, or small boards on ultimate)."""
     board = game.board
     none: dict[str, Any] = {"winning_cells": [], "lines": []}
-    if game.result not in (X, O):
+    if game.result is None or game.result.winner is None:
         return none
     if is_ultimate(board):
         won = ultimate.winning_blocks(ultimate_board(board, game.last_cell))
@@ -157,7 +172,7 @@ def _blocks(game: GameView) -> dict[str, Any] | None:
 def actions(game: GameView, viewer_id: int) -> list[str]:
     """The buttons the page shows this user under the board, as the chat board has them."""
     mark = game.mark_of(viewer_id)
-    if mark is None or game.is_many:
+    if mark is None:
         return []
     if game.is_active:
         found = []
@@ -179,9 +194,9 @@ def actions(game: GameView, viewer_id: int) -> list[str]:
 
 
 def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
-    """One line of the start page's list of open games."""
-    sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
-    opponent = next((m for m in MARKS if m not in sides), None)
+    """One line of the start page's list of open games: every seat, in the order of turns
+    (`players`, the user's own seats among them, `you`)."""
+    sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     return {
         "id": game.public_id,
         "variant": game.board.variant,
@@ -189,7 +204,7 @@ def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
         "k": game.board.k,
         "status": str(game.status),
         "you": sides,
-        "opponent": player(game, opponent) if opponent else None,
+        "players": [{"mark": mark, **player(game, mark)} for mark in game.marks],
         "your_turn": game.is_active and game.to_move in sides,
         "ply": game.ply,
     }

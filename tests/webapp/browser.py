@@ -103,11 +103,19 @@ async def policy_violations(page: Any) -> list[str]:
 
 
 async def open_page(
-    browser: Any, url: str, token: str, user: dict[str, Any], scheme: str = "light"
+    browser: Any,
+    url: str,
+    token: str,
+    user: dict[str, Any],
+    scheme: str = "light",
+    *,
+    width: int = PHONE["width"],
 ) -> tuple[Any, list[str]]:
-    """The page at `url` on a phone-sized screen, as Telegram would open it for `user`.
-    Nothing leaves 127.0.0.1: the request for telegram.org's script is refused (and listed)."""
-    context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
+    """The page at `url` on a phone-sized screen (`width` px wide), as Telegram would open it
+    for `user`. Nothing leaves 127.0.0.1: the request for telegram.org's script is refused
+    (and listed)."""
+    viewport = {**PHONE, "width": width}
+    context = await browser.new_context(viewport=viewport, device_scale_factor=2)
     outside: list[str] = []
 
     async def only_local(route: Any) -> None:

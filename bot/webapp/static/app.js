@@ -53,8 +53,10 @@ function choose(groupId, key, value) {
 function gameLine(game) {
   const li = document.createElement("li");
   const button = document.createElement("button");
-  const opponent = game.opponent;
-  const who = !opponent ? t("PAGE.yourself") : opponent.ai ? levelName(opponent.ai) : opponent.name || t("PAGE.nobody_yet");
+  // Every seat but the user's own, in the order of turns: one opponent, or two or three.
+  const others = game.players.filter((player) => !game.you.includes(player.mark));
+  const named = others.map((player) => player.ai ? levelName(player.ai) : player.name || t("PAGE.nobody_yet"));
+  const who = named.length ? named.join(", ") : t("PAGE.yourself");
   const size = game.variant === "ultimate" ? "9 × 3×3" : game.size + "×" + game.size;
   const label = document.createElement("span");
   label.className = "name";

@@ -35,21 +35,13 @@ function name(player) {
   return player.name || t("PAGE.nobody_yet");
 }
 
+// How the game ended, in the chat's words: the server picks them (bot.views.render.ending).
 function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
-  if (game.status !== "finished") return t(game.end_reason === "replaced" ? "GAME_REPLACED" : "GAME_CLOSED");
-  if (game.result === "draw") return t("RESULT_DRAW");
-  const loser = game.result === "X" ? "O" : "X";
-  const only = game.you.length === 1 ? game.you[0] : null;
-  if (only === game.result) return t("RESULT_YOU_WON");
-  if (only === loser && game.end_reason === "replaced") return t("RESULT_YOU_REPLACED");
-  if (only === loser && game.forfeit) return t("RESULT_YOU_RESIGNED");
-  if (only === loser) return t("PAGE.you_lost", { name: name(game.players[game.result]) });
-  const left = game.end_reason === "blocked" || game.end_reason === "forgotten";
-  if (left) return t("RESULT_NAME_LEFT", { name: name(game.players[loser]) });
-  if (game.forfeit) return t("RESULT_NAME_RESIGNED", { name: name(game.players[loser]) });
-  if (game.end_reason === "timeout") return t("RESULT_NAME_TIMED_OUT", { name: name(game.players[loser]) });
-  return t("RESULT_NAME_WON", { name: name(game.players[game.result]) });
+  if (!game.ending) return t("GAME_CLOSED");
+  const mark = game.ending.mark;
+  if (!mark) return t(game.ending.key);
+  return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
 }
 
 function statusText(game) {
@@ -129,7 +121,7 @@ export function renderGame(game) {
   buzzAtTheEnd(before, game);
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
-  $("players").replaceChildren(playerChip(game, "X"), playerChip(game, "O"));
+  $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
   $("status").textContent = statusText(game);
   $("where").textContent = whereText(game);
   drawBoard($("board"), game, { before: before && before.cells, hint, busy, onCell: play });
