@@ -51,6 +51,19 @@ SHARED = (
     "UNDONE",
     "MENU_SIZE",
     "MENU_ULTIMATE_AI",
+    "MENU_TWO_PLAYERS",
+    "BUTTON_CHALLENGE_FRIEND",
+    "BUTTON_OTHER_LEVEL",
+    "BUTTON_REVIEW",
+    "BUTTON_PICTURE",
+    "BUTTON_JOIN",
+    "BUTTON_ACCEPT",
+    "BUTTON_DECLINE",
+    "BUTTON_CANCEL",
+    "REMATCH_OFFER",
+    "POPUP_NO_REVIEW",
+    "CHALLENGE_DECLINED",
+    "CHALLENGE_CANCELLED",
 )
 
 #: A refusal's status (bot.games.model.MoveStatus) → the pop-up the chat shows for it.
@@ -83,6 +96,8 @@ def page_texts(language: str | None) -> dict[str, Any]:
     words["LEVEL_NAMES"] = dict(tr.LEVEL_NAMES)
     words["REFUSALS"] = {status: getattr(tr, key) for status, key in REFUSALS.items()}
     words["REFUSALS"]["error"] = tr.POPUP_ERROR
+    # A new game beyond the user's pace (bot.webapp.pace): only the page has one.
+    words["REFUSALS"]["too_fast"] = tr.PAGE["too_fast"]
     return {"language": _html_language(tr), "rtl": tr.rtl, "texts": words}
 
 
