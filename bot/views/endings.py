@@ -24,6 +24,13 @@ def ending(game: GameView, you: str | None = None) -> Ending:
     `you` is the side of the one it is said to (a private chat's player, the page's user),
     None where it names the players (a group's board, a spectator). Whoever gave the game
     up is named as such; "You won" is said for a game won on the board only."""
+    if game.status == GameStatus.CANCELLED:
+        if game.end_reason != EndReason.EXPIRED:
+            return Ending("CHALLENGE_CANCELLED", opener(game))
+        lapsed = game.rematch_of_id is not None and game.is_invitation
+        return Ending("REMATCH_LAPSED" if lapsed else "CHALLENGE_EXPIRED")
+    if game.status == GameStatus.DECLINED:
+        return Ending("CHALLENGE_DECLINED")  # `{invited}`: who was invited
     if game.status == GameStatus.ABANDONED:
         if game.end_reason == EndReason.ABORTED:
             return Ending("GAME_ABORTED", X)
@@ -63,3 +70,10 @@ def ending(game: GameView, you: str | None = None) -> Ending:
     if game.end_reason == EndReason.TIMEOUT:
         return Ending("RESULT_NAME_TIMED_OUT", loser)
     return Ending("RESULT_NAME_WON", winner)
+
+
+def opener(game: GameView) -> str:
+    """The side of who opened an open game: the challenger (❌), or who offered a rematch
+    (any seat)."""
+    mark = game.mark_of(game.created_by_id) if game.created_by_id is not None else None
+    return mark or X

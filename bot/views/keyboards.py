@@ -221,7 +221,7 @@ def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
     return buttons
 
 
-def _reviewable(game: GameView) -> bool:
+def reviewable(game: GameView) -> bool:
     """Whether Review has something to show: on 3×3 (the solved table covers it alone), for
     a person who did not win against the AI; between people, for the one who lost (or
     both, after a draw); on one phone, for both sides."""
@@ -241,7 +241,7 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     game, which anyone in the chat can ask for with /card anyway; neither changes a game."""
     review = _button(tr.BUTTON_REVIEW, GameTap(REVIEW, game.id))
     size = game.board.shape
-    reviews = [review] if _reviewable(game) else []
+    reviews = [review] if reviewable(game) else []
     # No chat to send a picture to from an inline message.
     inline = game.inline_message_id is not None
     pictures = [] if inline else [[_button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))]]

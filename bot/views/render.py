@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardMarkup
 
 from bot.games import clock_rules
-from bot.games.model import HUMAN, USER, EndReason, GameStatus, GameView, Result
+from bot.games.model import HUMAN, USER, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
-from bot.views.endings import ending
+from bot.views.endings import ending, opener
 from bot.views.keyboards import board_keyboard
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
@@ -59,14 +59,8 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
             lines.append(where_to_play(game, tr, block if hint is None else hint // 9))
     elif game.status == GameStatus.ABANDONED:
         lines.append(_closed_line(game, tr))
-    elif game.status == GameStatus.CANCELLED:
-        if game.end_reason != EndReason.EXPIRED:
-            lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
-        else:
-            lapsed = game.rematch_of_id is not None and game.is_invitation
-            lines.append(tr.REMATCH_LAPSED if lapsed else tr.CHALLENGE_EXPIRED)
-    elif game.status == GameStatus.DECLINED:
-        lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
+    elif game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
+        lines.append(ending_text(game, tr))
     else:
         lines.extend(_result_lines(game, tr))
     if clock_rules.is_clocked(game) and not game.is_open:
@@ -169,8 +163,7 @@ def _title(game: GameView, tr: Texts) -> str:
 
 def _opener(game: GameView, tr: Texts) -> str:
     """Who opened an open game: the challenger (❌), or who offered a rematch (any seat)."""
-    mark = game.mark_of(game.created_by_id) if game.created_by_id is not None else None
-    return player_name(game, mark or X, tr)
+    return player_name(game, opener(game), tr)
 
 
 def _invitation(game: GameView, tr: Texts) -> str:
@@ -228,6 +221,8 @@ def ending_text(game: GameView, tr: Texts, you: str | None = None) -> str:
     end = ending(game, you)
     page_key = end.key.removeprefix("PAGE.")
     text = tr.PAGE[page_key] if page_key != end.key else getattr(tr, end.key)
+    if end.key == "CHALLENGE_DECLINED":
+        return text.format(invited=_invited(game, tr))
     if end.mark is None:
         return text
     return text.format(name=player_name(game, end.mark, tr), mark=symbol(end.mark, tr))
