@@ -346,13 +346,15 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
     from bot.webapp.links import WebAppLinks
     from bot.webapp.live import GameNotifier
     from bot.webapp.members import GroupMembers
+    from bot.webapp.pace import NewGamePace
 
     bot = application.bot
     assert settings.webapp_url is not None
     links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
     notifier = GameNotifier()
     resources: Resources = application.bot_data
-    resources.mini_app = MiniApp(links, notifier, GroupMembers(bot))
+    pace = NewGamePace(settings.webapp_new_games_per_minute)
+    resources.mini_app = MiniApp(links, notifier, GroupMembers(bot), pace)
     # A game that ends reaches its pages at once, even where no board of it can be edited
     # (its chat blocked the bot): the ending's event (`bot.games.endings`).
     resources.running.games.store.listen_endings(notifier.notify)
