@@ -6,6 +6,11 @@ the use-case the chat's handler calls, and the chat's board then shows what it d
     resign   Play.resign           the page asks "are you sure?" first, as the chat does
     again    Play.start_game       the same game afresh in its chat; `swap`: sides swapped
     rematch  Challenges.rematch    an offer to the other player, or the acceptance of theirs
+    join     Challenges.join       a seat in an open challenge; `accept`: the invited one's
+    decline  Challenges.decline    the invited one says no
+    cancel   Challenges.cancel     who opened a challenge (or offered a rematch) withdraws it
+    review   Reviews.review        the chat's Review pop-up's words, shown on the page
+    picture  send_card             the finished game's card, sent to its chat as 🖼 sends it
 
 The use-cases decide who may do what (a spectator's Resign is refused as NOT_A_PLAYER);
 Play again and Swap sides are their player's alone, as the chat's buttons are (`owner`).
@@ -13,19 +18,46 @@ Play again and Swap sides are their player's alone, as the chat's buttons are (`
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
+from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
-from bot.views.render import opponent_name
-from bot.views.texts import texts_for
-from bot.webapp.state import ACTIONS, HINT, REMATCH, RESIGN, SWAP, UNDO, actions
+from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.handlers.cards import send_card
+from bot.views.render import opponent_name, render_review
+from bot.views.texts import Texts, texts_for
+from bot.webapp.state import (
+    ACCEPT,
+    ACTIONS,
+    AGAIN,
+    CANCEL,
+    DECLINE,
+    HINT,
+    JOIN,
+    PICTURE,
+    REMATCH,
+    RESIGN,
+    REVIEW,
+    SWAP,
+    UNDO,
+    actions,
+)
+from bot.wire.game_spec import ULTIMATE_WORD, GameSpec, parse_start_args
+from core.ai import LEVELS
+from core.board import O, X
+
+log = logging.getLogger(__name__)
 
 #: The HTTP status of a refusal; any other one is 409.
 REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
+#: The refusal of a new game beyond the user's pace (bot.webapp.pace), answered with 429.
+TOO_FAST = "too_fast"
+#: The actions that start a game, and so post a board in a chat: paced.
+STARTS = frozenset({AGAIN, SWAP, REMATCH})
 
 
 class Host(Protocol):
@@ -38,6 +70,10 @@ class Host(Protocol):
     async def started(self, game: GameView, closed: Sequence[GameView] = ()) -> None: ...
 
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None: ...
+
+    async def words_for(self, user: PlayerInfo) -> Texts: ...
+
+    def may_start(self, user_id: int) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -54,6 +90,8 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     action, ply = body.get("action"), body.get("ply")
     if action not in ACTIONS or not (ply is None or is_int(ply)):
         return Done(400, {"error": "an action is {action, ply}", "status": "invalid"})
+    if action in STARTS and not host.may_start(user.id):
+        return Done(429, {"error": "too many new games", "status": TOO_FAST})
     games = host.application.bot_data.running.games
     if action == HINT:
         result = await games.assists.hint(game.id, BoardRef(), user, ply)
@@ -63,10 +101,40 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
         result = await games.play.resign(game.id, BoardRef(), user)
     elif action == REMATCH:
         result = await games.challenges.rematch(game.id, BoardRef(), user)
+    elif action in (JOIN, ACCEPT):
+        result = await games.challenges.join(game.id, BoardRef(), user)
+    elif action == DECLINE:
+        result = await games.challenges.decline(game.id, BoardRef(), user)
+    elif action == CANCEL:
+        result = await games.challenges.cancel(game.id, BoardRef(), user)
+    elif action in (REVIEW, PICTURE):
+        return await _after_game(host, game, user, action)
     else:
         resigning = body.get("resign_underway") is True
         return await _again(host, game, user, swap=action == SWAP, resign_underway=resigning)
     return await _answer(host, game, user, result, new=action == REMATCH)
+
+
+async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: str) -> Done:
+    """Review (the chat's pop-up's words, for the page to show) or Picture (the card, sent
+    to the game's chat as the chat's 🖼 sends it), for whom the page offers them."""
+    state = await host.state(game.id, user.id)
+    if action not in actions(game, user.id) or (game.chat_id is None and action == PICTURE):
+        return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
+    tr = await host.words_for(user)
+    if action == REVIEW:
+        review = await host.application.bot_data.running.games.reviews.review(
+            game.id, BoardRef(), user
+        )
+        said = render_review(review, tr) or tr.POPUP_NO_REVIEW
+        return Done(200, {"status": str(MoveStatus.PLAYED), "game": state, "review": said})
+    assert game.chat_id is not None
+    try:
+        await send_card(host.application.bot, game.chat_id, game, tr)
+    except TelegramError as failed:  # the bot was blocked, or left the group
+        log.warning("could not send game %s's picture: %s", game.id, failed)
+        return Done(409, {"status": str(MoveStatus.CONFLICT), "game": state})
+    return Done(200, {"status": str(MoveStatus.PLAYED), "game": state})
 
 
 async def _answer(
@@ -127,6 +195,24 @@ def underway(game: GameView, user: PlayerInfo) -> Done:
     tr = texts_for(user.language_code)
     question = tr.REPLACE_QUESTION.format(name=opponent_name(game, user.id, tr))
     return Done(409, {"status": "underway", "question": question, "game": None})
+
+
+def new_game_spec(body: dict[str, Any]) -> GameSpec | None:
+    """The game a new-game request asks for (`{"level", "mark", "size", "k", "ultimate"}`),
+    read as the chat reads /start's words (bot.wire.game_spec), so the page starts exactly
+    the boards the chat does: an AI level (or "user", two players on one phone) on X or O,
+    a size with its usual or a chosen k, or ultimate. None for anything else."""
+    level, mark, size, k = (body.get(key) for key in ("level", "mark", "size", "k"))
+    mark = X if mark is None else mark
+    if level not in (*LEVELS, USER) or mark not in (X, O):
+        return None
+    kinds = [USER, level] if mark == X else [level, USER]
+    if body.get("ultimate") is True:
+        return parse_start_args([ULTIMATE_WORD, *kinds])
+    size = 3 if size is None else size
+    if not is_int(size) or not (k is None or is_int(k)):
+        return None
+    return parse_start_args([*kinds, str(size), *([] if k is None else [str(k)])])
 
 
 def is_int(value: Any) -> TypeGuard[int]:

@@ -2,9 +2,11 @@
 
     GET  /app/                        the page (static/index.html); no data in it
     GET  /app/static/…                its CSS and JavaScript
-    GET  /app/api/games               the user's open games (the start page)
-    POST /app/api/games               {"level", "mark", "size"}: a new game against the AI,
-                                      posted in the user's private chat as well
+    GET  /app/api/games               the user's open games, and the boards a new one may have
+                                      (the start page)
+    POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
+                                      as /start starts it (an AI level, or "user": two on
+                                      one phone), posted in the user's private chat as well
     GET  /app/api/games/{game}          a game's state (bot.webapp.state)
     POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
@@ -26,7 +28,8 @@ A move goes through the same use-case as a tap in chat (`Play.tap`: the move num
 turn, the game's version), and the chat's board is edited just as after a tap. A refusal
 answers 409 (403 for who is not a player) with its `status`, which the page puts in words.
 A body that is not a JSON object (malformed, or nested too deep to read) answers 400; an
-events stream beyond the caps (bot.webapp.live) answers 429.
+events stream beyond the caps (bot.webapp.live), and a new game beyond the user's pace
+(bot.webapp.pace: POST /games, Play again, Swap sides, Rematch), answer 429.
 """
 
 from __future__ import annotations
@@ -43,23 +46,34 @@ from aiohttp import web
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind
+from bot.games.model import BoardRef, GameView, PlayerInfo
 from bot.games.public_ids import is_public_id
 from bot.resources import Resources, Running
-from bot.webapp.actions import REFUSED, act, is_int, underway
+from bot.views.texts import Texts, texts_for
+from bot.webapp.actions import REFUSED, TOO_FAST, act, is_int, new_game_spec, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
 from bot.webapp.members import GroupMembers
-from bot.webapp.queries import chosen_language, game_and_moves, game_by_public_id, open_games_of
+from bot.webapp.queries import (
+    chosen_language,
+    game_and_moves,
+    game_by_public_id,
+    open_games_of,
+    rematch_offer_of,
+)
 from bot.webapp.state import Sight, game_state, game_summary, sight
 from bot.webapp.words import page_texts
-from core.ai import LEVELS
-from core.board import SIZES, X, board_size
+from core.board import SIZES, default_k
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
+#: The boards the start page offers, as /start takes them: each size with its usual k and
+#: every k it may have (core.board), so the page has no rule of its own.
+NEW_GAME_BOARDS = [
+    {"size": size, "k": default_k(size), "ks": list(range(3, size + 1))} for size in SIZES
+]
 MINI_APP: web.AppKey[MiniApp] = web.AppKey("mini_app")
 #: What the page may load and run: its own files (static/), and of the rest only Telegram's
 #: web-app script (index.html loads it); it talks to its own server only. Inline styles: the
@@ -196,10 +210,16 @@ class MiniApp:
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
         """The page's view of a game (by its row id, known once the URL's game was found),
         None once the user may not see it any more (left its group, say)."""
-        game, moves = await game_and_moves(self.running.games.store, game_id)
+        store = self.running.games.store
+        game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        return game_state(game, moves, viewer_id)
+        return game_state(game, moves, viewer_id, await rematch_offer_of(store, game))
+
+    async def words_for(self, user: PlayerInfo) -> Texts:
+        """The user's words: the language they chose in chat (/language), else their app's."""
+        chosen = await chosen_language(self.running.games.store, user.id)
+        return texts_for(chosen or user.language_code)
 
     async def texts(self, request: web.Request) -> web.Response:
         """The page's words: in the language the user chose in chat (/language), else their
@@ -216,7 +236,11 @@ class MiniApp:
         user = self.user(request)
         found = await open_games_of(self.running.games.store, user.id)
         return web.json_response(
-            {"me": {"name": user.name}, "games": [game_summary(g, user.id) for g in found]}
+            {
+                "me": {"name": user.name},
+                "games": [game_summary(g, user.id) for g in found],
+                "boards": NEW_GAME_BOARDS,
+            }
         )
 
     async def get_game(self, request: web.Request) -> web.Response:
@@ -260,23 +284,30 @@ class MiniApp:
         state = await self.state(game.id, user.id)
         return web.json_response({"status": str(result.status), "game": state}, status=status)
 
+    def may_start(self, user_id: int) -> bool:
+        """Whether the user may start one more game now (bot.webapp.pace); counts it."""
+        mini_app = self.resources.mini_app
+        assert mini_app is not None
+        return mini_app.new_games.admit(user_id)
+
     async def start_game(self, request: web.Request) -> web.Response:
-        """A new game against the AI, in the user's private chat with the bot."""
+        """A new game, as the chat's menu and /start start one (`new_game_spec`), in the
+        user's private chat with the bot."""
         user = self.user(request)
         body = await body_of(request)
-        level, mark, size = body.get("level"), body.get("mark", X), body.get("size", 3)
-        shape = board_size(size) if is_int(size) and size in SIZES else None
-        if level not in LEVELS or mark not in ("X", "O") or shape is None:
-            raise error(400, "a new game is {level, mark, size}", "invalid")
-        ai = PlayerKind(level)
-        x_kind, o_kind = (USER, ai) if mark == X else (ai, USER)
+        spec = new_game_spec(body)
+        if spec is None:
+            raise error(400, "a new game is {level, mark, size, k, ultimate}", "invalid")
+        if not self.may_start(user.id):
+            log.info("refused a new game: too many in a minute")
+            raise error(429, "too many new games", TOO_FAST)
         games = self.running.games
         started = await games.play.start_game(
             user.id,
             player_of(user),
-            x_kind,
-            o_kind,
-            board=shape.empty_board(),
+            spec.x_kind,
+            spec.o_kind,
+            board=spec.board.empty_board(),
             resign_underway=body.get("resign_underway") is True,
         )
         if started.underway is not None:

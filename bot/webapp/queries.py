@@ -30,6 +30,15 @@ async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, l
         return loaded.view, [MoveRow(ply, cell, mark) for ply, cell, mark in rows]
 
 
+async def rematch_offer_of(games: Store, game: GameView) -> GameView | None:
+    """The rematch offered under a finished game between people, as stored now, if any."""
+    if not (game.is_finished and game.is_between_people):
+        return None
+    async with games.sessions() as session:
+        found = await reads.load_all(session, Game.rematch_of_id == game.id)
+    return found[0].view if found else None
+
+
 async def game_by_public_id(games: Store, public_id: str) -> GameView | None:
     """The game of a public id (`GameView.public_id`), as stored now."""
     async with games.sessions() as session:

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Any
 
-from bot.games.model import USER, GameStatus, GameView
-from bot.views.endings import ending
+from bot.games.model import USER, GameView
+from bot.views.endings import ending, opener
+from bot.views.keyboards import reviewable
 from bot.views.rating import first_name
 from core.board import EMPTY, O, X
 from core.positions import is_ultimate, ultimate_board
@@ -33,7 +34,15 @@ from core.rules import winning_lines
 from core.ultimate import rules as ultimate
 
 HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH = "hint", "undo", "resign", "again", "swap", "rematch"
-ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH)
+#: An open challenge's buttons (Join, or Accept and Decline for the one it invites; Cancel
+#: for who opened it), and under a finished game Review and Picture.
+JOIN, ACCEPT, DECLINE, CANCEL = "join", "accept", "decline", "cancel"
+REVIEW, PICTURE = "review", "picture"
+#: What the page may ask the server for (POST …/actions).
+ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH, JOIN, ACCEPT, DECLINE, CANCEL, REVIEW, PICTURE)
+#: Another level: the chat's button opens its menu at the game's size; the page's opens its
+#: start page so. Shown, never posted.
+OTHER_LEVEL = "level"
 
 
 @dataclass(frozen=True)
@@ -67,7 +76,8 @@ def sight(game: GameView, viewer_id: int) -> Sight:
     posted in a group, the group's members. A private chat's game, or an inline message's
     (which may sit in any chat at all), shows to its players only."""
     seated = {game.player_id_of(mark) for mark in game.marks}
-    if viewer_id in seated or viewer_id == game.created_by_id:
+    # Who a challenge or a rematch offer invites sees it too, to answer it.
+    if viewer_id in seated or viewer_id in (game.created_by_id, game.invited_player_id):
         return Sight.PLAYER
     # Groups' ids are negative (private chats have the user's, positive, id).
     in_group = game.inline_message_id is None and (game.chat_id or 0) < 0
@@ -84,8 +94,11 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
     return {"name": None, "ai": kind}
 
 
-def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict[str, Any]:
-    """The page's view of a game for the user `viewer_id`, a player or a spectator."""
+def game_state(
+    game: GameView, moves: Sequence[MoveRow], viewer_id: int, offer: GameView | None = None
+) -> dict[str, Any]:
+    """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
+    the rematch offered under a finished game, if any."""
     board = game.board
     sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
@@ -93,7 +106,8 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
     return {
         # The game's public id: the page names a game by it, never by its row id.
         "id": game.public_id,
-        "version": version(game),
+        # A rematch offered, taken or closed under a finished game changes its page too.
+        "version": version(game) + (f":{offer.public_id}:{offer.status}" if offer else ""),
         # The stored game's write counter: it only grows, so the page can tell an older
         # picture (a move's answer that came after the live stream's newer one) and skip it.
         "stored": game.version,
@@ -124,11 +138,31 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         **_lines(game),
         "blocks": _blocks(game),
         "actions": actions(game, viewer_id),
+        "offer": _offer(game) if game.is_open or game.is_invitation else None,
+        "rematch": _rematch(offer, viewer_id) if offer is not None else None,
+    }
+
+
+def _offer(game: GameView) -> dict[str, Any]:
+    """An open game's invitation: the side of who opened it, whom it invites (their name,
+    as the chat board names them), and whether it is a rematch offer."""
+    invited = game.invited_name or (f"@{game.invited_username}" if game.invited_username else None)
+    return {"from": opener(game), "invited": invited, "rematch": game.rematch_of_id is not None}
+
+
+def _rematch(offer: GameView, viewer_id: int) -> dict[str, Any]:
+    """The rematch offered under a finished game: the page opens it, and the one it invites
+    answers it there (Accept, Decline) while it is open."""
+    return {
+        "id": offer.public_id,
+        "status": str(offer.status),
+        "to_you": offer.is_open and offer.invited_player_id == viewer_id,
+        "from_you": offer.created_by_id == viewer_id,
     }
 
 
 def _ending(game: GameView, sides: Sequence[str]) -> dict[str, Any] | None:
-    if game.status not in (GameStatus.FINISHED, GameStatus.ABANDONED):
+    if game.is_live:
         return None
     said = ending(game, sides[0] if len(sides) == 1 else None)
     return {"key": said.key, "mark": said.mark}
@@ -172,6 +206,8 @@ def _blocks(game: GameView) -> dict[str, Any] | None:
 def actions(game: GameView, viewer_id: int) -> list[str]:
     """The buttons the page shows this user under the board, as the chat board has them."""
     mark = game.mark_of(viewer_id)
+    if game.is_open:
+        return _challenge_actions(game, viewer_id, mark)
     if mark is None:
         return []
     if game.is_active:
@@ -183,14 +219,29 @@ def actions(game: GameView, viewer_id: int) -> list[str]:
         return [*found, RESIGN]
     if not game.is_finished:
         return []
+    review = [REVIEW] if reviewable(game) else []
+    inline = game.inline_message_id is not None or game.chat_id is None
+    picture = [] if inline or game.is_between_strangers else [PICTURE]
     if game.is_between_people:
-        return [REMATCH]
-    if game.inline_message_id is not None or game.chat_id is None:
-        return []  # no chat to post a new game in
+        return [REMATCH, *review, *picture]
+    if inline:
+        return review  # no chat to post a new game in
     person = X if game.x_kind == USER else O
     if game.player_id_of(person) != viewer_id:
         return []
-    return [AGAIN, SWAP] if game.x_kind != game.o_kind else [AGAIN]
+    again = [AGAIN, SWAP] if game.x_kind != game.o_kind else [AGAIN]
+    return [*again, OTHER_LEVEL, *review, *picture]
+
+
+def _challenge_actions(game: GameView, viewer_id: int, mark: str | None) -> list[str]:
+    """An open game's buttons, as its chat board has them: Cancel for who opened it;
+    Accept and Decline for the one an invitation (a rematch offer) names; Join for anyone
+    else who sees an open challenge (a group's member)."""
+    if viewer_id == game.created_by_id:
+        return [CANCEL]
+    if game.is_invitation:
+        return [ACCEPT, DECLINE] if viewer_id == game.invited_player_id else []
+    return [JOIN] if mark is None else []
 
 
 def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:

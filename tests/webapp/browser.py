@@ -66,11 +66,23 @@ async def browser() -> AsyncIterator[Any]:
 
 def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
     """A script standing in for telegram-web-app.js: what the page uses of Telegram.WebApp.
-    Haptic calls are recorded in window.hapticCalls."""
+    Haptic calls are recorded in window.hapticCalls; the Back button's and the inline
+    share's in window.telegramCalls (`press_back` taps the Back button)."""
     unsafe = {"user": {k: user[k] for k in ("id", "first_name", "language_code") if k in user}}
     return f"""
       window.hapticCalls = [];
+      window.telegramCalls = [];
+      window.backCallbacks = [];
       window.Telegram = {{ WebApp: {{
+        BackButton: {{
+          isVisible: false,
+          show() {{ this.isVisible = true; window.telegramCalls.push(["BackButton.show"]); }},
+          hide() {{ this.isVisible = false; window.telegramCalls.push(["BackButton.hide"]); }},
+          onClick(callback) {{ window.backCallbacks.push(callback); }},
+        }},
+        switchInlineQuery(query, types) {{
+          window.telegramCalls.push(["switchInlineQuery", query, types]);
+        }},
         initData: {json.dumps(init_data)},
         initDataUnsafe: {json.dumps(unsafe)},
         themeParams: {json.dumps(THEMES[scheme])},
@@ -131,6 +143,17 @@ async def open_page(
     await page.add_init_script(RECORD_POLICY_VIOLATIONS)
     await page.goto(url)
     return page, outside
+
+
+async def press_back(page: Any) -> None:
+    """The user taps Telegram's Back button (shown by the page)."""
+    assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+    await page.evaluate("window.backCallbacks.forEach((callback) => callback())")
+
+
+async def telegram_calls(page: Any) -> list[list[Any]]:
+    """What the page asked of Telegram's Back button and inline share, in order."""
+    return await page.evaluate("window.telegramCalls")
 
 
 async def page_cells(page: Any) -> str:

@@ -1,5 +1,7 @@
 """The Mini App in Chromium for every seat and as much as the chat: Carol (🔺) plays her turn
-of a three-player game on the page, and the start page lists it with every player."""
+of a three-player game on the page, and the start page lists it with every player; the start
+page starts ultimate and 5×5 with 4 in a row and shares a challenge through the inline mode;
+Telegram's Back button, Picture and Another level; an error screen has a way back."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 from bot.locales import en
 from tests.support.chat import board_cells, current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.browser import open_page, screenshot, wait_ply
+from tests.webapp.browser import open_page, press_back, screenshot, telegram_calls, wait_ply
 from tests.webapp.support import bot_with_mini_app
 
 pytestmark = pytest.mark.browser
@@ -58,3 +60,77 @@ async def test_carol_plays_her_turn_of_a_three_player_game_on_the_page(
         assert board_cells(telegram, board, size)[2 * size] == "T"
         assert await page.locator(f"#board .cell[data-cell='{2 * size}'] svg.mark.T").count() == 1
         await screenshot(page, f"miniapp-seats-game-{width}-{scheme}.png")
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(320, "light"), (390, "dark")])
+async def test_the_start_page_starts_ultimate_and_5x5_with_4_in_a_row(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int, scheme: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
+        telegram.add_chat(FakeTelegram.private_chat(ALICE))
+        page, _ = await open_page(browser, page_url, telegram.token, ALICE, scheme, width=width)
+        await page.wait_for_selector("#home:not([hidden])")
+        # Ultimate, as the chat's menu starts it; the inline share has no ultimate.
+        await page.click("#ultimate")
+        assert not await page.is_visible("#ks") and not await page.is_visible("#challenge")
+        await page.click("#start")
+        await page.wait_for_selector("#board.ultimate")
+        assert await page.locator("#board .block").count() == 9
+        # Telegram's Back button, shown with the game, leads to the start page.
+        assert ["BackButton.show"] in await telegram_calls(page)
+        await press_back(page)
+        await page.wait_for_selector("#home:not([hidden])")
+        # 5×5: the line lengths it may have, its usual one (4) chosen.
+        await page.click("#sizes [data-size='5']")
+        await page.wait_for_selector("#ks:not([hidden])")
+        ks = await page.eval_on_selector_all("#ks button", "b => b.map(e => e.dataset.k)")
+        assert ks == ["3", "4", "5"]
+        await page.click("#ks [data-k='3']")
+        await page.click("#ks [data-k='4']")
+        assert await page.get_attribute("#ks [data-k='4']", "class") == "chosen"
+        # Challenge a person: the chat's inline mode, with this board.
+        await page.click("#challenge")
+        calls = await telegram_calls(page)
+        assert ["switchInlineQuery", "5 4", ["users", "groups"]] in calls
+        await page.click("#start")
+        await page.wait_for_selector("#board:not(.ultimate)")
+        assert await page.locator("#board .cell").count() == 25
+        assert await page.text_content("#rules") == en.BOARD_SIZE.format(size=5, k=4)
+        board = telegram.last_bot_message(ALICE["id"])
+        assert en.BOARD_SIZE.format(size=5, k=4) in board.text
+        await screenshot(page, f"miniapp-5x5-k4-{width}-{scheme}.png")
+        # Resigned at once: the chat's words, the Picture, and Another level.
+        await page.click("#actions [data-action='resign']")
+        await page.click("#actions [data-action='resign-yes']")
+        await page.wait_for_selector("#board[data-status='finished']")
+        assert await page.text_content("#status") == en.RESULT_YOU_RESIGNED
+        await page.click("#actions [data-action='picture']")
+        await page.wait_for_selector("#notice:not([hidden])")
+        assert await page.text_content("#notice") == en.PAGE["picture_sent"]
+        photos = [m for m in telegram.messages.values() if m.photo and m.chat_id == ALICE["id"]]
+        assert len(photos) == 1
+        await page.click("#actions [data-action='level']")
+        await page.wait_for_selector("#home:not([hidden])")
+        assert await page.get_attribute("#sizes [data-size='5']", "class") == "chosen"
+        assert await page.get_attribute("#ks [data-k='4']", "class") == "chosen"
+
+
+async def test_an_error_screen_has_a_way_back(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
+        url = page_url + "?game=" + "A" * 16  # no such game
+        page, _ = await open_page(browser, url, telegram.token, ALICE, "dark", width=320)
+        await page.wait_for_selector("#message:not([hidden])")
+        assert await page.text_content("#message") == en.POPUP_NO_GAME
+        assert await page.is_visible("#message-back")
+        assert not await page.is_visible("#message-retry")
+        await screenshot(page, "miniapp-error-320-dark.png")
+        await press_back(page)  # Telegram's Back button, or the page's own link
+        await page.wait_for_selector("#home:not([hidden])")
+        assert not await page.is_visible("#message")
+        assert not await page.is_visible("#message-actions")
+        await page.goto(url)
+        await page.wait_for_selector("#message:not([hidden])")
+        await page.click("#message-back")
+        await page.wait_for_selector("#home:not([hidden])")

@@ -5,12 +5,15 @@
 "use strict";
 
 import { markIcon } from "./board.js";
-import { closeGame, openGame } from "./game.js";
+import { closeGame, openGame, say, setHome, showBack } from "./game.js";
 import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
-const newGame = { level: "hard", mark: "X", size: 3 };
+// A new game as /start takes it (the server reads it so): level ("user": two on one phone),
+// side, size and k, or ultimate.
+const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
+let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
 
 function applyTheme() {
   const theme = (tg && tg.themeParams) || {};
@@ -34,13 +37,45 @@ async function loadWords() {
   document.documentElement.dir = data.rtl ? "rtl" : "ltr";
   setWords(data.texts);
   document.title = t("PAGE.title");
-  for (const button of $("levels").children) button.textContent = levelName(button.dataset.level);
+  for (const button of $("levels").children) {
+    if (button.dataset.level !== "user") button.textContent = levelName(button.dataset.level);
+  }
   return true;
 }
 
-function say(text) {
-  $("message").textContent = text;
-  $("message").hidden = !text;
+function chooseSize(size, k) {
+  const board = boards.find((b) => b.size === size) || { size, k: size === 3 ? 3 : k, ks: [] };
+  newGame.size = size;
+  newGame.k = k && board.ks.includes(k) ? k : board.k;
+  newGame.ultimate = false;
+  drawChoices();
+}
+
+function drawChoices() {
+  for (const button of $("sizes").children) {
+    button.classList.toggle("chosen", !newGame.ultimate && button.dataset.size === String(newGame.size));
+  }
+  const board = boards.find((b) => b.size === newGame.size);
+  const ks = newGame.ultimate || !board ? [] : board.ks;
+  $("ks").hidden = ks.length < 2;
+  $("ks").replaceChildren(...ks.map((k) => {
+    const button = document.createElement("button");
+    button.textContent = t("PAGE.in_a_row", { k });
+    button.dataset.k = String(k);
+    button.classList.toggle("chosen", k === newGame.k);
+    button.addEventListener("click", () => chooseSize(newGame.size, k));
+    return button;
+  }));
+  $("ultimate").classList.toggle("chosen", newGame.ultimate);
+  // A challenge goes through the chat's inline mode, which has no ultimate.
+  $("challenge").hidden = !(tg && tg.switchInlineQuery) || newGame.ultimate;
+}
+
+// Challenge a person: the chat's inline mode, in a chat the user picks, with the board
+// chosen here (`@bot 6 4`, as the inline mode reads a size; nothing for 3×3).
+function challenge() {
+  const classic = newGame.size === 3 && newGame.k === 3;
+  tg.switchInlineQuery(classic ? "" : newGame.size + " " + newGame.k, ["users", "groups"]);
 }
 
 function choose(groupId, key, value) {
@@ -70,13 +105,26 @@ function gameLine(game) {
   return li;
 }
 
-async function openHome() {
+// The start page; `preset` chooses a new game's board (Another level: the game's own).
+async function openHome(preset) {
   closeGame();
   $("game").hidden = true;
+  showBack(false);
   history.replaceState(null, "", "./");
   const { ok, data, offline } = await api("games");
-  if (!ok) { say(offline ? t("PAGE.failed") : t("PAGE.from_telegram")); return; }
+  if (!ok) { say(offline ? t("PAGE.failed") : t("PAGE.from_telegram"), offline); return; }
   say("");
+  boards = data.boards;
+  $("sizes").replaceChildren(...boards.map(({ size }) => {
+    const button = document.createElement("button");
+    button.textContent = t("MENU_SIZE", { size });
+    button.dataset.size = String(size);
+    button.addEventListener("click", () => chooseSize(size));
+    return button;
+  }));
+  if (preset && preset.ultimate) { newGame.ultimate = true; drawChoices(); }
+  else if (preset) chooseSize(preset.size, preset.k);
+  else drawChoices();
   $("home").hidden = false;
   $("hello").textContent = t("PAGE.hello", { name: data.me.name });
   $("no-games").hidden = data.games.length > 0;
@@ -89,7 +137,7 @@ async function startGame() {
   const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
   if (ok) openGame(data.game.id);
-  else if (!declined) say(offline ? t("PAGE.failed") : refusal("error"));
+  else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
 }
 
 async function setUp() {
@@ -99,18 +147,19 @@ async function setUp() {
     if (tg.expand) tg.expand();
     if (tg.onEvent) tg.onEvent("themeChanged", applyTheme);
   }
-  $("sizes").replaceChildren(...[3, 4, 5, 6, 7, 8].map((size) => {
-    const button = document.createElement("button");
-    button.textContent = size + "×" + size;
-    button.dataset.size = String(size);
-    button.addEventListener("click", () => choose("sizes", "size", size));
-    return button;
-  }));
-  choose("sizes", "size", 3);
   for (const button of $("levels").children) button.addEventListener("click", () => choose("levels", "level", button.dataset.level));
   for (const button of $("marks").children) button.addEventListener("click", () => choose("marks", "mark", button.dataset.mark));
   $("start").addEventListener("click", startGame);
-  $("back").addEventListener("click", openHome);
+  $("ultimate").addEventListener("click", () => { newGame.ultimate = true; drawChoices(); });
+  $("challenge").addEventListener("click", challenge);
+  $("back").addEventListener("click", () => openHome());
+  $("message-back").addEventListener("click", () => openHome());
+  $("message-retry").addEventListener("click", () => openHome());
+  setHome(openHome);
+  if (tg && tg.BackButton) {
+    tg.BackButton.onClick(() => openHome());
+    $("back").hidden = true; // Telegram's own Back button takes its place
+  }
   const spoken = await loadWords();
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
   const fromUrl = new URLSearchParams(location.search).get("game");

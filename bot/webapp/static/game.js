@@ -4,20 +4,47 @@
 "use strict";
 
 import { drawBoard, drawLines, markIcon, rowCol } from "./board.js";
-import { api, backoff, follow, haptic, sleep, startAskingFirst } from "./net.js";
+import { api, backoff, follow, haptic, initData, sleep, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 // How often a move is sent again while the server cannot be reached (0.5 + 1 + 2 + 4 s).
 const MOVE_RETRIES = 4;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
-  again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH" };
+  again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
+  join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
+  review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL" };
 
 let current = null;   // the game shown: its last state
 let stream = null;    // the AbortController of its live stream
 let busy = false;     // a move or an action is on its way
 let hint = null;      // the cell a hint lit, until the position changes
 let asking = false;   // Resign asks "are you sure?"
+let goHome = () => {}; // the start page (app.js), with a new game's choices preset
+
+// The start page, for Another level: app.js gives it.
+export function setHome(open) {
+  goHome = open;
+}
+
+// An error in place of the page, with a way on: back to the games (or, on the start page
+// itself, `retry`). Telegram's Back button does the same.
+export function say(text, retry) {
+  $("message").textContent = text;
+  $("message").hidden = !text;
+  $("message-actions").hidden = !text || !initData;
+  $("message-retry").hidden = !retry;
+  $("message-back").hidden = Boolean(retry);
+  if (text) showBack(!retry);
+}
+
+// Telegram's Back button where there is one (outside Telegram, or in an old client, the
+// page's own "← Games" stays).
+export function showBack(shown) {
+  const back = tg && tg.BackButton;
+  if (!back) return;
+  if (shown) back.show(); else back.hide();
+}
 
 export function notice(text) {
   $("notice").textContent = text || "";
@@ -40,11 +67,19 @@ function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
   if (!game.ending) return t("GAME_CLOSED");
   const mark = game.ending.mark;
-  if (!mark) return t(game.ending.key);
+  const invited = game.offer ? game.offer.invited : "";
+  if (!mark) return t(game.ending.key, { invited });
   return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
 }
 
+// A rematch offer (or an invitation) in the chat board's words: who offers it to whom.
+function offerText(game, from, invited) {
+  return t("REMATCH_OFFER", { name: name(game.players[from]), invited });
+}
+
 function statusText(game) {
+  const offer = game.offer;
+  if (game.status === "open" && offer && offer.rematch && offer.invited) return offerText(game, offer.from, offer.invited);
   if (game.status !== "active") return result(game);
   if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
   const mover = game.players[game.to_move];
@@ -88,8 +123,21 @@ function actionButtons(game) {
     return [ask, yes, no];
   }
   asking = false;
+  const rematch = game.rematch;
+  if (rematch && rematch.to_you) {
+    // The other player offers a rematch: said here, answered here (on the offer's game).
+    const ask = document.createElement("p");
+    ask.className = "ask";
+    const from = game.marks.find((mark) => !game.you.includes(mark));
+    ask.textContent = offerText(game, from, name(game.players[game.you[0]]));
+    const yes = button("accept", t("BUTTON_ACCEPT"), () => act("accept", rematch.id));
+    const no = button("decline", t("BUTTON_DECLINE"), () => act("decline", rematch.id));
+    return [ask, yes, no];
+  }
   return game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
-    if (action === "resign") { asking = true; renderGame(current); } else act(action);
+    if (action === "resign") { asking = true; renderGame(current); }
+    else if (action === "level") goHome({ size: game.size, k: game.k, ultimate: game.variant === "ultimate" });
+    else act(action);
   }));
 }
 
@@ -177,16 +225,22 @@ async function play(cell) {
   setBusy(false);
 }
 
-async function act(action) {
+// An action on the game shown, or on `target` (the rematch offered under it).
+async function act(action, target) {
   const game = current;
   if (!game || busy) return;
   haptic("impact", "medium");
   notice("");
   setBusy(true);
-  const sent = { action, ply: game.ply };
+  const gameId = target || game.id;
+  const sent = { action, ply: target ? null : game.ply };
   const starts = action === "again" || action === "swap";
-  const { ok, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + game.id + "/actions", sent);
+  const { ok, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + gameId + "/actions", sent);
   busy = false;
+  if (ok && gameId !== game.id) {
+    openGame(gameId);
+    return;
+  }
   if (declined) {
     notice("");
   } else if (offline) {
@@ -203,6 +257,10 @@ async function act(action) {
     notice(t("PAGE.hint_cell"));
   } else if (action === "undo") {
     notice(t("UNDONE"));
+  } else if (action === "review") {
+    notice(data.review);
+  } else if (action === "picture") {
+    notice(t("PAGE.picture_sent"));
   }
   renderGame(data.game || current);
 }
@@ -210,11 +268,11 @@ async function act(action) {
 export async function openGame(gameId) {
   const { ok, status, data, offline } = await api("games/" + gameId);
   if (!ok) {
-    $("message").hidden = false;
-    $("message").textContent = offline ? t("PAGE.failed") : status === 401 ? t("PAGE.from_telegram") : refusal(data.status);
+    say(offline ? t("PAGE.failed") : status === 401 ? t("PAGE.from_telegram") : refusal(data.status));
     return false;
   }
-  $("message").hidden = true;
+  say("");
+  showBack(true);
   $("home").hidden = true;
   $("game").hidden = false;
   notice("");
