@@ -77,3 +77,20 @@ def opener(game: GameView) -> str:
     (any seat)."""
     mark = game.mark_of(game.created_by_id) if game.created_by_id is not None else None
     return mark or X
+
+
+def invitation(game: GameView) -> Ending:
+    """How an open game's board asks for players (`{name}`: who opened it; `{invited}`, or
+    `{seats}` and `{left}` for a game of more, or `{o}`), for the chat and the page alike."""
+    if game.rematch_of_id is not None and game.is_invitation:
+        return Ending("REMATCH_OFFER", opener(game))
+    if game.is_many:
+        return Ending("MANY_OPEN", opener(game))
+    if game.is_invitation:
+        return Ending("INVITATION", opener(game))
+    return Ending("OPEN_CHALLENGE", opener(game))
+
+
+def seats_left(game: GameView) -> int:
+    """The seats of an open game nobody has taken yet."""
+    return sum(game.player_id_of(mark) is None for mark in game.marks)

@@ -11,7 +11,7 @@ from bot.games import clock_rules
 from bot.games.model import HUMAN, USER, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
-from bot.views.endings import ending, opener
+from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import board_keyboard
 from bot.views.rating import first_name, rating_lines
 from bot.views.texts import Texts, isolate, texts_for
@@ -167,15 +167,11 @@ def _opener(game: GameView, tr: Texts) -> str:
 
 
 def _invitation(game: GameView, tr: Texts) -> str:
-    name = _opener(game, tr)
-    if game.rematch_of_id is not None and game.is_invitation:
-        return tr.REMATCH_OFFER.format(name=name, invited=_invited(game, tr))
-    if game.is_many:
-        left = sum(game.player_id_of(mark) is None for mark in game.marks)
-        return tr.MANY_OPEN.format(name=name, seats=game.seats, left=left)
-    if game.invited_player_id or game.invited_username:
-        return tr.INVITATION.format(name=name, invited=_invited(game, tr))
-    return tr.OPEN_CHALLENGE.format(name=name, o=tr.O_SYMBOL)
+    text = getattr(tr, invitation(game).key)
+    name, invited = _opener(game, tr), _invited(game, tr)
+    return text.format(
+        name=name, invited=invited, seats=game.seats, left=seats_left(game), o=tr.O_SYMBOL
+    )
 
 
 def _turn_lines(game: GameView, tr: Texts) -> list[str]:

@@ -25,7 +25,7 @@ from enum import Enum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
-from bot.views.endings import ending, opener
+from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
 from bot.views.rating import first_name
 from core.board import EMPTY, O, X
@@ -144,19 +144,31 @@ def game_state(
 
 
 def _offer(game: GameView) -> dict[str, Any]:
-    """An open game's invitation: the side of who opened it, whom it invites (their name,
-    as the chat board names them), and whether it is a rematch offer."""
+    """An open game's invitation, in the chat board's words (bot.views.endings.invitation):
+    the key, who opened it (their side and name), whom it invites (as the chat board names
+    them), the seats in all and left, and whether it is a rematch offer."""
     invited = game.invited_name or (f"@{game.invited_username}" if game.invited_username else None)
-    return {"from": opener(game), "invited": invited, "rematch": game.rematch_of_id is not None}
+    mark = opener(game)
+    return {
+        "key": invitation(game).key,
+        "from": mark,
+        "by": player(game, mark),
+        "invited": invited,
+        "seats": game.seats,
+        "left": seats_left(game),
+        "rematch": game.rematch_of_id is not None,
+    }
 
 
 def _rematch(offer: GameView, viewer_id: int) -> dict[str, Any]:
-    """The rematch offered under a finished game: the page opens it, and the one it invites
-    answers it there (Accept, Decline) while it is open."""
+    """The rematch offered under a finished game: the one it invites answers it there
+    (Accept, Decline; Join for a game of more) while it is open."""
     return {
         "id": offer.public_id,
         "status": str(offer.status),
-        "to_you": offer.is_open and offer.invited_player_id == viewer_id,
+        # What the user may do about it (Accept and Decline, or Join one of more seats).
+        "actions": actions(offer, viewer_id),
+        "offer": _offer(offer),
         "from_you": offer.created_by_id == viewer_id,
     }
 

@@ -163,10 +163,13 @@ async def test_challenges_and_rematch_offers_are_answered_on_the_page(
             assert status == 200 and offered["opened"]
             offer_url = page + f"api/games/{offered['opened']}"
             assert offered["game"]["actions"] == ["cancel"]
-            assert offered["game"]["offer"] == {"from": "O", "invited": "Bob", "rematch": True}
+            offer = offered["game"]["offer"]
+            assert (offer["key"], offer["from"], offer["invited"]) == ("REMATCH_OFFER", "O", "Bob")
+            assert offer["by"] == {"name": "Alice", "ai": None} and offer["rematch"]
             _, ended = await call(http, "GET", game_url, bob)
             rematch = ended["game"]["rematch"]
-            assert rematch["id"] == offered["opened"] and rematch["to_you"]
+            assert rematch["id"] == offered["opened"]
+            assert rematch["actions"] == ["accept", "decline"]
             _, seen = await call(http, "GET", offer_url, bob)
             assert seen["game"]["actions"] == ["accept", "decline"]
             status, declined = await call(
@@ -175,7 +178,7 @@ async def test_challenges_and_rematch_offers_are_answered_on_the_page(
             assert status == 200 and declined["game"]["status"] == "declined"
             assert declined["game"]["ending"] == {"key": "CHALLENGE_DECLINED", "mark": None}
             _, ended = await call(http, "GET", game_url, bob)
-            assert not ended["game"]["rematch"]["to_you"]
+            assert ended["game"]["rematch"]["actions"] == []
             # Another challenge, withdrawn from the page: the chat board says so too.
             await send(telegram, ALICE, "/challenge", chat=group)
             second = telegram.last_bot_message(group["id"])

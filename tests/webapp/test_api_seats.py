@@ -132,3 +132,38 @@ async def test_a_resignation_before_any_move_is_worded_as_the_chat_words_it(
         assert alices["game"]["ending"] == {"key": "RESULT_NAME_RESIGNED", "mark": "O"}
         assert bobs["game"]["ending"] == {"key": "RESULT_YOU_RESIGNED", "mark": None}
         assert en.RESULT_NAME_RESIGNED.format(name="Bob") in current(telegram, board).text
+
+
+async def test_a_three_player_rematch_is_offered_and_joined_on_the_page(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        group = telegram.add_chat(GROUP)
+        for user in (ALICE, BOB, CAROL):
+            telegram.set_member(group, user)
+        board = await seated_game(telegram, [ALICE, BOB, CAROL])
+        url = page + f"api/games/{public_id_on(telegram, board)}"
+        async with aiohttp.ClientSession() as http:
+            # Alice and Bob give up from the page, in their turns: Carol wins.
+            for ply, user in enumerate((ALICE, BOB)):
+                resign = {"action": "resign", "ply": ply}
+                status, _ = await call(http, "POST", url + "/actions", auth(telegram, user), resign)
+                assert status == 200
+            _, ended = await call(http, "GET", url, auth(telegram, CAROL))
+            assert ended["game"]["status"] == "finished"
+            assert ended["game"]["ending"] == {"key": "RESULT_NAME_WON", "mark": "T"}
+            status, offered = await call(
+                http, "POST", url + "/actions", auth(telegram, CAROL), {"action": "rematch"}
+            )
+            assert status == 200 and offered["game"]["offer"]["key"] == "MANY_OPEN"
+            assert offered["game"]["offer"]["left"] == 2
+            # Alice sees it under the game that ended, and takes a seat from there.
+            _, seen = await call(http, "GET", url, auth(telegram, ALICE))
+            rematch = seen["game"]["rematch"]
+            assert rematch["id"] == offered["opened"] and rematch["actions"] == ["join"]
+            offer_url = page + f"api/games/{rematch['id']}/actions"
+            status, joined = await call(
+                http, "POST", offer_url, auth(telegram, ALICE), {"action": "join"}
+            )
+        assert status == 200 and joined["game"]["you"] == ["O"]
+        assert joined["game"]["offer"]["left"] == 1

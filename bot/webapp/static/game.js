@@ -72,14 +72,15 @@ function result(game) {
   return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
 }
 
-// A rematch offer (or an invitation) in the chat board's words: who offers it to whom.
-function offerText(game, from, invited) {
-  return t("REMATCH_OFFER", { name: name(game.players[from]), invited });
+// An open game's invitation (a challenge, a rematch offer, seats of a game of more) in the
+// chat board's words: the server picks them (bot.views.endings.invitation).
+function offerText(offer) {
+  return t(offer.key, { name: name(offer.by), invited: offer.invited || "", seats: offer.seats,
+    left: offer.left, o: t("O_SYMBOL") });
 }
 
 function statusText(game) {
-  const offer = game.offer;
-  if (game.status === "open" && offer && offer.rematch && offer.invited) return offerText(game, offer.from, offer.invited);
+  if (game.status === "open" && game.offer) return offerText(game.offer);
   if (game.status !== "active") return result(game);
   if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
   const mover = game.players[game.to_move];
@@ -124,15 +125,13 @@ function actionButtons(game) {
   }
   asking = false;
   const rematch = game.rematch;
-  if (rematch && rematch.to_you) {
-    // The other player offers a rematch: said here, answered here (on the offer's game).
+  const answers = rematch ? rematch.actions.filter((action) => action !== "cancel") : [];
+  if (answers.length) {
+    // Another player offers a rematch: said here, answered here (on the offer's game).
     const ask = document.createElement("p");
     ask.className = "ask";
-    const from = game.marks.find((mark) => !game.you.includes(mark));
-    ask.textContent = offerText(game, from, name(game.players[game.you[0]]));
-    const yes = button("accept", t("BUTTON_ACCEPT"), () => act("accept", rematch.id));
-    const no = button("decline", t("BUTTON_DECLINE"), () => act("decline", rematch.id));
-    return [ask, yes, no];
+    ask.textContent = offerText(rematch.offer);
+    return [ask, ...answers.map((action) => button(action, t(BUTTONS[action]), () => act(action, rematch.id)))];
   }
   return game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
     if (action === "resign") { asking = true; renderGame(current); }
