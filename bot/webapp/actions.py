@@ -30,22 +30,7 @@ from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, Pl
 from bot.handlers.cards import send_card
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts, texts_for
-from bot.webapp.state import (
-    ACCEPT,
-    ACTIONS,
-    AGAIN,
-    CANCEL,
-    DECLINE,
-    HINT,
-    JOIN,
-    PICTURE,
-    REMATCH,
-    RESIGN,
-    REVIEW,
-    SWAP,
-    UNDO,
-    actions,
-)
+from bot.webapp.state import ACTIONS, Action, actions
 from bot.wire.game_spec import ULTIMATE_WORD, GameSpec, parse_start_args
 from core.ai import LEVELS
 from core.board import O, X
@@ -57,7 +42,7 @@ REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
 #: The refusal of a new game beyond the user's pace (bot.webapp.pace), answered with 429.
 TOO_FAST = "too_fast"
 #: The actions that start a game, and so post a board in a chat: paced.
-STARTS = frozenset({AGAIN, SWAP, REMATCH})
+STARTS = frozenset({Action.AGAIN, Action.SWAP, Action.REMATCH})
 
 
 class Host(Protocol):
@@ -87,42 +72,43 @@ class Done:
 async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]) -> Done:
     """The action `body` names (`{"action", "ply"}`; `ply`, the move number the page showed,
     makes a tap on an old board stale) on `game`, for `user`."""
-    action, ply = body.get("action"), body.get("ply")
-    if action not in ACTIONS or not (ply is None or is_int(ply)):
+    asked, ply = body.get("action"), body.get("ply")
+    if asked not in ACTIONS or not (ply is None or is_int(ply)):
         return Done(400, {"error": "an action is {action, ply}", "status": "invalid"})
+    action = Action(asked)
     if action in STARTS and not host.may_start(user.id):
         return Done(429, {"error": "too many new games", "status": TOO_FAST})
     games = host.application.bot_data.running.games
-    if action == HINT:
+    if action == Action.HINT:
         result = await games.assists.hint(game.id, BoardRef(), user, ply)
-    elif action == UNDO:
+    elif action == Action.UNDO:
         result = await games.assists.undo(game.id, BoardRef(), user, ply)
-    elif action == RESIGN:
+    elif action == Action.RESIGN:
         result = await games.play.resign(game.id, BoardRef(), user)
-    elif action == REMATCH:
+    elif action == Action.REMATCH:
         result = await games.challenges.rematch(game.id, BoardRef(), user)
-    elif action in (JOIN, ACCEPT):
+    elif action in (Action.JOIN, Action.ACCEPT):
         result = await games.challenges.join(game.id, BoardRef(), user)
-    elif action == DECLINE:
+    elif action == Action.DECLINE:
         result = await games.challenges.decline(game.id, BoardRef(), user)
-    elif action == CANCEL:
+    elif action == Action.CANCEL:
         result = await games.challenges.cancel(game.id, BoardRef(), user)
-    elif action in (REVIEW, PICTURE):
+    elif action in (Action.REVIEW, Action.PICTURE):
         return await _after_game(host, game, user, action)
     else:
         resigning = body.get("resign_underway") is True
-        return await _again(host, game, user, swap=action == SWAP, resign_underway=resigning)
-    return await _answer(host, game, user, result, new=action == REMATCH)
+        return await _again(host, game, user, swap=action == Action.SWAP, resign_underway=resigning)
+    return await _answer(host, game, user, result, new=action == Action.REMATCH)
 
 
-async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: str) -> Done:
+async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Action) -> Done:
     """Review (the chat's pop-up's words, for the page to show) or Picture (the card, sent
     to the game's chat as the chat's 🖼 sends it), for whom the page offers them."""
     state = await host.state(game.id, user.id)
-    if action not in actions(game, user.id) or (game.chat_id is None and action == PICTURE):
+    if action not in actions(game, user.id) or (game.chat_id is None and action == Action.PICTURE):
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
     tr = await host.words_for(user)
-    if action == REVIEW:
+    if action == Action.REVIEW:
         review = await host.application.bot_data.running.games.reviews.review(
             game.id, BoardRef(), user
         )
@@ -165,7 +151,9 @@ async def _again(
 ) -> Done:
     """Play again (or with sides swapped): a new game in the finished one's chat, as the
     chat's buttons start it (bot.handlers.menu.start_game)."""
-    if (SWAP if swap else "again") not in actions(game, user.id) or game.chat_id is None:
+    if (Action.SWAP if swap else Action.AGAIN) not in actions(
+        game, user.id
+    ) or game.chat_id is None:
         state = await host.state(game.id, user.id)
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
     x_kind, o_kind = (game.o_kind, game.x_kind) if swap else (game.x_kind, game.o_kind)

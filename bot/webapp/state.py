@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum, auto
+from enum import Enum, StrEnum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
@@ -33,16 +33,32 @@ from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_lines
 from core.ultimate import rules as ultimate
 
-HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH = "hint", "undo", "resign", "again", "swap", "rematch"
-#: An open challenge's buttons (Join, or Accept and Decline for the one it invites; Cancel
-#: for who opened it), and under a finished game Review and Picture.
-JOIN, ACCEPT, DECLINE, CANCEL = "join", "accept", "decline", "cancel"
-REVIEW, PICTURE = "review", "picture"
+
+class Action(StrEnum):
+    """A button under the page's board, as the chat board has it."""
+
+    HINT = "hint"
+    UNDO = "undo"
+    RESIGN = "resign"
+    AGAIN = "again"
+    SWAP = "swap"
+    REMATCH = "rematch"
+    #: An open challenge's: Join, or Accept and Decline for the one an invitation names;
+    #: Cancel for who opened it.
+    JOIN = "join"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    CANCEL = "cancel"
+    #: Under a finished game.
+    REVIEW = "review"
+    PICTURE = "picture"
+    #: Another level: the chat's button opens its menu at the game's size; the page's opens
+    #: its start page so. Shown, never posted.
+    OTHER_LEVEL = "level"
+
+
 #: What the page may ask the server for (POST …/actions).
-ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH, JOIN, ACCEPT, DECLINE, CANCEL, REVIEW, PICTURE)
-#: Another level: the chat's button opens its menu at the game's size; the page's opens its
-#: start page so. Shown, never posted.
-OTHER_LEVEL = "level"
+ACTIONS = frozenset(Action) - {Action.OTHER_LEVEL}
 
 
 @dataclass(frozen=True)
@@ -215,7 +231,7 @@ def _blocks(game: GameView) -> dict[str, Any] | None:
     return {"results": list(ultimate.block_results(position)), "playable": list(playable)}
 
 
-def actions(game: GameView, viewer_id: int) -> list[str]:
+def actions(game: GameView, viewer_id: int) -> list[Action]:
     """The buttons the page shows this user under the board, as the chat board has them."""
     mark = game.mark_of(viewer_id)
     if game.is_open:
@@ -225,35 +241,35 @@ def actions(game: GameView, viewer_id: int) -> list[str]:
     if game.is_active:
         found = []
         if game.is_against_ai and game.kind_to_move == USER:
-            found.append(HINT)
+            found.append(Action.HINT)
             if game.board.count(mark):
-                found.append(UNDO)
-        return [*found, RESIGN]
+                found.append(Action.UNDO)
+        return [*found, Action.RESIGN]
     if not game.is_finished:
         return []
-    review = [REVIEW] if reviewable(game) else []
+    review = [Action.REVIEW] if reviewable(game) else []
     inline = game.inline_message_id is not None or game.chat_id is None
-    picture = [] if inline or game.is_between_strangers else [PICTURE]
+    picture = [] if inline or game.is_between_strangers else [Action.PICTURE]
     if game.is_between_people:
-        return [REMATCH, *review, *picture]
+        return [Action.REMATCH, *review, *picture]
     if inline:
         return review  # no chat to post a new game in
     person = X if game.x_kind == USER else O
     if game.player_id_of(person) != viewer_id:
         return []
-    again = [AGAIN, SWAP] if game.x_kind != game.o_kind else [AGAIN]
-    return [*again, OTHER_LEVEL, *review, *picture]
+    again = [Action.AGAIN, Action.SWAP] if game.x_kind != game.o_kind else [Action.AGAIN]
+    return [*again, Action.OTHER_LEVEL, *review, *picture]
 
 
-def _challenge_actions(game: GameView, viewer_id: int, mark: str | None) -> list[str]:
+def _challenge_actions(game: GameView, viewer_id: int, mark: str | None) -> list[Action]:
     """An open game's buttons, as its chat board has them: Cancel for who opened it;
     Accept and Decline for the one an invitation (a rematch offer) names; Join for anyone
     else who sees an open challenge (a group's member)."""
     if viewer_id == game.created_by_id:
-        return [CANCEL]
+        return [Action.CANCEL]
     if game.is_invitation:
-        return [ACCEPT, DECLINE] if viewer_id == game.invited_player_id else []
-    return [JOIN] if mark is None else []
+        return [Action.ACCEPT, Action.DECLINE] if viewer_id == game.invited_player_id else []
+    return [Action.JOIN] if mark is None else []
 
 
 def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
