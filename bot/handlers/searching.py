@@ -5,13 +5,15 @@ started otherwise takes the player out of it, their waiting message saying why."
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
 from bot.context import BotContext
 from bot.games.matchmaking import JoinStatus, LeftQueue
 from bot.games.model import GameView
 from bot.games.pairing import Waiting, board_key
+from bot.games.use_cases import Games
 from bot.handlers.common import player_from, texts_of
 from bot.telegram.flood_gate import Pace
 from bot.views.queue import edit_waiting, render_waiting, tell_left
@@ -71,7 +73,18 @@ async def look_for_opponent(
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
 
 
-async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -> Waiting | None:
+class Seekers(Protocol):
+    """What taking players out of the queue needs: the use-cases and the bot (a handler's
+    context, or the Mini App's)."""
+
+    @property
+    def games(self) -> Games: ...
+
+    @property
+    def bot(self) -> Bot: ...
+
+
+async def stop_searching(context: Seekers, user_id: int, reason: LeftQueue) -> Waiting | None:
     """Take the user out of the queue, if they were in it: their waiting message says why.
     Their entry as it was, or None."""
     left = await context.games.matchmaking.cancel(user_id)
@@ -80,7 +93,7 @@ async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -
     return left
 
 
-async def leave_queue_for(context: BotContext, game: GameView) -> None:
+async def leave_queue_for(context: Seekers, game: GameView) -> None:
     """Whoever plays `game`, started otherwise than by the queue (a challenge, a rematch, an
     inline game), stops looking for a stranger."""
     for mark in game.marks:

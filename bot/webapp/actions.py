@@ -23,11 +23,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
+from telegram import Bot
 from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
+from bot.games.use_cases import Games
 from bot.handlers.cards import send_card
+from bot.handlers.searching import leave_queue_for
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts, texts_for
 from bot.webapp.state import ACTIONS, Action, actions
@@ -57,6 +60,12 @@ class Host(Protocol):
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None: ...
 
     async def words_for(self, user: PlayerInfo) -> Texts: ...
+
+    @property
+    def games(self) -> Games: ...
+
+    @property
+    def bot(self) -> Bot: ...
 
     def may_start(self, user_id: int) -> bool: ...
 
@@ -98,7 +107,9 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     else:
         resigning = body.get("resign_underway") is True
         return await _again(host, game, user, swap=action == Action.SWAP, resign_underway=resigning)
-    return await _answer(host, game, user, result, new=action == Action.REMATCH)
+    new = action == Action.REMATCH
+    seated = action in (Action.REMATCH, Action.JOIN, Action.ACCEPT)
+    return await _answer(host, game, user, result, new=new, seated=seated)
 
 
 async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Action) -> Done:
@@ -124,7 +135,7 @@ async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Acti
 
 
 async def _answer(
-    host: Host, game: GameView, user: PlayerInfo, result: MoveResult, *, new: bool
+    host: Host, game: GameView, user: PlayerInfo, result: MoveResult, *, new: bool, seated: bool
 ) -> Done:
     """Show what the use-case did in chat, and answer the page with the game now (`new`:
     the rematch's game, which the page opens)."""
@@ -137,6 +148,9 @@ async def _answer(
         await host.started(after)  # an offer on a new board in the chat
     else:
         await host.show(after, hint=result.hint)
+    if seated:
+        # As the chat's Join and Rematch: its players stop looking for a stranger.
+        await leave_queue_for(host, after)
     body: dict[str, Any] = {
         "status": str(result.status),
         "game": await host.state(after.id, user.id),

@@ -43,11 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from telegram import Bot
 from telegram.error import TelegramError
 from telegram.ext import Application
 
+from bot.games.matchmaking import LeftQueue
 from bot.games.model import BoardRef, GameView, PlayerInfo
 from bot.games.public_ids import is_public_id
+from bot.games.use_cases import Games
+from bot.handlers.searching import stop_searching
 from bot.resources import Resources, Running
 from bot.views.texts import Texts, texts_for
 from bot.webapp.actions import REFUSED, TOO_FAST, act, is_int, new_game_spec, underway
@@ -164,6 +168,14 @@ class MiniApp:
     @property
     def resources(self) -> Resources:
         return self.application.bot_data
+
+    @property
+    def games(self) -> Games:
+        return self.running.games
+
+    @property
+    def bot(self) -> Bot:
+        return self.application.bot
 
     @property
     def notifier(self) -> GameNotifier:
@@ -325,6 +337,9 @@ class MiniApp:
             self.running.matches.cancel(old.id)
             await self.show(old)
         await self.post(game)
+        if game.created_by_id is not None:
+            # As a start in chat: who starts a game stops looking for a stranger.
+            await stop_searching(self, game.created_by_id, LeftQueue.OTHER_GAME)
 
     async def show(self, game: GameView, hint: int | None = None) -> None:
         """As after a tap in chat (the presenter): the boards show the game (a `hint` cell

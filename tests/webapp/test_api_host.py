@@ -189,3 +189,18 @@ async def test_challenges_and_rematch_offers_are_answered_on_the_page(
         assert status == 200 and cancelled["game"]["status"] == "cancelled"
         assert cancelled["game"]["ending"] == {"key": "CHALLENGE_CANCELLED", "mark": "X"}
         assert en.CHALLENGE_CANCELLED.format(name="Alice") in current(telegram, second).text
+
+
+async def test_a_game_started_on_the_page_ends_the_search_for_a_stranger(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/play")
+        waiting = telegram.last_bot_message(ALICE["id"])
+        async with aiohttp.ClientSession() as http:
+            status, _ = await call(
+                http, "POST", page + "api/games", auth(telegram, ALICE), {"level": "easy"}
+            )
+        assert status == 201
+        # As /start in chat says it: the search is over, for another game.
+        assert current(telegram, waiting).text == en.QUEUE_OTHER_GAME
