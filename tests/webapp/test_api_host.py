@@ -204,3 +204,22 @@ async def test_a_game_started_on_the_page_ends_the_search_for_a_stranger(
         assert status == 201
         # As /start in chat says it: the search is over, for another game.
         assert current(telegram, waiting).text == en.QUEUE_OTHER_GAME
+
+
+async def test_the_pages_files_are_revalidated_cheaply(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with (
+        bot_with_mini_app(telegram, database_url) as (_runner, page),
+        aiohttp.ClientSession() as http,
+    ):
+        async with http.get(page + "static/app.js") as first:
+            assert first.status == 200
+            headers = first.headers
+        # no-cache: asked again each time (a release's page never runs an old script),
+        # and answered 304 without the file while it is unchanged.
+        assert headers["Cache-Control"] == "no-cache"
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        again = {"If-None-Match": headers["ETag"]}
+        async with http.get(page + "static/app.js", headers=again) as second:
+            assert second.status == 304
