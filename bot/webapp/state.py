@@ -71,8 +71,12 @@ class MoveRow:
 
 
 def version(game: GameView) -> str:
-    """Changes whenever what the page shows changes: a move, a join, the game's end."""
-    return f"{game.ply}:{game.status}:{game.o_player_id is not None}:{game.assisted}"
+    """Changes whenever what the page shows changes: a move, a join, a player out, the
+    game's end."""
+    # Seats taken, and in a game of more who is out and whose turn (a resignation there
+    # changes neither the moves nor the status).
+    seated = "".join("1" if game.player_id_of(mark) is not None else "0" for mark in game.marks)
+    return f"{game.ply}:{game.status}:{seated}:{game.assisted}:{game.out}:{game.turn_mark}"
 
 
 class Sight(Enum):

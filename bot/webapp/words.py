@@ -62,6 +62,7 @@ SHARED = (
     "BUTTON_CANCEL",
     "REMATCH_OFFER",
     "MANY_OPEN",
+    "MANY_OUT",
     "INVITATION",
     "OPEN_CHALLENGE",
     "POPUP_NO_REVIEW",

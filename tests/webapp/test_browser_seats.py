@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import aiohttp
 import pytest
 
 from bot.locales import en
 from tests.support.chat import board_cells, current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_page, press_back, screenshot, telegram_calls, wait_ply
-from tests.webapp.support import bot_with_mini_app
+from tests.webapp.support import bot_with_mini_app, telegram_init_data
 
 pytestmark = pytest.mark.browser
 
@@ -59,6 +60,15 @@ async def test_carol_plays_her_turn_of_a_three_player_game_on_the_page(
         await wait_ply(page, 3)
         assert board_cells(telegram, board, size)[2 * size] == "T"
         assert await page.locator(f"#board .cell[data-cell='{2 * size}'] svg.mark.T").count() == 1
+        # Alice gives up (from her page): Carol's page says who is out, as the chat does.
+        game_id = await page.evaluate("new URLSearchParams(location.search).get('game')")
+        headers = {"Authorization": "tma " + telegram_init_data(telegram.token, ALICE)}
+        async with aiohttp.ClientSession() as http:
+            url = f"{page_url}api/games/{game_id}/actions"
+            async with http.post(url, headers=headers, json={"action": "resign"}) as answer:
+                assert answer.status == 200
+        await page.wait_for_selector("#players .player.out[data-mark='X']")
+        assert await page.text_content("#where") == en.MANY_OUT.format(names="Alice")
         await screenshot(page, f"miniapp-seats-game-{width}-{scheme}.png")
 
 

@@ -88,6 +88,10 @@ function statusText(game) {
 }
 
 function whereText(game) {
+  // A game of three or four: who is out of it (resigned, timed out), as the chat says.
+  if (game.out.length && game.status === "active") {
+    return t("MANY_OUT", { names: game.out.map((mark) => name(game.players[mark])).join(", ") });
+  }
   if (game.spectator) return t("PAGE.watching");
   if (game.variant !== "ultimate" || !game.your_turn) return "";
   const playable = game.blocks.playable;
@@ -96,7 +100,7 @@ function whereText(game) {
 
 function playerChip(game, mark) {
   const chip = document.createElement("span");
-  chip.className = "player" + (game.to_move === mark ? " turn" : "");
+  chip.className = "player" + (game.to_move === mark ? " turn" : "") + (game.out.includes(mark) ? " out" : "");
   chip.dataset.mark = mark;
   const label = document.createElement("span");
   label.className = "name";
