@@ -36,7 +36,7 @@ from bot.wire.callback_data import (
     pack,
     play_someone,
 )
-from bot.wire.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
+from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from core.ai import LEVELS, Level
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.positions import ULTIMATE, is_ultimate
@@ -104,7 +104,7 @@ def menu_keyboard(
             as_o,
             [
                 _button(people, new(USER, USER)),
-                _button(tr.MENU_AI_MATCH, new(PlayerKind.MEDIUM, PlayerKind.HARD)),
+                _button(tr.MENU_AI_MATCH, new(*AI_MATCH)),
             ],
             sizes,
             [

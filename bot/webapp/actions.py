@@ -34,7 +34,7 @@ from bot.handlers.searching import leave_queue_for
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts, texts_for
 from bot.webapp.state import ACTIONS, Action, actions
-from bot.wire.game_spec import ULTIMATE_WORD, GameSpec, parse_start_args
+from bot.wire.game_spec import AI_MATCH, ULTIMATE_WORD, GameSpec, parse_start_args
 from core.ai import LEVELS
 from core.board import O, X
 
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
 #: The refusal of a new game beyond the user's pace (bot.webapp.pace), answered with 429.
 TOO_FAST = "too_fast"
+#: The new game's "level" for the menu's AI match (`new_game_spec`).
+AI_MATCH_LEVEL = "match"
 #: The actions that start a game, and so post a board in a chat: paced.
 STARTS = frozenset({Action.AGAIN, Action.SWAP, Action.REMATCH})
 
@@ -202,13 +204,17 @@ def underway(game: GameView, user: PlayerInfo) -> Done:
 def new_game_spec(body: dict[str, Any]) -> GameSpec | None:
     """The game a new-game request asks for (`{"level", "mark", "size", "k", "ultimate"}`),
     read as the chat reads /start's words (bot.wire.game_spec), so the page starts exactly
-    the boards the chat does: an AI level (or "user", two players on one phone) on X or O,
-    a size with its usual or a chosen k, or ultimate. None for anything else."""
+    the boards the chat does: an AI level (or "user", two players on one phone; "match",
+    the menu's AI match) on X or O, a size with its usual or a chosen k, or ultimate. None
+    for anything else."""
     level, mark, size, k = (body.get(key) for key in ("level", "mark", "size", "k"))
     mark = X if mark is None else mark
-    if level not in (*LEVELS, USER) or mark not in (X, O):
+    if level not in (*LEVELS, USER, AI_MATCH_LEVEL) or mark not in (X, O):
         return None
-    kinds = [USER, level] if mark == X else [level, USER]
+    if level == AI_MATCH_LEVEL:
+        kinds = [str(kind) for kind in AI_MATCH]  # the menu's AI match, any board
+    else:
+        kinds = [USER, level] if mark == X else [level, USER]
     if body.get("ultimate") is True:
         return parse_start_args([ULTIMATE_WORD, *kinds])
     size = 3 if size is None else size

@@ -98,6 +98,11 @@ async def test_the_page_starts_the_boards_the_chat_starts(
             )
             assert status == 201 and friends["game"]["you"] == ["X", "O"]
             assert friends["game"]["k"] == 3
+            status, match = await call(http, "POST", url, alice, {"level": "match", "size": 4})
+            assert status == 201, match
+            players = match["game"]["players"]
+            assert (players["X"]["ai"], players["O"]["ai"]) == ("medium", "hard")
+            assert match["game"]["spectator"]  # Alice watches it, as in chat
             for wrong in (
                 {"level": "hard", "size": 5, "k": 6},
                 {"level": "hard", "size": 5, "k": 2},

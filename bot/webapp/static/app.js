@@ -10,8 +10,8 @@ import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
-// A new game as /start takes it (the server reads it so): level ("user": two on one phone),
-// side, size and k, or ultimate.
+// A new game as /start takes it (the server reads it so): level ("user": two on one phone;
+// "match": the menu's AI match), side, size and k, or ultimate.
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
 
@@ -38,7 +38,7 @@ async function loadWords() {
   setWords(data.texts);
   document.title = t("PAGE.title");
   for (const button of $("levels").children) {
-    if (button.dataset.level !== "user") button.textContent = levelName(button.dataset.level);
+    if (!button.dataset.text) button.textContent = levelName(button.dataset.level);
   }
   return true;
 }
