@@ -89,7 +89,7 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     action = Action(asked)
     if action in STARTS and not host.may_start(user.id):
         return Done(429, {"error": "too many new games", "status": TOO_FAST})
-    games = host.application.bot_data.running.games
+    games = host.games
     if action == Action.HINT:
         result = await games.assists.hint(game.id, BoardRef(), user, ply)
     elif action == Action.UNDO:
@@ -122,14 +122,12 @@ async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Acti
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
     tr = await host.words_for(user)
     if action == Action.REVIEW:
-        review = await host.application.bot_data.running.games.reviews.review(
-            game.id, BoardRef(), user
-        )
+        review = await host.games.reviews.review(game.id, BoardRef(), user)
         said = render_review(review, tr) or tr.POPUP_NO_REVIEW
         return Done(200, {"status": str(MoveStatus.PLAYED), "game": state, "review": said})
     assert game.chat_id is not None
     try:
-        await send_card(host.application.bot, game.chat_id, game, tr)
+        await send_card(host.bot, game.chat_id, game, tr)
     except TelegramError as failed:  # the bot was blocked, or left the group
         log.warning("could not send game %s's picture: %s", game.id, failed)
         return Done(409, {"status": str(MoveStatus.CONFLICT), "game": state})
@@ -167,9 +165,8 @@ async def _again(
 ) -> Done:
     """Play again (or with sides swapped): a new game in the finished one's chat, as the
     chat's buttons start it (bot.handlers.menu.start_game)."""
-    if (Action.SWAP if swap else Action.AGAIN) not in actions(
-        game, user.id
-    ) or game.chat_id is None:
+    asked = Action.SWAP if swap else Action.AGAIN
+    if asked not in actions(game, user.id) or game.chat_id is None:
         state = await host.state(game.id, user.id)
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
     x_kind, o_kind = (game.o_kind, game.x_kind) if swap else (game.x_kind, game.o_kind)

@@ -43,8 +43,10 @@ async function loadWords() {
   return true;
 }
 
+// A size, and its usual k unless `k` is one it may have.
 function chooseSize(size, k) {
-  const board = boards.find((b) => b.size === size) || { size, k: size === 3 ? 3 : k, ks: [] };
+  const board = boards.find((b) => b.size === size);
+  if (!board) return;
   newGame.size = size;
   newGame.k = k && board.ks.includes(k) ? k : board.k;
   newGame.ultimate = false;

@@ -62,7 +62,7 @@ function name(player) {
   return player.name || t("PAGE.nobody_yet");
 }
 
-// How the game ended, in the chat's words: the server picks them (bot.views.render.ending).
+// How the game ended, in the chat's words: the server picks them (bot.views.endings.ending).
 function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
   if (!game.ending) return t("GAME_CLOSED");
@@ -265,7 +265,8 @@ async function act(action, target) {
   } else if (action === "picture") {
     notice(t("PAGE.picture_sent"));
   }
-  renderGame(data.game || current);
+  // A refused answer to a rematch offer is about the offer, not the game shown.
+  renderGame((!target && data.game) || current);
 }
 
 export async function openGame(gameId) {
