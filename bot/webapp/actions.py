@@ -4,7 +4,8 @@ the use-case the chat's handler calls, and the chat's board then shows what it d
     hint     Assists.hint          the best move, lit on the page and on the chat board
     undo     Assists.undo          the user's last move and the AI's reply taken back
     resign   Play.resign           the page asks "are you sure?" first, as the chat does
-    again    Play.start_game       the same game afresh in its chat; `swap`: sides swapped
+    again    Play.start_game       the same game afresh in its chat; `swap`: sides swapped;
+                                   `watch`: an AI match's
     rematch  Challenges.rematch    an offer to the other player, or the acceptance of theirs
     join     Challenges.join       a seat in an open challenge; `accept`: the invited one's
     decline  Challenges.decline    the invited one says no
@@ -47,7 +48,7 @@ TOO_FAST = "too_fast"
 #: The new game's "level" for the menu's AI match (`new_game_spec`).
 AI_MATCH_LEVEL = "match"
 #: The actions that start a game, and so post a board in a chat: paced.
-STARTS = frozenset({Action.AGAIN, Action.SWAP, Action.REMATCH})
+STARTS = frozenset({Action.AGAIN, Action.WATCH, Action.SWAP, Action.REMATCH})
 
 
 class Host(Protocol):
@@ -108,7 +109,7 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
         return await _after_game(host, game, user, action)
     else:
         resigning = body.get("resign_underway") is True
-        return await _again(host, game, user, swap=action == Action.SWAP, resign_underway=resigning)
+        return await _again(host, game, user, action, resign_underway=resigning)
     new = action == Action.REMATCH
     seated = action in (Action.REMATCH, Action.JOIN, Action.ACCEPT)
     return await _answer(host, game, user, result, new=new, seated=seated)
@@ -161,16 +162,16 @@ async def _answer(
 
 
 async def _again(
-    host: Host, game: GameView, user: PlayerInfo, *, swap: bool, resign_underway: bool
+    host: Host, game: GameView, user: PlayerInfo, action: Action, *, resign_underway: bool
 ) -> Done:
-    """Play again (or with sides swapped): a new game in the finished one's chat, as the
-    chat's buttons start it (bot.handlers.menu.start_game)."""
-    asked = Action.SWAP if swap else Action.AGAIN
-    if asked not in actions(game, user.id) or game.chat_id is None:
+    """Play again (Watch again for an AI match, or with sides swapped): a new game in the
+    finished one's chat, as the chat's buttons start it (bot.handlers.menu.start_game)."""
+    if action not in actions(game, user.id) or game.chat_id is None:
         state = await host.state(game.id, user.id)
         return Done(403, {"status": str(MoveStatus.NOT_A_PLAYER), "game": state})
+    swap = action == Action.SWAP
     x_kind, o_kind = (game.o_kind, game.x_kind) if swap else (game.x_kind, game.o_kind)
-    games = host.application.bot_data.running.games
+    games = host.games
     started = await games.play.start_game(
         game.chat_id,
         user,

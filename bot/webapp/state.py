@@ -41,6 +41,8 @@ class Action(StrEnum):
     UNDO = "undo"
     RESIGN = "resign"
     AGAIN = "again"
+    #: An AI match's Play again.
+    WATCH = "watch"
     SWAP = "swap"
     REMATCH = "rematch"
     #: An open challenge's: Join, or Accept and Decline for the one an invitation names;
@@ -240,6 +242,8 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
     mark = game.mark_of(viewer_id)
     if game.is_open:
         return _challenge_actions(game, viewer_id, mark)
+    if game.is_ai_match:
+        return _match_actions(game, viewer_id)
     if mark is None:
         return []
     if game.is_active:
@@ -263,6 +267,15 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
         return []
     again = [Action.AGAIN, Action.SWAP] if game.x_kind != game.o_kind else [Action.AGAIN]
     return [*again, Action.OTHER_LEVEL, *review, *picture]
+
+
+def _match_actions(game: GameView, viewer_id: int) -> list[Action]:
+    """Under a finished AI match, for whoever started it, as the chat board has them: Watch
+    again, Another level, Picture (none on an inline message, which has no chat)."""
+    inline = game.inline_message_id is not None or game.chat_id is None
+    if not game.is_finished or inline or viewer_id != game.created_by_id:
+        return []
+    return [Action.WATCH, Action.OTHER_LEVEL, Action.PICTURE]
 
 
 def _challenge_actions(game: GameView, viewer_id: int, mark: str | None) -> list[Action]:

@@ -16,6 +16,7 @@ from bot.webapp.words import page_texts
 from tests.support.chat import current, press, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
+from tests.webapp.test_api import read_state
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
@@ -228,3 +229,33 @@ async def test_the_pages_files_are_revalidated_cheaply(
         again = {"If-None-Match": headers["ETag"]}
         async with http.get(page + "static/app.js", headers=again) as second:
             assert second.status == 304
+
+
+async def test_an_ai_match_from_the_page_ends_with_the_chats_buttons(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        telegram.add_chat(FakeTelegram.private_chat(ALICE))
+        alice = auth(telegram, ALICE)
+        async with aiohttp.ClientSession() as http:
+            status, started = await call(
+                http, "POST", page + "api/games", alice, {"level": "match"}
+            )
+            assert status == 201
+            url = page + f"api/games/{started['game']['id']}"
+            # Watched live to its end (the AI-turns runner plays it).
+            async with http.get(url + "/events", headers=alice) as events:
+                game = await read_state(events)
+                while game["status"] == "active":
+                    assert game["actions"] == []
+                    game = await read_state(events)
+            assert game["actions"] == ["watch", "level", "picture"]
+            assert game["ending"]["key"] in ("RESULT_AI_WON", "RESULT_DRAW")
+            status, again = await call(http, "POST", url + "/actions", alice, {"action": "watch"})
+            assert status == 201 and again["opened"] != game["id"]
+            players = again["game"]["players"]
+            assert (players["X"]["ai"], players["O"]["ai"]) == ("medium", "hard")
+            status, _ = await call(
+                http, "POST", url + "/actions", auth(telegram, BOB), {"action": "watch"}
+            )
+            assert status == 404  # not Bob's match to see, nor to start again

@@ -13,7 +13,8 @@ const MOVE_RETRIES = 4;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
   again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
   join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
-  review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL" };
+  review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL",
+  watch: "BUTTON_WATCH_AGAIN" };
 
 let current = null;   // the game shown: its last state
 let stream = null;    // the AbortController of its live stream
@@ -237,7 +238,7 @@ async function act(action, target) {
   setBusy(true);
   const gameId = target || game.id;
   const sent = { action, ply: target ? null : game.ply };
-  const starts = action === "again" || action === "swap";
+  const starts = action === "again" || action === "swap" || action === "watch";
   const { ok, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + gameId + "/actions", sent);
   busy = false;
   if (ok && gameId !== game.id) {
