@@ -33,7 +33,7 @@ from bot.games.use_cases import Games
 from bot.handlers.cards import send_card
 from bot.handlers.searching import leave_queue_for
 from bot.views.render import opponent_name, render_review
-from bot.views.texts import Texts, texts_for
+from bot.views.texts import Texts
 from bot.webapp.state import ACTIONS, Action, actions
 from bot.wire.game_spec import AI_MATCH, ULTIMATE_WORD, GameSpec, parse_start_args
 from core.ai import LEVELS
@@ -182,7 +182,7 @@ async def _again(
         resign_underway=resign_underway,
     )
     if started.underway is not None:
-        return underway(started.underway, user)
+        return underway(started.underway, user, await host.words_for(user))
     if started.game is None:
         return Done(409, {"status": str(MoveStatus.CONFLICT), "game": None})
     await host.started(started.game, started.closed)
@@ -191,10 +191,9 @@ async def _again(
     return Done(201, {"status": str(MoveStatus.PLAYED), "game": state, "opened": opened})
 
 
-def underway(game: GameView, user: PlayerInfo) -> Done:
+def underway(game: GameView, user: PlayerInfo, tr: Texts) -> Done:
     """A new game asked for over one the user moved in: the page asks them first, in these
-    words, and sends the request again with `resign_underway` on yes."""
-    tr = texts_for(user.language_code)
+    words (the user's: `tr`), and sends the request again with `resign_underway` on yes."""
     question = tr.REPLACE_QUESTION.format(name=opponent_name(game, user.id, tr))
     return Done(409, {"status": "underway", "question": question, "game": None})
 

@@ -323,7 +323,8 @@ class MiniApp:
             resign_underway=body.get("resign_underway") is True,
         )
         if started.underway is not None:
-            asked = underway(started.underway, player_of(user))
+            player = player_of(user)
+            asked = underway(started.underway, player, await self.words_for(player))
             return web.json_response(asked.body, status=asked.status)
         assert started.game is not None  # only a repeated update starts none
         await self.started(started.game, started.closed)

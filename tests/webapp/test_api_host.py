@@ -12,8 +12,9 @@ from typing import Any
 import aiohttp
 
 from bot.locales import en, ru
+from bot.views.texts import texts_for
 from bot.webapp.words import page_texts
-from tests.support.chat import current, press, send
+from tests.support.chat import current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
 from tests.webapp.test_api import read_state
@@ -259,3 +260,20 @@ async def test_an_ai_match_from_the_page_ends_with_the_chats_buttons(
                 http, "POST", url + "/actions", auth(telegram, BOB), {"action": "watch"}
             )
             assert status == 404  # not Bob's match to see, nor to start again
+
+
+async def test_the_page_asks_about_a_game_underway_in_the_language_chosen_in_chat(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/language")
+        await press(telegram, ALICE, telegram.last_bot_message(ALICE["id"]), "Deutsch")
+        await send(telegram, ALICE, "/start hard")
+        await tap_cell(telegram, ALICE, telegram.last_bot_message(ALICE["id"]), 4)
+        async with aiohttp.ClientSession() as http:
+            status, asked = await call(
+                http, "POST", page + "api/games", auth(telegram, ALICE), {"level": "easy"}
+            )
+        de = texts_for("de")
+        hard = de.AI_NAME.format(level=de.LEVEL_NAMES["hard"])
+        assert status == 409 and asked["question"] == de.REPLACE_QUESTION.format(name=hard)
