@@ -34,7 +34,7 @@ from bot.handlers.cards import send_card
 from bot.handlers.searching import leave_queue_for
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts
-from bot.webapp.state import ACTIONS, Action, actions
+from bot.webapp.state import ACTIONS, Action, PageStatus, actions
 from bot.wire.game_spec import AI_MATCH, ULTIMATE_WORD, GameSpec, parse_start_args
 from core.ai import LEVELS
 from core.board import O, X
@@ -43,8 +43,8 @@ log = logging.getLogger(__name__)
 
 #: The HTTP status of a refusal; any other one is 409.
 REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
-#: The refusal of a new game beyond the user's pace (bot.webapp.pace), answered with 429.
-TOO_FAST = "too_fast"
+
+
 #: The new game's "level" for the menu's AI match (`new_game_spec`).
 AI_MATCH_LEVEL = "match"
 #: The actions that start a game, and so post a board in a chat: paced.
@@ -86,10 +86,10 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     makes a tap on an old board stale) on `game`, for `user`."""
     asked, ply = body.get("action"), body.get("ply")
     if asked not in ACTIONS or not (ply is None or is_int(ply)):
-        return Done(400, {"error": "an action is {action, ply}", "status": "invalid"})
+        return Done(400, {"error": "an action is {action, ply}", "status": MoveStatus.INVALID})
     action = Action(asked)
     if action in STARTS and not host.may_start(user.id):
-        return Done(429, {"error": "too many new games", "status": TOO_FAST})
+        return Done(429, {"error": "too many new games", "status": PageStatus.TOO_FAST})
     games = host.games
     if action == Action.HINT:
         result = await games.assists.hint(game.id, BoardRef(), user, ply)
@@ -195,7 +195,7 @@ def underway(game: GameView, user: PlayerInfo, tr: Texts) -> Done:
     """A new game asked for over one the user moved in: the page asks them first, in these
     words (the user's: `tr`), and sends the request again with `resign_underway` on yes."""
     question = tr.REPLACE_QUESTION.format(name=opponent_name(game, user.id, tr))
-    return Done(409, {"status": "underway", "question": question, "game": None})
+    return Done(409, {"status": PageStatus.UNDERWAY, "question": question, "game": None})
 
 
 def new_game_spec(body: dict[str, Any]) -> GameSpec | None:

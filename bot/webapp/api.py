@@ -48,13 +48,13 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.games.matchmaking import LeftQueue
-from bot.games.model import BoardRef, GameView, PlayerInfo
+from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
 from bot.handlers.searching import stop_searching
 from bot.resources import Resources, Running
 from bot.views.texts import Texts, texts_for
-from bot.webapp.actions import REFUSED, TOO_FAST, act, is_int, new_game_spec, underway
+from bot.webapp.actions import REFUSED, act, is_int, new_game_spec, underway
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
@@ -66,7 +66,7 @@ from bot.webapp.queries import (
     open_games_of,
     rematch_offer_of,
 )
-from bot.webapp.state import Sight, game_state, game_summary, sight
+from bot.webapp.state import PageStatus, Sight, game_state, game_summary, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k
 
@@ -209,7 +209,7 @@ class MiniApp:
         store = self.running.games.store
         game = await game_by_public_id(store, public_id) if is_public_id(public_id) else None
         if game is None or not await self.may_see(game, user.id):
-            raise error(404, "no such game", "no_game")
+            raise error(404, "no such game", MoveStatus.NO_GAME)
         return game
 
     async def may_see(self, game: GameView, viewer_id: int) -> bool:
@@ -271,7 +271,7 @@ class MiniApp:
                 )
         except TooManyStreams:
             log.info("refused a live stream: too many open")
-            raise error(429, "too many live streams open", "too_many") from None
+            raise error(429, "too many live streams open", PageStatus.TOO_MANY) from None
 
     async def act(self, request: web.Request) -> web.Response:
         """A button under the board (bot.webapp.actions)."""
@@ -287,7 +287,7 @@ class MiniApp:
         body = await body_of(request)
         ply, cell = body.get("ply"), body.get("cell")
         if not is_int(ply) or not is_int(cell):
-            raise error(400, "a move is {ply, cell}", "invalid")
+            raise error(400, "a move is {ply, cell}", MoveStatus.INVALID)
         games = self.running.games
         result = await games.play.tap(game.id, BoardRef(), player_of(user), ply, cell)
         if result.played and result.game is not None:
@@ -309,10 +309,10 @@ class MiniApp:
         body = await body_of(request)
         spec = new_game_spec(body)
         if spec is None:
-            raise error(400, "a new game is {level, mark, size, k, ultimate}", "invalid")
+            raise error(400, "a new game is {level, mark, size, k, ultimate}", MoveStatus.INVALID)
         if not self.may_start(user.id):
             log.info("refused a new game: too many in a minute")
-            raise error(429, "too many new games", TOO_FAST)
+            raise error(429, "too many new games", PageStatus.TOO_FAST)
         games = self.running.games
         started = await games.play.start_game(
             user.id,
@@ -367,9 +367,9 @@ async def body_of(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
     except (ValueError, RecursionError):
-        raise error(400, "the body is not JSON", "invalid") from None
+        raise error(400, "the body is not JSON", MoveStatus.INVALID) from None
     if not isinstance(body, dict):
-        raise error(400, "the body is not a JSON object", "invalid")
+        raise error(400, "the body is not a JSON object", MoveStatus.INVALID)
     return body
 
 

@@ -59,6 +59,17 @@ class Action(StrEnum):
     OTHER_LEVEL = "level"
 
 
+class PageStatus(StrEnum):
+    """The page's own answers' `status`, beside the use-cases' MoveStatus."""
+
+    #: A new game over one the user moved in: the page asks first (`underway`).
+    UNDERWAY = "underway"
+    #: A new game beyond the user's pace (bot.webapp.pace), answered with 429.
+    TOO_FAST = "too_fast"
+    #: A live stream beyond the caps (bot.webapp.live), answered with 429.
+    TOO_MANY = "too_many"
+
+
 #: What the page may ask the server for (POST …/actions).
 ACTIONS = frozenset(Action) - {Action.OTHER_LEVEL}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.views.texts import Texts, texts_for
+from bot.webapp.state import PageStatus
 
 #: The chat's messages the page says too, by their names in the catalogs.
 SHARED = (
@@ -103,7 +104,7 @@ def page_texts(language: str | None) -> dict[str, Any]:
     words["REFUSALS"] = {status: getattr(tr, key) for status, key in REFUSALS.items()}
     words["REFUSALS"]["error"] = tr.POPUP_ERROR
     # A new game beyond the user's pace (bot.webapp.pace): only the page has one.
-    words["REFUSALS"]["too_fast"] = tr.PAGE["too_fast"]
+    words["REFUSALS"][PageStatus.TOO_FAST] = tr.PAGE["too_fast"]
     return {"language": _html_language(tr), "rtl": tr.rtl, "texts": words}
 
 
