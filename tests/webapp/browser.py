@@ -64,10 +64,13 @@ async def browser() -> AsyncIterator[Any]:
             await browser.close()
 
 
-def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
+def telegram_stub(
+    init_data: str, user: dict[str, Any], scheme: str, *, back_button: bool = True
+) -> str:
     """A script standing in for telegram-web-app.js: what the page uses of Telegram.WebApp.
     Haptic calls are recorded in window.hapticCalls; the Back button's and the inline
-    share's in window.telegramCalls (`press_back` taps the Back button)."""
+    share's in window.telegramCalls (`press_back` taps the Back button). Without
+    `back_button`, a client too old to have one (Bot API 6.1)."""
     unsafe = {"user": {k: user[k] for k in ("id", "first_name", "language_code") if k in user}}
     return f"""
       window.hapticCalls = [];
@@ -96,6 +99,7 @@ def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
           selectionChanged() {{}},
         }},
       }} }};
+      if (!{json.dumps(back_button)}) delete window.Telegram.WebApp.BackButton;
     """
 
 
@@ -122,6 +126,7 @@ async def open_page(
     scheme: str = "light",
     *,
     width: int = PHONE["width"],
+    back_button: bool = True,
 ) -> tuple[Any, list[str]]:
     """The page at `url` on a phone-sized screen (`width` px wide), as Telegram would open it
     for `user`. Nothing leaves 127.0.0.1: the request for telegram.org's script is refused
@@ -139,7 +144,8 @@ async def open_page(
 
     await context.route("**/*", only_local)
     page = await context.new_page()
-    await page.add_init_script(telegram_stub(telegram_init_data(token, user), user, scheme))
+    stub = telegram_stub(telegram_init_data(token, user), user, scheme, back_button=back_button)
+    await page.add_init_script(stub)
     await page.add_init_script(RECORD_POLICY_VIOLATIONS)
     await page.goto(url)
     return page, outside

@@ -144,3 +144,17 @@ async def test_an_error_screen_has_a_way_back(
         await page.wait_for_selector("#message:not([hidden])")
         await page.click("#message-back")
         await page.wait_for_selector("#home:not([hidden])")
+
+
+async def test_without_telegrams_back_button_the_pages_own_leads_back(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page_url):
+        await send(telegram, ALICE, "/start hard")
+        page, _ = await open_page(browser, page_url, telegram.token, ALICE, back_button=False)
+        await page.wait_for_selector("#open-games li button")
+        await page.click("#open-games li button")
+        await wait_ply(page, 0)
+        assert await page.is_visible("#back")
+        await page.click("#back")
+        await page.wait_for_selector("#home:not([hidden])")
