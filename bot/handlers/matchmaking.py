@@ -19,7 +19,7 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.menu import start_game
-from bot.handlers.searching import look_for_opponent, play
+from bot.handlers.searching import language_of, look_for_opponent, play
 from bot.handlers.taps import Tapped
 from bot.views.rating import first_name
 from bot.views.texts import isolate
@@ -59,7 +59,8 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
         return
     await answer(query)
     board = board_of_key(tap.board or "3x3").shape
-    await look_for_opponent(context, chat.id, query.from_user, board)
+    user = query.from_user
+    await look_for_opponent(context, chat.id, player_from(user), board, language_of(user, context))
 
 
 async def tap_block(tapped: Tapped[BlockPlayerTap], context: BotContext) -> None:

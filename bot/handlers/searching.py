@@ -11,13 +11,15 @@ from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Mess
 
 from bot.context import BotContext
 from bot.games.matchmaking import JoinStatus, LeftQueue
-from bot.games.model import GameView
+from bot.games.model import GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_key
 from bot.games.use_cases import Games
 from bot.handlers.common import player_from, texts_of
+from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.queue import edit_waiting, render_waiting, tell_left
 from bot.views.render import player_name
+from bot.views.texts import texts_for
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
 from core.board import BoardSize, X, other
 
@@ -40,20 +42,23 @@ async def play(
     if board is None:
         await message.reply_text(tr.PLAY_USAGE)
         return
-    await look_for_opponent(context, chat.id, user, board)
+    await look_for_opponent(context, chat.id, player_from(user), board, language_of(user, context))
+
+
+def language_of(user: User, context: BotContext) -> str | None:
+    """The language the user speaks here: the one chosen with /language, else their app's."""
+    return context.chosen_language or user.language_code
 
 
 async def look_for_opponent(
-    context: BotContext, chat_id: int, user: User, board: BoardSize
+    context: Seekers, chat_id: int, user: PlayerInfo, board: BoardSize, language: str | None
 ) -> None:
     """Join the queue: paired at once (both boards posted), or a waiting message with Cancel
     (the one they have already, if they were waiting: edited, never a second one), or told
-    to finish the game against a stranger they play already."""
-    tr = texts_of(user, context)
-    language = context.chosen_language or user.language_code
-    result = await context.games.matchmaking.join(
-        player_from(user), chat_id, board_key(board), language
-    )
+    to finish the game against a stranger they play already. From a chat, or the Mini App
+    (`context` is either's)."""
+    tr = texts_for(language)
+    result = await context.games.matchmaking.join(user, chat_id, board_key(board), language)
     if result.status is JoinStatus.PLAYING and result.game is not None:
         opponent = other(result.game.mark_of(user.id) or X)
         name = player_name(result.game, opponent, tr)
@@ -74,14 +79,17 @@ async def look_for_opponent(
 
 
 class Seekers(Protocol):
-    """What taking players out of the queue needs: the use-cases and the bot (a handler's
-    context, or the Mini App's)."""
+    """What the queue's steps need: the use-cases, the bot and the running chores (a
+    handler's context, or the Mini App's)."""
 
     @property
     def games(self) -> Games: ...
 
     @property
     def bot(self) -> Bot: ...
+
+    @property
+    def running(self) -> Running: ...
 
 
 async def stop_searching(context: Seekers, user_id: int, reason: LeftQueue) -> Waiting | None:

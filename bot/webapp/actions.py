@@ -31,13 +31,20 @@ from telegram.ext import Application
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games
 from bot.handlers.cards import send_card
-from bot.handlers.searching import leave_queue_for
+from bot.handlers.searching import leave_queue_for, look_for_opponent
+from bot.resources import Running
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts
 from bot.webapp.state import ACTIONS, Action, PageStatus, actions
-from bot.wire.game_spec import AI_MATCH, ULTIMATE_WORD, GameSpec, parse_start_args
+from bot.wire.game_spec import (
+    AI_MATCH,
+    ULTIMATE_WORD,
+    GameSpec,
+    parse_play_args,
+    parse_start_args,
+)
 from core.ai import LEVELS
-from core.board import O, X
+from core.board import BoardSize, O, X
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +52,10 @@ log = logging.getLogger(__name__)
 REFUSED = {MoveStatus.NOT_A_PLAYER: 403, MoveStatus.NO_GAME: 404}
 
 
-#: The new game's "level" for the menu's AI match (`new_game_spec`).
+#: The new game's "level" for the menu's AI match (`new_game_spec`), and for a stranger
+#: (`look_for_someone`).
 AI_MATCH_LEVEL = "match"
+SOMEONE = "someone"
 #: The actions that start a game, and so post a board in a chat: paced.
 STARTS = frozenset({Action.AGAIN, Action.WATCH, Action.SWAP, Action.REMATCH})
 
@@ -64,11 +73,16 @@ class Host(Protocol):
 
     async def words_for(self, user: PlayerInfo) -> Texts: ...
 
+    async def language_of(self, user: PlayerInfo) -> str | None: ...
+
     @property
     def games(self) -> Games: ...
 
     @property
     def bot(self) -> Bot: ...
+
+    @property
+    def running(self) -> Running: ...
 
     def may_start(self, user_id: int) -> bool: ...
 
@@ -196,6 +210,33 @@ def underway(game: GameView, user: PlayerInfo, tr: Texts) -> Done:
     words (the user's: `tr`), and sends the request again with `resign_underway` on yes."""
     question = tr.REPLACE_QUESTION.format(name=opponent_name(game, user.id, tr))
     return Done(409, {"status": PageStatus.UNDERWAY, "question": question, "game": None})
+
+
+async def look_for_someone(host: Host, user: PlayerInfo, body: dict[str, Any]) -> Done:
+    """Look for a stranger on the board `body` names, as /play does in the user's private
+    chat (bot.handlers.searching: the waiting message there, or both boards once paired).
+    202: the chat tells the rest."""
+    board = play_board(body)
+    if board is None:
+        return Done(400, {"error": "a search is {size, k, ultimate}", "status": MoveStatus.INVALID})
+    if not host.may_start(user.id):
+        return Done(429, {"error": "too many new games", "status": PageStatus.TOO_FAST})
+    try:
+        await look_for_opponent(host, user.id, user, board, await host.language_of(user))
+    except TelegramError as failed:  # e.g. the user never started the bot
+        log.warning("could not look for an opponent from the page: %s", failed)
+        return Done(409, {"status": MoveStatus.CONFLICT, "game": None})
+    return Done(202, {"status": PageStatus.SEARCHING, "game": None})
+
+
+def play_board(body: dict[str, Any]) -> BoardSize | None:
+    """The board of a search (`{"size", "k", "ultimate"}`), read as /play reads its words."""
+    size, k = body.get("size", 3), body.get("k")
+    if body.get("ultimate") is True:
+        return parse_play_args([ULTIMATE_WORD])
+    if not is_int(size) or not (k is None or is_int(k)):
+        return None
+    return parse_play_args([str(size), *([] if k is None else [str(k)])])
 
 
 def new_game_spec(body: dict[str, Any]) -> GameSpec | None:

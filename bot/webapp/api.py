@@ -5,8 +5,9 @@
     GET  /app/api/games               the user's open games, and the boards a new one may have
                                       (the start page)
     POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
-                                      as /start starts it (an AI level, or "user": two on
-                                      one phone), posted in the user's private chat as well
+                                      as /start starts it (an AI level, "user": two on one
+                                      phone, "match": an AI match), posted in the user's
+                                      private chat as well; "someone": a stranger, as /play
     GET  /app/api/games/{game}          a game's state (bot.webapp.state)
     POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
@@ -54,7 +55,15 @@ from bot.games.use_cases import Games
 from bot.handlers.searching import stop_searching
 from bot.resources import Resources, Running
 from bot.views.texts import Texts, texts_for
-from bot.webapp.actions import REFUSED, act, is_int, new_game_spec, underway
+from bot.webapp.actions import (
+    REFUSED,
+    SOMEONE,
+    act,
+    is_int,
+    look_for_someone,
+    new_game_spec,
+    underway,
+)
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
@@ -228,10 +237,12 @@ class MiniApp:
             return None
         return game_state(game, moves, viewer_id, await rematch_offer_of(store, game))
 
+    async def language_of(self, user: PlayerInfo) -> str | None:
+        """The language the user chose in chat (/language), else their app's."""
+        return await chosen_language(self.running.games.store, user.id) or user.language_code
+
     async def words_for(self, user: PlayerInfo) -> Texts:
-        """The user's words: the language they chose in chat (/language), else their app's."""
-        chosen = await chosen_language(self.running.games.store, user.id)
-        return texts_for(chosen or user.language_code)
+        return texts_for(await self.language_of(user))
 
     async def texts(self, request: web.Request) -> web.Response:
         """The page's words: in the language the user chose in chat (/language), else their
@@ -307,6 +318,9 @@ class MiniApp:
         user's private chat with the bot."""
         user = self.user(request)
         body = await body_of(request)
+        if body.get("level") == SOMEONE:  # a stranger, through the queue
+            searching = await look_for_someone(self, player_of(user), body)
+            return web.json_response(searching.body, status=searching.status)
         spec = new_game_spec(body)
         if spec is None:
             raise error(400, "a new game is {level, mark, size, k, ultimate}", MoveStatus.INVALID)

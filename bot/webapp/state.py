@@ -68,6 +68,8 @@ class PageStatus(StrEnum):
     TOO_FAST = "too_fast"
     #: A live stream beyond the caps (bot.webapp.live), answered with 429.
     TOO_MANY = "too_many"
+    #: Looking for a stranger (the chat says the rest), answered with 202.
+    SEARCHING = "searching"
 
 
 #: What the page may ask the server for (POST …/actions).

@@ -277,3 +277,31 @@ async def test_the_page_asks_about_a_game_underway_in_the_language_chosen_in_cha
         de = texts_for("de")
         hard = de.AI_NAME.format(level=de.LEVEL_NAMES["hard"])
         assert status == 409 and asked["question"] == de.REPLACE_QUESTION.format(name=hard)
+
+
+async def test_a_stranger_is_looked_for_from_the_page_as_play_does(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        for user in (ALICE, BOB):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        search = {"level": "someone", "size": 5, "k": 4}
+        async with aiohttp.ClientSession() as http:
+            status, looking = await call(
+                http, "POST", page + "api/games", auth(telegram, ALICE), search
+            )
+            assert (status, looking["status"]) == (202, "searching")
+            waiting = telegram.last_bot_message(ALICE["id"])
+            assert waiting.reply_markup is not None  # /play's waiting message, with Cancel
+            status, _ = await call(http, "POST", page + "api/games", auth(telegram, BOB), search)
+            assert status == 202
+            _, alices = await call(http, "GET", page + "api/games", auth(telegram, ALICE))
+            status, _ = await call(
+                http, "POST", page + "api/games", auth(telegram, BOB), {**search, "size": 9}
+            )
+            assert status == 400
+        # Paired: one game 5×5, four in a row, between them, on each one's chat.
+        [game] = alices["games"]
+        assert (game["size"], game["k"]) == (5, 4)
+        names = {player["name"] for player in game["players"]}
+        assert names == {"Alice", "Bob"}

@@ -11,7 +11,8 @@ import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 // A new game as /start takes it (the server reads it so): level ("user": two on one phone;
-// "match": the menu's AI match), side, size and k, or ultimate.
+// "match": the menu's AI match; "someone": a stranger, as /play), side, size and k, or
+// ultimate.
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
 
@@ -138,7 +139,9 @@ async function startGame() {
   $("start").disabled = true;
   const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
-  if (ok) openGame(data.game.id);
+  // A stranger: looked for as /play does; the chat says when the game begins.
+  if (ok && data.status === "searching") say(t("PAGE.searching"));
+  else if (ok) openGame(data.game.id);
   else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
 }
 
