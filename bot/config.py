@@ -235,6 +235,8 @@ class Settings(BaseSettings):
     # mode serves it on the webhook's server).
     webapp_url: PublicUrl = None
     webapp_short_name: Annotated[str | None, AfterValidator(_short_name)] = None
+    # New games one user may start from the Mini App in a minute (bot.webapp.pace).
+    webapp_new_games_per_minute: Annotated[int, Field(ge=1, le=1000)] = 10
     web_port: Port = DEFAULT_WEB_PORT
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
     # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.webapp.links import WebAppLinks
     from bot.webapp.live import GameNotifier
     from bot.webapp.members import GroupMembers
+    from bot.webapp.pace import NewGamePace
 
 
 @dataclass(frozen=True)
@@ -74,12 +75,13 @@ class Running:
 
 @dataclass(frozen=True)
 class MiniApp:
-    """The Mini App's own (WEBAPP_URL): its links, the pages' live streams, and who is in
-    which group (who may see a group's games)."""
+    """The Mini App's own (WEBAPP_URL): its links, the pages' live streams, who is in
+    which group (who may see a group's games), and the pace of new games from the page."""
 
     links: WebAppLinks
     notifier: GameNotifier
     members: GroupMembers
+    new_games: NewGamePace
 
 
 class NotOpen(RuntimeError):

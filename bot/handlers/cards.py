@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import Update
+from telegram import Bot, Update
 
 from bot.context import BotContext
 from bot.games.model import GameView, MoveStatus
@@ -23,7 +23,7 @@ async def tap_picture(tapped: Tapped[GameTap], context: BotContext) -> None:
         await answer(query, popup(tr, MoveStatus.NO_GAME))  # forged: no such finished board
         return
     await answer(query)
-    await send_card(context, game.chat_id, game, tr)
+    await send_card(context.bot, game.chat_id, game, tr)
 
 
 async def card(update: Update, context: BotContext) -> None:
@@ -36,15 +36,17 @@ async def card(update: Update, context: BotContext) -> None:
     if game is None:
         await message.reply_text(tr.NO_FINISHED_GAME)
         return
-    await send_card(context, chat.id, game, tr)
+    await send_card(context.bot, chat.id, game, tr)
 
 
-async def send_card(context: BotContext, chat_id: int, game: GameView, tr: Texts) -> None:
+async def send_card(bot: Bot, chat_id: int, game: GameView, tr: Texts) -> None:
+    """The finished game's picture, sent to `chat_id` (the chat's 🖼 and /card, the Mini App's
+    Picture)."""
     # Imported when first asked for: Pillow adds 26 ms and 6 MiB to a bot's start-up.
     from bot.views.card import render_card
     from bot.views.game_card import card_of
 
     # Drawing takes tens of milliseconds of CPU: off the event loop, which serves the taps.
     picture = await asyncio.to_thread(render_card, card_of(game, tr))
-    caption = tr.CARD_CAPTION.format(bot=context.bot.username)
-    await context.bot.send_photo(chat_id, picture, caption=caption)
+    caption = tr.CARD_CAPTION.format(bot=bot.username)
+    await bot.send_photo(chat_id, picture, caption=caption)

@@ -20,7 +20,7 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.menu import start_game
-from bot.handlers.searching import look_for_opponent, play
+from bot.handlers.searching import language_of, look_for_opponent, play
 from bot.handlers.taps import Tapped
 from bot.views.rating import first_name
 from bot.views.texts import isolate
@@ -63,8 +63,15 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
     clock = clock_of_key(tap.clock) if tap.clock else None
     if tap.resign_underway:  # the question is answered: it goes, the board shows the rest
         await edit_tapped(query.edit_message_reply_markup(None))
+    user = query.from_user
     await look_for_opponent(
-        context, chat.id, query.from_user, board, clock, resign_underway=tap.resign_underway
+        context,
+        chat.id,
+        player_from(user),
+        board,
+        language_of(user, context),
+        clock,
+        resign_underway=tap.resign_underway,
     )
 
 

@@ -5,19 +5,23 @@ started otherwise takes the player out of it, their waiting message saying why."
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
-from telegram import Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 
 from bot.context import BotContext
 from bot.games.clock_rules import Clock
 from bot.games.matchmaking import JoinStatus, LeftQueue
-from bot.games.model import GameView
+from bot.games.model import GameView, PlayerInfo
 from bot.games.pairing import Waiting, board_key
+from bot.games.use_cases import Games
 from bot.handlers.common import player_from, texts_of
+from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.keyboards import replace_for_search_keyboard
 from bot.views.queue import edit_waiting, render_waiting, tell_left
 from bot.views.render import opponent_name, player_name
+from bot.views.texts import texts_for
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
 from core.board import BoardSize, X, other
 
@@ -40,14 +44,28 @@ async def play(
     if seek is None:
         await message.reply_text(tr.PLAY_USAGE)
         return
-    await look_for_opponent(context, chat.id, user, seek.board, seek.clock, best_of=seek.best_of)
+    await look_for_opponent(
+        context,
+        chat.id,
+        player_from(user),
+        seek.board,
+        language_of(user, context),
+        seek.clock,
+        best_of=seek.best_of,
+    )
+
+
+def language_of(user: User, context: BotContext) -> str | None:
+    """The language the user speaks here: the one chosen with /language, else their app's."""
+    return context.chosen_language or user.language_code
 
 
 async def look_for_opponent(
-    context: BotContext,
+    context: Seekers,
     chat_id: int,
-    user: User,
+    user: PlayerInfo,
     board: BoardSize,
+    language: str | None,
     clock: Clock | None = None,
     *,
     resign_underway: bool = False,
@@ -57,11 +75,10 @@ async def look_for_opponent(
     paired at once (both boards posted), or a waiting message with Cancel (the one they have
     already, if they were waiting: edited, never a second one), or told to finish the game
     against a stranger they play already. The chat's current game closes first, as for a new
-    game: one the user moved in only with `resign_underway` (else they are asked first)."""
-    tr = texts_of(user, context)
-    cleared = await context.games.stranger_chats.clear_for_stranger(
-        chat_id, player_from(user), resign_underway
-    )
+    game: one the user moved in only with `resign_underway` (else they are asked first). From
+    a chat, or the Mini App (`context` is either's)."""
+    tr = texts_for(language)
+    cleared = await context.games.stranger_chats.clear_for_stranger(chat_id, user, resign_underway)
     if cleared.underway is not None:
         name = opponent_name(cleared.underway, user.id, tr)
         keyboard = replace_for_search_keyboard(tr, board, clock, user.id)
@@ -69,11 +86,10 @@ async def look_for_opponent(
         await context.bot.send_message(chat_id, question, reply_markup=keyboard)
         return
     for closed in cleared.closed:
-        context.ai_matches.cancel(closed.id)
-        await context.presenter.show(closed)
-    language = context.chosen_language or user.language_code
+        context.running.matches.cancel(closed.id)
+        await context.running.presenter.show(closed)
     result = await context.games.matchmaking.join(
-        player_from(user), chat_id, board_key(board), language, clock, best_of
+        user, chat_id, board_key(board), language, clock, best_of
     )
     if result.status is JoinStatus.PLAYING and result.game is not None:
         opponent = other(result.game.mark_of(user.id) or X)
@@ -94,7 +110,21 @@ async def look_for_opponent(
         await context.games.matchmaking.attach_message(user.id, posted.message_id)
 
 
-async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -> Waiting | None:
+class Seekers(Protocol):
+    """What the queue's steps need: the use-cases, the bot and the running chores (a
+    handler's context, or the Mini App's)."""
+
+    @property
+    def games(self) -> Games: ...
+
+    @property
+    def bot(self) -> Bot: ...
+
+    @property
+    def running(self) -> Running: ...
+
+
+async def stop_searching(context: Seekers, user_id: int, reason: LeftQueue) -> Waiting | None:
     """Take the user out of the queue, if they were in it: their waiting message says why.
     Their entry as it was, or None."""
     left = await context.games.matchmaking.cancel(user_id)
@@ -103,7 +133,7 @@ async def stop_searching(context: BotContext, user_id: int, reason: LeftQueue) -
     return left
 
 
-async def leave_queue_for(context: BotContext, game: GameView) -> None:
+async def leave_queue_for(context: Seekers, game: GameView) -> None:
     """Whoever plays `game`, started otherwise than by the queue (a challenge, a rematch, an
     inline game), stops looking for a stranger."""
     for mark in game.marks:

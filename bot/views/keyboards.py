@@ -42,7 +42,7 @@ from bot.wire.callback_data import (
     pack,
     play_someone,
 )
-from bot.wire.game_spec import MANY_BOARDS, MENU_DEEP_LINK, GameSpec
+from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from core.ai import LEVELS, Level
 from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
 from core.positions import ULTIMATE, is_ultimate
@@ -124,7 +124,7 @@ def menu_keyboard(
             as_o,
             [
                 _button(people, new(USER, USER)),
-                _button(tr.MENU_AI_MATCH, new(PlayerKind.MEDIUM, PlayerKind.HARD)),
+                _button(tr.MENU_AI_MATCH, new(*AI_MATCH)),
             ],
             sizes,
             [
@@ -241,7 +241,7 @@ def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
     return buttons
 
 
-def _reviewable(game: GameView) -> bool:
+def reviewable(game: GameView) -> bool:
     """Whether Review has something to show: on 3×3 (the solved table covers it alone), for
     a person who did not win against the AI; between people, for the one who lost (or
     both, after a draw); on one phone, for both sides."""
@@ -261,7 +261,7 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     game, which anyone in the chat can ask for with /card anyway; neither changes a game."""
     review = _button(tr.BUTTON_REVIEW, GameTap(REVIEW, game.id))
     size = game.board.shape
-    reviews = [review] if _reviewable(game) else []
+    reviews = [review] if reviewable(game) else []
     # No chat to send a picture or a replay to from an inline message.
     inline = game.inline_message_id is not None
     picture = _button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardMarkup
 
 from bot.games import clock_rules
-from bot.games.model import FORFEITS, HUMAN, USER, EndReason, GameStatus, GameView, Result
+from bot.games.model import HUMAN, USER, GameStatus, GameView, Result
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.telegram.profile import PRIVATE_COMMANDS
+from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import board_keyboard
 from bot.views.match_score import match_lines
 from bot.views.rating import first_name, rating_lines
@@ -27,7 +28,6 @@ from core.board import (
     O,
     OutOfRangeError,
     X,
-    other,
 )
 from core.mnk_results import is_forced_win
 from core.positions import is_ultimate
@@ -57,14 +57,8 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
             lines.append(where_to_play(game, tr, block if hint is None else hint // 9))
     elif game.status == GameStatus.ABANDONED:
         lines.append(_closed_line(game, tr))
-    elif game.status == GameStatus.CANCELLED:
-        if game.end_reason != EndReason.EXPIRED:
-            lines.append(tr.CHALLENGE_CANCELLED.format(name=_opener(game, tr)))
-        else:
-            lapsed = game.rematch_of_id is not None and game.is_invitation
-            lines.append(tr.REMATCH_LAPSED if lapsed else tr.CHALLENGE_EXPIRED)
-    elif game.status == GameStatus.DECLINED:
-        lines.append(tr.CHALLENGE_DECLINED.format(invited=_invited(game, tr)))
+    elif game.status in (GameStatus.CANCELLED, GameStatus.DECLINED):
+        lines.append(ending_text(game, tr))
     else:
         lines.extend(result_lines(game, tr))
     if clock_rules.is_clocked(game) and not game.is_open:
@@ -89,9 +83,7 @@ def board_lines(game: GameView, tr: Texts) -> list[str]:
 
 
 def _closed_line(game: GameView, tr: Texts) -> str:
-    if game.end_reason == EndReason.ABORTED:
-        return tr.GAME_ABORTED.format(mark=symbol(X, tr))
-    return tr.GAME_REPLACED if game.end_reason == EndReason.REPLACED else tr.GAME_CLOSED
+    return ending_text(game, tr)
 
 
 def _clock_line(game: GameView, tr: Texts) -> str:
@@ -181,20 +173,15 @@ def game_title(game: GameView, tr: Texts) -> str:
 
 def _opener(game: GameView, tr: Texts) -> str:
     """Who opened an open game: the challenger (❌), or who offered a rematch (any seat)."""
-    mark = game.mark_of(game.created_by_id) if game.created_by_id is not None else None
-    return player_name(game, mark or X, tr)
+    return player_name(game, opener(game), tr)
 
 
 def _invitation(game: GameView, tr: Texts) -> str:
-    name = _opener(game, tr)
-    if game.rematch_of_id is not None and game.is_invitation:
-        return tr.REMATCH_OFFER.format(name=name, invited=_invited(game, tr))
-    if game.is_many:
-        left = sum(game.player_id_of(mark) is None for mark in game.marks)
-        return tr.MANY_OPEN.format(name=name, seats=game.seats, left=left)
-    if game.invited_player_id or game.invited_username:
-        return tr.INVITATION.format(name=name, invited=_invited(game, tr))
-    return tr.OPEN_CHALLENGE.format(name=name, o=tr.O_SYMBOL)
+    text = getattr(tr, invitation(game).key)
+    name, invited = _opener(game, tr), _invited(game, tr)
+    return text.format(
+        name=name, invited=invited, seats=game.seats, left=seats_left(game), o=tr.O_SYMBOL
+    )
 
 
 def _turn_lines(game: GameView, tr: Texts) -> list[str]:
@@ -224,36 +211,27 @@ def result_lines(game: GameView, tr: Texts) -> list[str]:
     if game.result == Result.DRAW:
         return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]
     winner = game.result or "X"
+    # A private chat's board speaks to its player (against the AI); others name the players.
+    private = _is_private(game) and not game.is_between_strangers
+    you = (X if game.x_kind == USER else O) if private else None
+    line = ending_text(game, tr, you)
     if game.is_many:
         # The Hyperskill words exist for X and O only.
         words = {X: [tr.OUTCOME_X_WINS], O: [tr.OUTCOME_O_WINS]}.get(winner, [])
-        won = tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))
-        return [*words, won, *_out_lines(game, tr)]
-    loser = other(winner)
-    words = tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS
-    if game.is_ai_match:
-        return [words, tr.RESULT_AI_WON.format(name=player_name(game, winner, tr))]
-    forfeit = game.end_reason in FORFEITS
-    if game.is_one_phone:
-        if forfeit:
-            return [words, tr.RESULT_MARK_RESIGNED.format(mark=symbol(loser, tr))]
-        return [words, tr.RESULT_MARK_WON.format(mark=symbol(winner, tr))]
-    if _is_private(game) and not game.is_between_strangers:
-        if game.kind_of(winner) == USER:
-            return [words, tr.RESULT_YOU_WON]
-        if game.end_reason == EndReason.REPLACED:
-            return [words, tr.RESULT_YOU_REPLACED]
-        if forfeit:
-            return [words, tr.RESULT_YOU_RESIGNED]
-        return [words, tr.RESULT_YOU_LOST]
-    loser_name = player_name(game, loser, tr)
-    if game.end_reason in (EndReason.BLOCKED, EndReason.FORGOTTEN):
-        return [words, tr.RESULT_NAME_LEFT.format(name=loser_name)]
-    if forfeit:
-        return [words, tr.RESULT_NAME_RESIGNED.format(name=loser_name)]
-    if game.end_reason == EndReason.TIMEOUT:
-        return [words, tr.RESULT_NAME_TIMED_OUT.format(name=loser_name)]
-    return [words, tr.RESULT_NAME_WON.format(name=player_name(game, winner, tr))]
+        return [*words, line, *_out_lines(game, tr)]
+    return [tr.OUTCOME_X_WINS if winner == X else tr.OUTCOME_O_WINS, line]
+
+
+def ending_text(game: GameView, tr: Texts, you: str | None = None) -> str:
+    """The `ending` line in words."""
+    end = ending(game, you)
+    page_key = end.key.removeprefix("PAGE.")
+    text = tr.PAGE[page_key] if page_key != end.key else getattr(tr, end.key)
+    if end.key == "CHALLENGE_DECLINED":
+        return text.format(invited=_invited(game, tr))
+    if end.mark is None:
+        return text
+    return text.format(name=player_name(game, end.mark, tr), mark=symbol(end.mark, tr))
 
 
 def render_stats(stats: Stats, tr: Texts) -> str:

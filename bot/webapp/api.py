@@ -2,9 +2,12 @@
 
     GET  /app/                        the page (static/index.html); no data in it
     GET  /app/static/…                its CSS and JavaScript
-    GET  /app/api/games               the user's open games (the start page)
-    POST /app/api/games               {"level", "mark", "size"}: a new game against the AI,
-                                      posted in the user's private chat as well
+    GET  /app/api/games               the user's open games, and the boards a new one may have
+                                      (the start page)
+    POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
+                                      as /start starts it (an AI level, "user": two on one
+                                      phone, "match": an AI match), posted in the user's
+                                      private chat as well; "someone": a stranger, as /play
     GET  /app/api/games/{game}          a game's state (bot.webapp.state)
     POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
@@ -26,7 +29,8 @@ A move goes through the same use-case as a tap in chat (`Play.tap`: the move num
 turn, the game's version), and the chat's board is edited just as after a tap. A refusal
 answers 409 (403 for who is not a player) with its `status`, which the page puts in words.
 A body that is not a JSON object (malformed, or nested too deep to read) answers 400; an
-events stream beyond the caps (bot.webapp.live) answers 429.
+events stream beyond the caps (bot.webapp.live), and a new game beyond the user's pace
+(bot.webapp.pace: POST /games, Play again, Swap sides, Rematch), answer 429.
 """
 
 from __future__ import annotations
@@ -40,45 +44,51 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from telegram import Bot
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.model import USER, BoardRef, GameView, PlayerInfo, PlayerKind
+from bot.games.matchmaking import LeftQueue
+from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.public_ids import is_public_id
+from bot.games.use_cases import Games
+from bot.handlers.searching import stop_searching
 from bot.resources import Resources, Running
-from bot.webapp.actions import REFUSED, act, is_int, underway
+from bot.views.texts import Texts, texts_for
+from bot.webapp.actions import (
+    REFUSED,
+    SOMEONE,
+    act,
+    is_int,
+    look_for_someone,
+    new_game_spec,
+    underway,
+)
+from bot.webapp.headers import protect
 from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
 from bot.webapp.members import GroupMembers
-from bot.webapp.queries import chosen_language, game_and_moves, game_by_public_id, open_games_of
-from bot.webapp.state import Sight, game_state, game_summary, replay_frames, sight
+from bot.webapp.queries import (
+    chosen_language,
+    game_and_moves,
+    game_by_public_id,
+    open_games_of,
+    rematch_offer_of,
+)
+from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
-from core.ai import LEVELS
-from core.board import SIZES, X, board_size
+from core.board import SIZES, default_k
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
+#: The boards the start page offers, as /start takes them: each size with its usual k and
+#: every k it may have (core.board), so the page has no rule of its own.
+NEW_GAME_BOARDS = [
+    {"size": size, "k": default_k(size), "ks": list(range(3, size + 1))} for size in SIZES
+]
 MINI_APP: web.AppKey[MiniApp] = web.AppKey("mini_app")
-#: What the page may load and run: its own files (static/), and of the rest only Telegram's
-#: web-app script (index.html loads it); it talks to its own server only. Inline styles: the
-#: page sets its theme's colours through `element.style`, and Telegram's script may add a
-#: style element (Telegram Web's custom style); no inline script at all.
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self' https://telegram.org/js/telegram-web-app.js",
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-    )
-)
-#: The page's files have no version in their names, so a browser asks again each time (a
-#: 304 while unchanged): a new release's page never runs with an old release's script.
-STATIC_CACHE_CONTROL = "no-cache"
 
 
 def add_routes(web_app: web.Application, application: Application) -> None:
@@ -99,18 +109,6 @@ def add_routes(web_app: web.Application, application: Application) -> None:
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
     web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
-
-
-async def protect(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer under /app/ (the page, its files, the API, errors too): the content
-    policy, no guessing of content types (a JSON answer is never run as a script), and the
-    static files' caching."""
-    if not request.path.startswith(PAGE_PATH):
-        return  # the webhook and the health check are not pages
-    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    if request.path.startswith(PAGE_PATH + "static/"):
-        response.headers["Cache-Control"] = STATIC_CACHE_CONTROL
 
 
 async def page(_request: web.Request) -> web.FileResponse:
@@ -154,6 +152,14 @@ class MiniApp:
         return self.application.bot_data
 
     @property
+    def games(self) -> Games:
+        return self.running.games
+
+    @property
+    def bot(self) -> Bot:
+        return self.application.bot
+
+    @property
     def notifier(self) -> GameNotifier:
         mini_app = self.resources.mini_app
         assert mini_app is not None  # the routes exist only with WEBAPP_URL
@@ -185,7 +191,7 @@ class MiniApp:
         store = self.running.games.store
         game = await game_by_public_id(store, public_id) if is_public_id(public_id) else None
         if game is None or not await self.may_see(game, user.id):
-            raise error(404, "no such game", "no_game")
+            raise error(404, "no such game", MoveStatus.NO_GAME)
         return game
 
     async def may_see(self, game: GameView, viewer_id: int) -> bool:
@@ -198,10 +204,18 @@ class MiniApp:
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
         """The page's view of a game (by its row id, known once the URL's game was found),
         None once the user may not see it any more (left its group, say)."""
-        game, moves = await game_and_moves(self.running.games.store, game_id)
+        store = self.running.games.store
+        game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        return game_state(game, moves, viewer_id)
+        return game_state(game, moves, viewer_id, await rematch_offer_of(store, game))
+
+    async def language_of(self, user: PlayerInfo) -> str | None:
+        """The language the user chose in chat (/language), else their app's."""
+        return await chosen_language(self.running.games.store, user.id) or user.language_code
+
+    async def words_for(self, user: PlayerInfo) -> Texts:
+        return texts_for(await self.language_of(user))
 
     async def texts(self, request: web.Request) -> web.Response:
         """The page's words: in the language the user chose in chat (/language), else their
@@ -218,7 +232,11 @@ class MiniApp:
         user = self.user(request)
         found = await open_games_of(self.running.games.store, user.id)
         return web.json_response(
-            {"me": {"name": user.name}, "games": [game_summary(g, user.id) for g in found]}
+            {
+                "me": {"name": user.name},
+                "games": [game_summary(g, user.id) for g in found],
+                "boards": NEW_GAME_BOARDS,
+            }
         )
 
     async def get_game(self, request: web.Request) -> web.Response:
@@ -246,7 +264,7 @@ class MiniApp:
                 )
         except TooManyStreams:
             log.info("refused a live stream: too many open")
-            raise error(429, "too many live streams open", "too_many") from None
+            raise error(429, "too many live streams open", PageStatus.TOO_MANY) from None
 
     async def act(self, request: web.Request) -> web.Response:
         """A button under the board (bot.webapp.actions)."""
@@ -262,7 +280,7 @@ class MiniApp:
         body = await body_of(request)
         ply, cell = body.get("ply"), body.get("cell")
         if not is_int(ply) or not is_int(cell):
-            raise error(400, "a move is {ply, cell}", "invalid")
+            raise error(400, "a move is {ply, cell}", MoveStatus.INVALID)
         games = self.running.games
         result = await games.play.tap(game.id, BoardRef(), player_of(user), ply, cell)
         if result.played and result.game is not None:
@@ -271,27 +289,38 @@ class MiniApp:
         state = await self.state(game.id, user.id)
         return web.json_response({"status": str(result.status), "game": state}, status=status)
 
+    def may_start(self, user_id: int) -> bool:
+        """Whether the user may start one more game now (bot.webapp.pace); counts it."""
+        mini_app = self.resources.mini_app
+        assert mini_app is not None
+        return mini_app.new_games.admit(user_id)
+
     async def start_game(self, request: web.Request) -> web.Response:
-        """A new game against the AI, in the user's private chat with the bot."""
+        """A new game, as the chat's menu and /start start one (`new_game_spec`), in the
+        user's private chat with the bot."""
         user = self.user(request)
         body = await body_of(request)
-        level, mark, size = body.get("level"), body.get("mark", X), body.get("size", 3)
-        shape = board_size(size) if is_int(size) and size in SIZES else None
-        if level not in LEVELS or mark not in ("X", "O") or shape is None:
-            raise error(400, "a new game is {level, mark, size}", "invalid")
-        ai = PlayerKind(level)
-        x_kind, o_kind = (USER, ai) if mark == X else (ai, USER)
+        if body.get("level") == SOMEONE:  # a stranger, through the queue
+            searching = await look_for_someone(self, player_of(user), body)
+            return web.json_response(searching.body, status=searching.status)
+        spec = new_game_spec(body)
+        if spec is None:
+            raise error(400, "a new game is {level, mark, size, k, ultimate}", MoveStatus.INVALID)
+        if not self.may_start(user.id):
+            log.info("refused a new game: too many in a minute")
+            raise error(429, "too many new games", PageStatus.TOO_FAST)
         games = self.running.games
         started = await games.play.start_game(
             user.id,
             player_of(user),
-            x_kind,
-            o_kind,
-            board=shape.empty_board(),
+            spec.x_kind,
+            spec.o_kind,
+            board=spec.board.empty_board(),
             resign_underway=body.get("resign_underway") is True,
         )
         if started.underway is not None:
-            asked = underway(started.underway, player_of(user))
+            player = player_of(user)
+            asked = underway(started.underway, player, await self.words_for(player))
             return web.json_response(asked.body, status=asked.status)
         assert started.game is not None  # only a repeated update starts none
         await self.started(started.game, started.closed)
@@ -305,6 +334,9 @@ class MiniApp:
             self.running.matches.cancel(old.id)
             await self.show(old)
         await self.post(game)
+        if game.created_by_id is not None:
+            # As a start in chat: who starts a game stops looking for a stranger.
+            await stop_searching(self, game.created_by_id, LeftQueue.OTHER_GAME)
 
     async def show(self, game: GameView, hint: int | None = None) -> None:
         """As after a tap in chat (the presenter): the boards show the game (a `hint` cell
@@ -331,9 +363,9 @@ async def body_of(request: web.Request) -> dict[str, Any]:
     try:
         body = await request.json()
     except (ValueError, RecursionError):
-        raise error(400, "the body is not JSON", "invalid") from None
+        raise error(400, "the body is not JSON", MoveStatus.INVALID) from None
     if not isinstance(body, dict):
-        raise error(400, "the body is not a JSON object", "invalid")
+        raise error(400, "the body is not a JSON object", MoveStatus.INVALID)
     return body
 
 

@@ -22,11 +22,11 @@ def with_open_board(
     """The board's keyboard with an "Open board" row for the Mini App under it: a web_app
     button in a private chat (the only place Telegram allows one), a t.me link to the Mini App
     elsewhere (groups, inline messages; none without WEBAPP_SHORT_NAME). A board without a
-    keyboard, or a challenge nobody joined yet, gets none, nor do games of three or four, which the
-    Mini App does not draw. Ultimate's board gets one even while it has no keyboard of its own
+    keyboard, or a challenge nobody joined yet, gets none. Every seat of a game of three or four
+    plays from the page too. Ultimate's board gets one even while it has no keyboard of its own
     (the other side's turn): the page shows the whole position, live."""
     running_ultimate = is_ultimate(game.board) and game.is_active
-    if (keyboard is None and not running_ultimate) or game.is_open or game.is_many:
+    if (keyboard is None and not running_ultimate) or game.is_open:
         return keyboard
     # A link names the game by its public id, never by its (sequential) row id.
     assert game.public_id, "a board's game is stored, with its public id"

@@ -18,6 +18,7 @@ from bot.webapp.buttons import publish_menu_button, with_open_board
 from bot.webapp.links import WebAppLinks
 from bot.webapp.live import GameNotifier
 from bot.webapp.members import GroupMembers
+from bot.webapp.pace import NewGamePace
 
 
 def open_mini_app(application: Application, settings: Settings, hooks: BoardHooks) -> BoardHooks:
@@ -29,7 +30,8 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
     links = WebAppLinks(settings.webapp_url, settings.webapp_short_name, bot.username)
     notifier = GameNotifier()
     resources: Resources = application.bot_data
-    resources.mini_app = MiniApp(links, notifier, GroupMembers(bot))
+    pace = NewGamePace(settings.webapp_new_games_per_minute)
+    resources.mini_app = MiniApp(links, notifier, GroupMembers(bot), pace)
     # A game that ends reaches its pages at once, even where no board of it can be edited
     # (its chat blocked the bot): the ending's event (`bot.games.endings`).
     resources.running.games.store.listen_endings(notifier.notify)

@@ -11,6 +11,9 @@ from bot.games.model import LIVE, GameView
 from bot.games.store import Store
 from bot.webapp.state import MoveRow
 
+#: A game's seats: a user plays in a game if any of them is theirs (three or four in games
+#: of more people).
+SEATS = (Game.x_player_id, Game.o_player_id, Game.t_player_id, Game.s_player_id)
 #: The start page lists at most this many games, newest first.
 OPEN_GAMES_SHOWN = 20
 
@@ -27,6 +30,15 @@ async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, l
         return loaded.view, [MoveRow(ply, cell, mark) for ply, cell, mark in rows]
 
 
+async def rematch_offer_of(games: Store, game: GameView) -> GameView | None:
+    """The rematch offered under a finished game between people, as stored now, if any."""
+    if not (game.is_finished and game.is_between_people):
+        return None
+    async with games.sessions() as session:
+        found = await reads.load_all(session, Game.rematch_of_id == game.id)
+    return found[0].view if found else None
+
+
 async def game_by_public_id(games: Store, public_id: str) -> GameView | None:
     """The game of a public id (`GameView.public_id`), as stored now."""
     async with games.sessions() as session:
@@ -40,7 +52,7 @@ async def open_games_of(games: Store, user_id: int) -> list[GameView]:
         found = await reads.load_all(
             session,
             Game.status.in_(LIVE),
-            or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+            or_(*(seat == user_id for seat in SEATS)),
             order_by=(Game.id.desc(),),
         )
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]

@@ -1,7 +1,9 @@
 """A game as the Mini App shows it, as JSON (pure), and who may see and do what on the page.
 
-Only what the page needs, and nothing about anybody but the game's two sides: their display
-names (or the AI's level), never a Telegram id, a chat or a message.
+Only what the page needs, and nothing about anybody but the game's players: their display
+names (or the AI's level), never a Telegram id, a chat or a message. A game of three or four
+has a seat each (❌ ⭕ 🔺 🟦: `marks`, in the order of turns); every seat plays from the page,
+as from the chat board.
 
 Ultimate tic-tac-toe keeps `core.ultimate.rules`'s cell order (small board by small board: cell
 `block * 9 + i`), and the page draws it so: nine small boards of nine cells each. `legal` lists
@@ -11,26 +13,68 @@ small boards on ultimate, for the page to draw a stroke through them.
 
 What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
-finished game against the AI (for its player), Rematch under a finished game between people.
+finished game against the AI (for its player), Rematch under a finished game between people
+(of three or four too: a new game its sender opens, as in chat).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum, auto
+from enum import Enum, StrEnum, auto
 from typing import Any
 
-from bot.games.model import FORFEITS, USER, GameView
+from bot.games.model import USER, GameView
 from bot.games.summaries import Replay
+from bot.views.endings import ending, invitation, opener, seats_left
+from bot.views.keyboards import reviewable
 from bot.views.rating import first_name
-from core.board import EMPTY, MARKS, O, X
+from core.board import EMPTY, O, X
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_lines
 from core.ultimate import rules as ultimate
 
-HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH = "hint", "undo", "resign", "again", "swap", "rematch"
-ACTIONS = (HINT, UNDO, RESIGN, AGAIN, SWAP, REMATCH)
+
+class Action(StrEnum):
+    """A button under the page's board, as the chat board has it."""
+
+    HINT = "hint"
+    UNDO = "undo"
+    RESIGN = "resign"
+    AGAIN = "again"
+    #: An AI match's Play again.
+    WATCH = "watch"
+    SWAP = "swap"
+    REMATCH = "rematch"
+    #: An open challenge's: Join, or Accept and Decline for the one an invitation names;
+    #: Cancel for who opened it.
+    JOIN = "join"
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    CANCEL = "cancel"
+    #: Under a finished game.
+    REVIEW = "review"
+    PICTURE = "picture"
+    #: Another level: the chat's button opens its menu at the game's size; the page's opens
+    #: its start page so. Shown, never posted.
+    OTHER_LEVEL = "level"
+
+
+class PageStatus(StrEnum):
+    """The page's own answers' `status`, beside the use-cases' MoveStatus."""
+
+    #: A new game over one the user moved in: the page asks first (`underway`).
+    UNDERWAY = "underway"
+    #: A new game beyond the user's pace (bot.webapp.pace), answered with 429.
+    TOO_FAST = "too_fast"
+    #: A live stream beyond the caps (bot.webapp.live), answered with 429.
+    TOO_MANY = "too_many"
+    #: Looking for a stranger (the chat says the rest), answered with 202.
+    SEARCHING = "searching"
+
+
+#: What the page may ask the server for (POST …/actions).
+ACTIONS = frozenset(Action) - {Action.OTHER_LEVEL}
 
 
 @dataclass(frozen=True)
@@ -43,8 +87,12 @@ class MoveRow:
 
 
 def version(game: GameView) -> str:
-    """Changes whenever what the page shows changes: a move, a join, the game's end."""
-    return f"{game.ply}:{game.status}:{game.o_player_id is not None}:{game.assisted}"
+    """Changes whenever what the page shows changes: a move, a join, a player out, the
+    game's end."""
+    # Seats taken, and in a game of more who is out and whose turn (a resignation there
+    # changes neither the moves nor the status).
+    seated = "".join("1" if game.player_id_of(mark) is not None else "0" for mark in game.marks)
+    return f"{game.ply}:{game.status}:{seated}:{game.assisted}:{game.out}:{game.turn_mark}"
 
 
 class Sight(Enum):
@@ -63,9 +111,9 @@ def sight(game: GameView, viewer_id: int) -> Sight:
     """Who may see a game on the page: its players (and whoever started it), and for a board
     posted in a group, the group's members. A private chat's game, or an inline message's
     (which may sit in any chat at all), shows to its players only."""
-    if game.is_many:
-        return Sight.NONE  # games of three or four: the chat board only
-    if viewer_id in (game.x_player_id, game.o_player_id, game.created_by_id):
+    seated = {game.player_id_of(mark) for mark in game.marks}
+    # Who a challenge or a rematch offer invites sees it too, to answer it.
+    if viewer_id in seated or viewer_id in (game.created_by_id, game.invited_player_id):
         return Sight.PLAYER
     # Groups' ids are negative (private chats have the user's, positive, id).
     in_group = game.inline_message_id is None and (game.chat_id or 0) < 0
@@ -82,16 +130,20 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
     return {"name": None, "ai": kind}
 
 
-def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict[str, Any]:
-    """The page's view of a game for the user `viewer_id`, a player or a spectator."""
+def game_state(
+    game: GameView, moves: Sequence[MoveRow], viewer_id: int, offer: GameView | None = None
+) -> dict[str, Any]:
+    """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
+    the rematch offered under a finished game, if any."""
     board = game.board
-    sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
+    sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
     your_turn = to_move is not None and to_move in sides and game.kind_to_move == USER
     return {
         # The game's public id: the page names a game by it, never by its row id.
         "id": game.public_id,
-        "version": version(game),
+        # A rematch offered, taken or closed under a finished game changes its page too.
+        "version": version(game) + (f":{offer.public_id}:{offer.status}" if offer else ""),
         # The stored game's write counter: it only grows, so the page can tell an older
         # picture (a move's answer that came after the live stream's newer one) and skip it.
         "stored": game.version,
@@ -106,17 +158,24 @@ def game_state(game: GameView, moves: Sequence[MoveRow], viewer_id: int) -> dict
         "spectator": not sides,
         "your_turn": your_turn,
         "legal": legal_cells(game) if your_turn else [],
-        "players": {mark: player(game, mark) for mark in MARKS},
+        # Every seat, in the order of turns (two, or three or four people), and those of
+        # them out of the game (resigned, timed out).
+        "marks": list(game.marks),
+        "players": {mark: player(game, mark) for mark in game.marks},
+        "out": list(game.out),
         "moves": [{"ply": m.ply, "cell": m.cell, "mark": m.mark} for m in moves],
         "last_cell": moves[-1].cell if moves else game.last_cell,
         "result": game.result,
         "end_reason": game.end_reason,
-        # One player gave the game up (resigned, /stop, a new game, a block, /forget).
-        "forfeit": game.end_reason in FORFEITS,
+        # How it ended, in the chat's words (bot.views.render.ending): the key, and the side
+        # whose name or mark fills it; said to the user if they play one side.
+        "ending": _ending(game, sides),
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),
         "actions": actions(game, viewer_id),
+        "offer": _offer(game) if game.is_open or game.is_invitation else None,
+        "rematch": _rematch(offer, viewer_id) if offer is not None else None,
     }
 
 
@@ -129,6 +188,43 @@ def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
         state = game_state(replay.at(ply), moves, viewer_id)
         frames.append({**state, "your_turn": False, "legal": [], "actions": []})
     return frames
+
+
+def _offer(game: GameView) -> dict[str, Any]:
+    """An open game's invitation, in the chat board's words (bot.views.endings.invitation):
+    the key, who opened it (their side and name), whom it invites (as the chat board names
+    them), the seats in all and left, and whether it is a rematch offer."""
+    invited = game.invited_name or (f"@{game.invited_username}" if game.invited_username else None)
+    mark = opener(game)
+    return {
+        "key": invitation(game).key,
+        "from": mark,
+        "by": player(game, mark),
+        "invited": invited,
+        "seats": game.seats,
+        "left": seats_left(game),
+        "rematch": game.rematch_of_id is not None,
+    }
+
+
+def _rematch(offer: GameView, viewer_id: int) -> dict[str, Any]:
+    """The rematch offered under a finished game: the one it invites answers it there
+    (Accept, Decline; Join for a game of more) while it is open."""
+    return {
+        "id": offer.public_id,
+        "status": str(offer.status),
+        # What the user may do about it (Accept and Decline, or Join one of more seats).
+        "actions": actions(offer, viewer_id),
+        "offer": _offer(offer),
+        "from_you": offer.created_by_id == viewer_id,
+    }
+
+
+def _ending(game: GameView, sides: Sequence[str]) -> dict[str, Any] | None:
+    if game.is_live:
+        return None
+    said = ending(game, sides[0] if len(sides) == 1 else None)
+    return {"key": said.key, "mark": said.mark}
 
 
 def legal_cells(game: GameView) -> list[int]:
@@ -145,7 +241,7 @@ def _lines(game: GameView) -> dict[str, Any]:
     `winning_blocks`), and `lines` as pairs of ends (cells, or small boards on ultimate)."""
     board = game.board
     none: dict[str, Any] = {"winning_cells": [], "lines": []}
-    if game.result not in (X, O):
+    if game.result is None or game.result.winner is None:
         return none
     if is_ultimate(board):
         won = ultimate.winning_blocks(ultimate_board(board, game.last_cell))
@@ -166,34 +262,62 @@ def _blocks(game: GameView) -> dict[str, Any] | None:
     return {"results": list(ultimate.block_results(position)), "playable": list(playable)}
 
 
-def actions(game: GameView, viewer_id: int) -> list[str]:
+def actions(game: GameView, viewer_id: int) -> list[Action]:
     """The buttons the page shows this user under the board, as the chat board has them."""
     mark = game.mark_of(viewer_id)
-    if mark is None or game.is_many:
+    if game.is_open:
+        return _challenge_actions(game, viewer_id, mark)
+    if game.is_ai_match:
+        return _match_actions(game, viewer_id)
+    if mark is None:
         return []
     if game.is_active:
         found = []
         if game.is_against_ai and game.kind_to_move == USER:
-            found.append(HINT)
+            found.append(Action.HINT)
             if game.board.count(mark):
-                found.append(UNDO)
-        return [*found, RESIGN]
+                found.append(Action.UNDO)
+        return [*found, Action.RESIGN]
     if not game.is_finished:
         return []
+    review = [Action.REVIEW] if reviewable(game) else []
+    inline = game.inline_message_id is not None or game.chat_id is None
+    picture = [] if inline or game.is_between_strangers else [Action.PICTURE]
     if game.is_between_people:
-        return [REMATCH]
-    if game.inline_message_id is not None or game.chat_id is None:
-        return []  # no chat to post a new game in
+        return [Action.REMATCH, *review, *picture]
+    if inline:
+        return review  # no chat to post a new game in
     person = X if game.x_kind == USER else O
     if game.player_id_of(person) != viewer_id:
         return []
-    return [AGAIN, SWAP] if game.x_kind != game.o_kind else [AGAIN]
+    again = [Action.AGAIN, Action.SWAP] if game.x_kind != game.o_kind else [Action.AGAIN]
+    return [*again, Action.OTHER_LEVEL, *review, *picture]
+
+
+def _match_actions(game: GameView, viewer_id: int) -> list[Action]:
+    """Under a finished AI match, for whoever started it, as the chat board has them: Watch
+    again, Another level, Picture (none on an inline message, which has no chat)."""
+    inline = game.inline_message_id is not None or game.chat_id is None
+    if not game.is_finished or inline or viewer_id != game.created_by_id:
+        return []
+    return [Action.WATCH, Action.OTHER_LEVEL, Action.PICTURE]
+
+
+def _challenge_actions(game: GameView, viewer_id: int, mark: str | None) -> list[Action]:
+    """An open game's buttons, as its chat board has them: Cancel for who opened it;
+    Accept and Decline for the one an invitation (a rematch offer) names; Join for anyone
+    else who sees an open challenge (a group's member)."""
+    if viewer_id == game.created_by_id:
+        return [Action.CANCEL]
+    if game.is_invitation:
+        return [Action.ACCEPT, Action.DECLINE] if viewer_id == game.invited_player_id else []
+    return [Action.JOIN] if mark is None else []
 
 
 def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
-    """One line of the start page's list of open games."""
-    sides = [mark for mark in MARKS if game.is_player(mark, viewer_id)]
-    opponent = next((m for m in MARKS if m not in sides), None)
+    """One line of the start page's list of open games: every seat, in the order of turns
+    (`players`, the user's own seats among them, `you`)."""
+    sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     return {
         "id": game.public_id,
         "variant": game.board.variant,
@@ -201,7 +325,7 @@ def game_summary(game: GameView, viewer_id: int) -> dict[str, Any]:
         "k": game.board.k,
         "status": str(game.status),
         "you": sides,
-        "opponent": player(game, opponent) if opponent else None,
+        "players": [{"mark": mark, **player(game, mark)} for mark in game.marks],
         "your_turn": game.is_active and game.to_move in sides,
         "ply": game.ply,
     }

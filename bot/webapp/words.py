@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.views.texts import Texts, texts_for
+from bot.webapp.state import PageStatus
 
 #: The chat's messages the page says too, by their names in the catalogs.
 SHARED = (
@@ -30,6 +31,15 @@ SHARED = (
     "GAME_REPLACED",
     "RESULT_NAME_LEFT",
     "RESULT_YOU_REPLACED",
+    "RESULT_YOU_LOST",
+    "RESULT_MARK_WON",
+    "RESULT_MARK_RESIGNED",
+    "RESULT_AI_WON",
+    "GAME_ABORTED",
+    "X_SYMBOL",
+    "O_SYMBOL",
+    "T_SYMBOL",
+    "S_SYMBOL",
     "BUTTON_HINT",
     "BUTTON_UNDO",
     "BUTTON_RESIGN",
@@ -42,6 +52,26 @@ SHARED = (
     "UNDONE",
     "MENU_SIZE",
     "MENU_ULTIMATE_AI",
+    "MENU_TWO_PLAYERS",
+    "MENU_AI_MATCH",
+    "MENU_PLAY_SOMEONE",
+    "BUTTON_CHALLENGE_FRIEND",
+    "BUTTON_OTHER_LEVEL",
+    "BUTTON_WATCH_AGAIN",
+    "BUTTON_REVIEW",
+    "BUTTON_PICTURE",
+    "BUTTON_JOIN",
+    "BUTTON_ACCEPT",
+    "BUTTON_DECLINE",
+    "BUTTON_CANCEL",
+    "REMATCH_OFFER",
+    "MANY_OPEN",
+    "MANY_OUT",
+    "INVITATION",
+    "OPEN_CHALLENGE",
+    "POPUP_NO_REVIEW",
+    "CHALLENGE_DECLINED",
+    "CHALLENGE_CANCELLED",
 )
 
 #: A refusal's status (bot.games.model.MoveStatus) → the pop-up the chat shows for it.
@@ -74,6 +104,8 @@ def page_texts(language: str | None) -> dict[str, Any]:
     words["LEVEL_NAMES"] = dict(tr.LEVEL_NAMES)
     words["REFUSALS"] = {status: getattr(tr, key) for status, key in REFUSALS.items()}
     words["REFUSALS"]["error"] = tr.POPUP_ERROR
+    # A new game beyond the user's pace (bot.webapp.pace): only the page has one.
+    words["REFUSALS"][PageStatus.TOO_FAST] = tr.PAGE["too_fast"]
     return {"language": _html_language(tr), "rtl": tr.rtl, "texts": words}
 
 

@@ -32,6 +32,8 @@ _ANY_SIZE = re.compile(r"^([0-9]+)(?:[x×х]([0-9]+))?$")  # a size, even one no
 #: in a row (a longer line is hardly ever completed against several opponents).
 MANY_BOARDS = {3: BoardSize(6, 4), 4: BoardSize(7, 4)}
 MANY_K = 4
+#: The menu's AI match: medium plays ❌ against hard.
+AI_MATCH = (PlayerKind.MEDIUM, PlayerKind.HARD)
 MANY_SIZES = range(5, 9)
 
 

@@ -64,13 +64,28 @@ async def browser() -> AsyncIterator[Any]:
             await browser.close()
 
 
-def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
+def telegram_stub(
+    init_data: str, user: dict[str, Any], scheme: str, *, back_button: bool = True
+) -> str:
     """A script standing in for telegram-web-app.js: what the page uses of Telegram.WebApp.
-    Haptic calls are recorded in window.hapticCalls."""
+    Haptic calls are recorded in window.hapticCalls; the Back button's and the inline
+    share's in window.telegramCalls (`press_back` taps the Back button). Without
+    `back_button`, a client too old to have one (Bot API 6.1)."""
     unsafe = {"user": {k: user[k] for k in ("id", "first_name", "language_code") if k in user}}
     return f"""
       window.hapticCalls = [];
+      window.telegramCalls = [];
+      window.backCallbacks = [];
       window.Telegram = {{ WebApp: {{
+        BackButton: {{
+          isVisible: false,
+          show() {{ this.isVisible = true; window.telegramCalls.push(["BackButton.show"]); }},
+          hide() {{ this.isVisible = false; window.telegramCalls.push(["BackButton.hide"]); }},
+          onClick(callback) {{ window.backCallbacks.push(callback); }},
+        }},
+        switchInlineQuery(query, types) {{
+          window.telegramCalls.push(["switchInlineQuery", query, types]);
+        }},
         initData: {json.dumps(init_data)},
         initDataUnsafe: {json.dumps(unsafe)},
         themeParams: {json.dumps(THEMES[scheme])},
@@ -84,6 +99,7 @@ def telegram_stub(init_data: str, user: dict[str, Any], scheme: str) -> str:
           selectionChanged() {{}},
         }},
       }} }};
+      if (!{json.dumps(back_button)}) delete window.Telegram.WebApp.BackButton;
     """
 
 
@@ -103,11 +119,20 @@ async def policy_violations(page: Any) -> list[str]:
 
 
 async def open_page(
-    browser: Any, url: str, token: str, user: dict[str, Any], scheme: str = "light"
+    browser: Any,
+    url: str,
+    token: str,
+    user: dict[str, Any],
+    scheme: str = "light",
+    *,
+    width: int = PHONE["width"],
+    back_button: bool = True,
 ) -> tuple[Any, list[str]]:
-    """The page at `url` on a phone-sized screen, as Telegram would open it for `user`.
-    Nothing leaves 127.0.0.1: the request for telegram.org's script is refused (and listed)."""
-    context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
+    """The page at `url` on a phone-sized screen (`width` px wide), as Telegram would open it
+    for `user`. Nothing leaves 127.0.0.1: the request for telegram.org's script is refused
+    (and listed)."""
+    viewport = {**PHONE, "width": width}
+    context = await browser.new_context(viewport=viewport, device_scale_factor=2)
     outside: list[str] = []
 
     async def only_local(route: Any) -> None:
@@ -119,10 +144,22 @@ async def open_page(
 
     await context.route("**/*", only_local)
     page = await context.new_page()
-    await page.add_init_script(telegram_stub(telegram_init_data(token, user), user, scheme))
+    stub = telegram_stub(telegram_init_data(token, user), user, scheme, back_button=back_button)
+    await page.add_init_script(stub)
     await page.add_init_script(RECORD_POLICY_VIOLATIONS)
     await page.goto(url)
     return page, outside
+
+
+async def press_back(page: Any) -> None:
+    """The user taps Telegram's Back button (shown by the page)."""
+    assert await page.evaluate("Telegram.WebApp.BackButton.isVisible")
+    await page.evaluate("window.backCallbacks.forEach((callback) => callback())")
+
+
+async def telegram_calls(page: Any) -> list[list[Any]]:
+    """What the page asked of Telegram's Back button and inline share, in order."""
+    return await page.evaluate("window.telegramCalls")
 
 
 async def page_cells(page: Any) -> str:

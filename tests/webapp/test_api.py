@@ -314,9 +314,10 @@ async def test_a_finished_game_replays_frame_by_frame_to_whom_may_see_it(
             assert frames[0]["cells"] == "_" * 9 and frames[0]["last_cell"] is None
             assert frames[1]["cells"][4] == "X" and frames[1]["last_cell"] == 4
             assert frames[1]["result"] is None and frames[1]["status"] == "active"
+            assert frames[1]["ending"] is None
             assert [m["cell"] for m in frames[2]["moves"]] == [4, reply]
             assert all(not f["your_turn"] and not f["legal"] and not f["actions"] for f in frames)
-            assert frames[-1]["result"] == "O" and frames[-1]["forfeit"]
+            assert frames[-1]["result"] == "O" and frames[-1]["ending"] is not None
             # Bob may not see Alice's private game: the same 404 as for no game.
             status, _ = await call(http, "GET", url, auth(telegram, BOB))
             assert status == 404

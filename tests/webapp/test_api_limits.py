@@ -159,7 +159,8 @@ async def test_the_buttons_under_the_board_call_the_chats_use_cases(
                 http, "POST", url + "/actions", alice, {"action": "resign"}
             )
             assert status == 200 and resigned["game"]["status"] == "finished"
-            assert resigned["game"]["actions"] == ["again", "swap"]
+            after = ["again", "swap", "level", "review", "picture"]  # as the chat board has
+            assert resigned["game"]["actions"] == after
             status, again = await call(http, "POST", url + "/actions", alice, {"action": "swap"})
             assert status == 201 and again["opened"] != resigned["game"]["id"]
             assert again["game"]["you"] == ["O"]

@@ -118,7 +118,18 @@ async def test_a_group_game_on_two_pages_and_a_spectator(
         assert await bob.locator("#actions [data-action='rematch']").count() == 1
         await bob.click("#actions [data-action='rematch']")
         await bob.wait_for_selector("#board[data-status='open']")
-        assert await bob.text_content("#status") == "Waiting for an opponent to join."
+        # Bob's offer, in the chat board's words, and his Cancel.
+        offer = "Bartholomew Montgomery-Smythe offers Alice a rematch with sides swapped. Accept?"
+        assert await bob.text_content("#status") == offer
+        assert await bob.locator("#actions [data-action='cancel']").count() == 1
+        # Alice sees it under the game that ended, and accepts it there: both play it.
+        await alice.wait_for_selector("#actions [data-action='accept']")
+        assert await alice.text_content("#actions .ask") == offer
+        await alice.click("#actions [data-action='accept']")
+        await alice.wait_for_selector("#board[data-status='active']")
+        await bob.wait_for_selector("#board[data-status='active']")
+        assert await alice.get_attribute("#board", "data-your-turn") == "false"  # Bob is ❌
+        assert await bob.get_attribute("#board", "data-your-turn") == "true"
 
 
 async def _boxes(page: Any, *selectors: str) -> list[dict[str, float]]:

@@ -5,12 +5,16 @@
 "use strict";
 
 import { markIcon } from "./board.js";
-import { closeGame, openGame } from "./game.js";
+import { closeGame, openGame, say, setHome, showBack } from "./game.js";
 import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
-const newGame = { level: "hard", mark: "X", size: 3 };
+// A new game as /start takes it (the server reads it so): level ("user": two on one phone;
+// "match": the menu's AI match; "someone": a stranger, as /play), side, size and k, or
+// ultimate.
+const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
+let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
 let signInRefused = false; // the server refused this page's initData (too old)
 
 function applyTheme() {
@@ -40,13 +44,47 @@ async function loadWords() {
   document.documentElement.dir = data.rtl ? "rtl" : "ltr";
   setWords(data.texts);
   document.title = t("PAGE.title");
-  for (const button of $("levels").children) button.textContent = levelName(button.dataset.level);
+  for (const button of $("levels").children) {
+    if (!button.dataset.text) button.textContent = levelName(button.dataset.level);
+  }
   return true;
 }
 
-function say(text) {
-  $("message").textContent = text;
-  $("message").hidden = !text;
+// A size, and its usual k unless `k` is one it may have.
+function chooseSize(size, k) {
+  const board = boards.find((b) => b.size === size);
+  if (!board) return;
+  newGame.size = size;
+  newGame.k = k && board.ks.includes(k) ? k : board.k;
+  newGame.ultimate = false;
+  drawChoices();
+}
+
+function drawChoices() {
+  for (const button of $("sizes").children) {
+    button.classList.toggle("chosen", !newGame.ultimate && button.dataset.size === String(newGame.size));
+  }
+  const board = boards.find((b) => b.size === newGame.size);
+  const ks = newGame.ultimate || !board ? [] : board.ks;
+  $("ks").hidden = ks.length < 2;
+  $("ks").replaceChildren(...ks.map((k) => {
+    const button = document.createElement("button");
+    button.textContent = t("PAGE.in_a_row", { k });
+    button.dataset.k = String(k);
+    button.classList.toggle("chosen", k === newGame.k);
+    button.addEventListener("click", () => chooseSize(newGame.size, k));
+    return button;
+  }));
+  $("ultimate").classList.toggle("chosen", newGame.ultimate);
+  // A challenge goes through the chat's inline mode, which has no ultimate.
+  $("challenge").hidden = !(tg && tg.switchInlineQuery) || newGame.ultimate;
+}
+
+// Challenge a person: the chat's inline mode, in a chat the user picks, with the board
+// chosen here (`@bot 6 4`, as the inline mode reads a size; nothing for 3×3).
+function challenge() {
+  const classic = newGame.size === 3 && newGame.k === 3;
+  tg.switchInlineQuery(classic ? "" : newGame.size + " " + newGame.k, ["users", "groups"]);
 }
 
 function choose(groupId, key, value) {
@@ -61,8 +99,10 @@ function choose(groupId, key, value) {
 function gameLine(game) {
   const li = document.createElement("li");
   const button = document.createElement("button");
-  const opponent = game.opponent;
-  const who = !opponent ? t("PAGE.yourself") : opponent.ai ? levelName(opponent.ai) : opponent.name || t("PAGE.nobody_yet");
+  // Every seat but the user's own, in the order of turns: one opponent, or two or three.
+  const others = game.players.filter((player) => !game.you.includes(player.mark));
+  const named = others.map((player) => player.ai ? levelName(player.ai) : player.name || t("PAGE.nobody_yet"));
+  const who = named.length ? named.join(", ") : t("PAGE.yourself");
   const size = game.variant === "ultimate" ? "9 × 3×3" : game.size + "×" + game.size;
   const label = document.createElement("span");
   label.className = "name";
@@ -76,13 +116,29 @@ function gameLine(game) {
   return li;
 }
 
-async function openHome() {
+// The start page; `preset` chooses a new game's board (Another level: the game's own).
+async function openHome(preset) {
   closeGame();
   $("game").hidden = true;
+  showBack(false);
   history.replaceState(null, "", "./");
   const { ok, status, data, offline } = await api("games");
-  if (!ok) { say(offline ? t("PAGE.failed") : t(status === 401 && initData ? "PAGE.reopen" : "PAGE.from_telegram")); return; }
+  if (!ok) {
+    say(offline ? t("PAGE.failed") : t(status === 401 && initData ? "PAGE.reopen" : "PAGE.from_telegram"), offline);
+    return;
+  }
   say("");
+  boards = data.boards;
+  $("sizes").replaceChildren(...boards.map(({ size }) => {
+    const button = document.createElement("button");
+    button.textContent = t("MENU_SIZE", { size });
+    button.dataset.size = String(size);
+    button.addEventListener("click", () => chooseSize(size));
+    return button;
+  }));
+  if (preset && preset.ultimate) { newGame.ultimate = true; drawChoices(); }
+  else if (preset) chooseSize(preset.size, preset.k);
+  else drawChoices();
   $("home").hidden = false;
   $("hello").textContent = t("PAGE.hello", { name: data.me.name });
   $("no-games").hidden = data.games.length > 0;
@@ -94,8 +150,10 @@ async function startGame() {
   $("start").disabled = true;
   const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
-  if (ok) openGame(data.game.id);
-  else if (!declined) say(offline ? t("PAGE.failed") : refusal("error"));
+  // A stranger: looked for as /play does; the chat says when the game begins.
+  if (ok && data.status === "searching") say(t("PAGE.searching"));
+  else if (ok) openGame(data.game.id);
+  else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
 }
 
 async function setUp() {
@@ -105,20 +163,21 @@ async function setUp() {
     if (tg.expand) tg.expand();
     if (tg.onEvent) tg.onEvent("themeChanged", applyTheme);
   }
-  $("sizes").replaceChildren(...[3, 4, 5, 6, 7, 8].map((size) => {
-    const button = document.createElement("button");
-    button.textContent = size + "×" + size;
-    button.dataset.size = String(size);
-    button.addEventListener("click", () => choose("sizes", "size", size));
-    return button;
-  }));
-  choose("sizes", "size", 3);
   for (const button of $("levels").children) button.addEventListener("click", () => choose("levels", "level", button.dataset.level));
   for (const button of $("marks").children) button.addEventListener("click", () => choose("marks", "mark", button.dataset.mark));
   choose("levels", "level", newGame.level);
   choose("marks", "mark", newGame.mark);
   $("start").addEventListener("click", startGame);
-  $("back").addEventListener("click", openHome);
+  $("ultimate").addEventListener("click", () => { newGame.ultimate = true; drawChoices(); });
+  $("challenge").addEventListener("click", challenge);
+  $("back").addEventListener("click", () => openHome());
+  $("message-back").addEventListener("click", () => openHome());
+  $("message-retry").addEventListener("click", () => openHome());
+  setHome(openHome);
+  if (tg && tg.BackButton) {
+    tg.BackButton.onClick(() => openHome());
+    $("back").hidden = true; // Telegram's own Back button takes its place
+  }
   const spoken = await loadWords();
   if (signInRefused) { say(t("PAGE.reopen")); return; }
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }

@@ -12,6 +12,9 @@ const SVG = "http://www.w3.org/2000/svg";
 const SHAPES = {
   X: [["path", { d: "M24 24 L76 76 M76 24 L24 76" }]],
   O: [["circle", { cx: 50, cy: 50, r: 28 }]],
+  // Games of three or four: 🔺 and 🟦, as the chat board draws them.
+  T: [["path", { d: "M50 22 L80 76 L20 76 Z" }]],
+  S: [["rect", { x: 24, y: 24, width: 52, height: 52 }]],
   // A drawn small board (➖ in the chat).
   draw: [["path", { d: "M24 50 L76 50" }]],
 };

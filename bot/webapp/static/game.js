@@ -19,7 +19,10 @@ const THINKING_MS = 450;
 // A tap target smaller than this (CSS px) is hard to hit: the page then points to the chat.
 const SMALLEST_TAP = 40;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
-  again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH" };
+  again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
+  join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
+  review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL",
+  watch: "BUTTON_WATCH_AGAIN" };
 
 let current = null;   // the game shown: its last state
 let stream = null;    // the AbortController of its live stream
@@ -34,6 +37,32 @@ let held = null;      // an AI's reply held back for the thinking beat, and its 
 // The server no longer takes this page's sign-in (Telegram's initData is a day old): only
 // opening the page again from the chat gives it a fresh one.
 const expired = (status) => status === 401 && Boolean(initData);
+
+let goHome = () => {}; // the start page (app.js), with a new game's choices preset
+
+// The start page, for Another level: app.js gives it.
+export function setHome(open) {
+  goHome = open;
+}
+
+// An error in place of the page, with a way on: back to the games (or, on the start page
+// itself, `retry`). Telegram's Back button does the same.
+export function say(text, retry) {
+  $("message").textContent = text;
+  $("message").hidden = !text;
+  $("message-actions").hidden = !text || !initData;
+  $("message-retry").hidden = !retry;
+  $("message-back").hidden = Boolean(retry);
+  if (text) showBack(!retry);
+}
+
+// Telegram's Back button where there is one (outside Telegram, or in an old client, the
+// page's own "← Games" stays).
+export function showBack(shown) {
+  const back = tg && tg.BackButton;
+  if (!back) return;
+  if (shown) back.show(); else back.hide();
+}
 
 export function notice(text) {
   $("notice").textContent = text || "";
@@ -52,24 +81,25 @@ function name(player) {
   return player.name || t("PAGE.nobody_yet");
 }
 
+// How the game ended, in the chat's words: the server picks them (bot.views.endings.ending).
 function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
-  if (game.status !== "finished") return t(game.end_reason === "replaced" ? "GAME_REPLACED" : "GAME_CLOSED");
-  if (game.result === "draw") return t("RESULT_DRAW");
-  const loser = game.result === "X" ? "O" : "X";
-  const only = game.you.length === 1 ? game.you[0] : null;
-  if (only === game.result) return t("RESULT_YOU_WON");
-  if (only === loser && game.end_reason === "replaced") return t("RESULT_YOU_REPLACED");
-  if (only === loser && game.forfeit) return t("RESULT_YOU_RESIGNED");
-  if (only === loser) return t("PAGE.you_lost", { name: name(game.players[game.result]) });
-  const left = game.end_reason === "blocked" || game.end_reason === "forgotten";
-  if (left) return t("RESULT_NAME_LEFT", { name: name(game.players[loser]) });
-  if (game.forfeit) return t("RESULT_NAME_RESIGNED", { name: name(game.players[loser]) });
-  if (game.end_reason === "timeout") return t("RESULT_NAME_TIMED_OUT", { name: name(game.players[loser]) });
-  return t("RESULT_NAME_WON", { name: name(game.players[game.result]) });
+  if (!game.ending) return t("GAME_CLOSED");
+  const mark = game.ending.mark;
+  const invited = game.offer ? game.offer.invited : "";
+  if (!mark) return t(game.ending.key, { invited });
+  return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
+}
+
+// An open game's invitation (a challenge, a rematch offer, seats of a game of more) in the
+// chat board's words: the server picks them (bot.views.endings.invitation).
+function offerText(offer) {
+  return t(offer.key, { name: name(offer.by), invited: offer.invited || "", seats: offer.seats,
+    left: offer.left, o: t("O_SYMBOL") });
 }
 
 function statusText(game) {
+  if (game.status === "open" && game.offer) return offerText(game.offer);
   if (game.status !== "active") return result(game);
   if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
   const mover = game.players[game.to_move];
@@ -77,6 +107,10 @@ function statusText(game) {
 }
 
 function whereText(game) {
+  // A game of three or four: who is out of it (resigned, timed out), as the chat says.
+  if (game.out.length && game.status === "active") {
+    return t("MANY_OUT", { names: game.out.map((mark) => name(game.players[mark])).join(", ") });
+  }
   if (game.spectator) return t("PAGE.watching");
   if (game.variant !== "ultimate" || !game.your_turn) return "";
   const playable = game.blocks.playable;
@@ -87,7 +121,7 @@ function playerChip(game, mark) {
   const chip = document.createElement("span");
   const mine = game.you.includes(mark) && game.you.length === 1;
   chip.className = "player" + (game.to_move === mark && game.status === "active" ? " turn" : "")
-    + (mine ? " mine" : "") + (game.players[mark].ai ? " ai" : "");
+    + (mine ? " mine" : "") + (game.players[mark].ai ? " ai" : "") + (game.out.includes(mark) ? " out" : "");
   chip.dataset.mark = mark;
   const label = document.createElement("span");
   label.className = "name";
@@ -115,8 +149,19 @@ function actionButtons(game) {
     return [ask, yes, no];
   }
   asking = false;
+  const rematch = game.rematch;
+  const answers = rematch ? rematch.actions.filter((action) => action !== "cancel") : [];
+  if (answers.length) {
+    // Another player offers a rematch: said here, answered here (on the offer's game).
+    const ask = document.createElement("p");
+    ask.className = "ask";
+    ask.textContent = offerText(rematch.offer);
+    return [ask, ...answers.map((action) => button(action, t(BUTTONS[action]), () => act(action, rematch.id)))];
+  }
   return game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
-    if (action === "resign") { asking = true; drawActions(); } else act(action);
+    if (action === "resign") { asking = true; drawActions(); }
+    else if (action === "level") goHome({ size: game.size, k: game.k, ultimate: game.variant === "ultimate" });
+    else act(action);
   }));
 }
 
@@ -145,7 +190,9 @@ export function renderGame(game, force) {
   const before = current && current.id === game.id ? current : null;
   // A move's answer can come after the live stream brought a newer picture of the game: an
   // older picture never replaces a newer one, and the same one is not drawn twice.
-  if (before && (game.stored < before.stored || (game.stored === before.stored && !force))) return;
+  // (A rematch offered under the game is no write of the game's: it is compared apart.)
+  const same = before && game.stored === before.stored && offerOf(game) === offerOf(before);
+  if (before && (game.stored < before.stored || (same && !force))) return;
   if (held && held.game.stored > game.stored) return;
   if (before && beatFor(before, game)) return;
   if (held) { clearTimeout(held.timer); held = null; }
@@ -159,6 +206,9 @@ export function renderGame(game, force) {
   buzzAtTheEnd(before, game);
   draw();
 }
+
+// The rematch offered under a game, as it stands, for comparing two states of the game.
+const offerOf = (game) => JSON.stringify(game.rematch || null);
 
 // Holds back an AI's reply that comes hard on the player's own move, so that the move is
 // seen to land and the AI to think; true when held (drawn by the timer).
@@ -177,7 +227,7 @@ function draw() {
   const game = current;
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
-  $("players").replaceChildren(playerChip(game, "X"), playerChip(game, "O"));
+  $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
   $("status").textContent = statusText(game);
   $("where").textContent = whereText(game);
   drawBoard($("board"), game, { before: shown, hint, busy, onCell: play, focus: focusCell, label: rules });
@@ -279,23 +329,30 @@ async function play(cell) {
   notice(t("PAGE.not_sent"));
 }
 
-async function act(action) {
+// An action on the game shown, or on `target` (the rematch offered under it).
+async function act(action, target) {
   const game = current;
   if (!game || busy) return;
   haptic("impact", "medium");
   notice("");
   setBusy(true);
-  const sent = { action, ply: game.ply };
-  const starts = action === "again" || action === "swap";
-  const { ok, status, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + game.id + "/actions", sent);
+  const gameId = target || game.id;
+  const sent = { action, ply: target ? null : game.ply };
+  const starts = action === "again" || action === "swap" || action === "watch";
+  const { ok, status, data, offline, declined } = await (starts ? startAskingFirst : api)("games/" + gameId + "/actions", sent);
   busy = false;
   if (ok && data.opened) {
     openGame(data.opened);
     return;
   }
+  if (ok && gameId !== game.id) {
+    openGame(gameId);
+    return;
+  }
   if (ok && action === "hint") hint = data.hint;
-  // Drawn first: a new position clears what was said about the old one.
-  renderGame(data.game || current, true);
+  // Drawn first: a new position clears what was said about the old one. A refused answer
+  // to a rematch offer is about the offer, not the game shown.
+  renderGame((!target && data.game) || current, true);
   setBusy(false);
   if (declined) {
     notice("");
@@ -309,18 +366,22 @@ async function act(action) {
     notice(t("PAGE.hint_cell"));
   } else if (action === "undo") {
     notice(t("UNDONE"));
+  } else if (action === "review") {
+    notice(data.review);
+  } else if (action === "picture") {
+    notice(t("PAGE.picture_sent"));
   }
 }
 
 export async function openGame(gameId) {
   const { ok, status, data, offline } = await api("games/" + gameId);
   if (!ok) {
-    $("message").hidden = false;
-    $("message").textContent = offline ? t("PAGE.failed") : expired(status) ? t("PAGE.reopen")
-      : status === 401 ? t("PAGE.from_telegram") : refusal(data.status);
+    say(offline ? t("PAGE.failed") : expired(status) ? t("PAGE.reopen")
+      : status === 401 ? t("PAGE.from_telegram") : refusal(data.status));
     return false;
   }
-  $("message").hidden = true;
+  say("");
+  showBack(true);
   $("home").hidden = true;
   $("game").hidden = false;
   notice("");
