@@ -141,3 +141,41 @@ async def _boxes(page: Any, *selectors: str) -> list[dict[str, float]]:
             return boxes
         await asyncio.sleep(0.05)
     raise AssertionError(f"no boxes for {selectors}")
+
+
+@pytest.mark.parametrize(("width", "scheme"), [(320, "dark"), (390, "light")])
+async def test_a_finished_game_replays_move_by_move_on_the_page(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int, scheme: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
+        await send(telegram, ALICE, "/start hard")
+        board = telegram.last_bot_message(ALICE["id"])
+        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
+        page, _ = await open_page(browser, url, telegram.token, ALICE, scheme, width=width)
+        await wait_ply(page, 0)
+        await page.click("#board .cell[data-cell='4']")
+        await wait_ply(page, 2)
+        final_cells = await page_cells(page)
+        await send(telegram, ALICE, "/stop")  # resigned, two moves in
+        await page.wait_for_selector("#board[data-status='finished']")
+        await page.click("[data-action='replay']")
+        # The empty board first, nothing to tap; ⏮ and ◀ lead nowhere yet.
+        await wait_ply(page, 0)
+        assert await page_cells(page) == "_" * 9
+        assert await page.is_disabled("[data-replay='back']")
+        assert await page.locator("#board .cell:not([disabled])").count() == 0
+        await page.click("[data-replay='next']")
+        await wait_ply(page, 1)
+        assert await page_cells(page) == "____X____"
+        assert "Move 1 of 2" in (await page.text_content("#where") or "")
+        # The arrow keys step too; End goes to the last move.
+        await page.keyboard.press("End")
+        await wait_ply(page, 2)
+        assert await page_cells(page) == final_cells
+        await page.keyboard.press("ArrowLeft")
+        await wait_ply(page, 1)
+        await screenshot(page, f"replay-{width}-{scheme}.png")
+        # Close: the game as it ended, with its buttons again.
+        await page.click("[data-replay='close']")
+        await page.wait_for_selector("#board[data-status='finished'][data-ply='2']")
+        assert await page.locator("[data-action='replay']").count() == 1

@@ -8,6 +8,7 @@
 
 import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
 import { api, backoff, follow, haptic, initData, sleep, startAskingFirst, tg } from "./net.js";
+import { isReplaying, leaveReplay, openReplay } from "./replay.js";
 import { levelName, refusal, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -158,11 +159,16 @@ function actionButtons(game) {
     ask.textContent = offerText(rematch.offer);
     return [ask, ...answers.map((action) => button(action, t(BUTTONS[action]), () => act(action, rematch.id)))];
   }
-  return game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
+  const buttons = game.actions.map((action) => button(action, t(BUTTONS[action]), () => {
     if (action === "resign") { asking = true; drawActions(); }
     else if (action === "level") goHome({ size: game.size, k: game.k, ultimate: game.variant === "ultimate" });
     else act(action);
   }));
+  // A finished game steps through its moves on this board, as the chat's 🎬 Replay does.
+  if (game.status === "finished" && game.ply > 0) {
+    buttons.push(button("replay", t("BUTTON_REPLAY"), () => openReplay(game, draw, notice)));
+  }
+  return buttons;
 }
 
 function button(action, text, onClick) {
@@ -224,6 +230,7 @@ function beatFor(before, game) {
 
 // Draws the game shown (`current`) as it is now.
 function draw() {
+  if (isReplaying()) return; // drawn when the replay closes
   const game = current;
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
@@ -398,6 +405,7 @@ export async function openGame(gameId) {
 }
 
 export function closeGame() {
+  leaveReplay();
   if (stream) stream.abort();
   stream = null;
   current = null;

@@ -33,11 +33,15 @@ export async function openReplay(game, onClose, say) {
 }
 
 export function closeReplay() {
-  if (!replay) return;
-  const { onClose } = replay;
+  const onClose = replay && replay.onClose;
+  leaveReplay();
+  if (onClose) onClose();
+}
+
+// Leave the replay without drawing anything (the page goes elsewhere).
+export function leaveReplay() {
   replay = null;
   document.removeEventListener("keydown", onKey);
-  onClose();
 }
 
 function step(to) {
