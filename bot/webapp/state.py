@@ -20,7 +20,7 @@ finished game against the AI (for its player), Rematch under a finished game bet
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import Enum, StrEnum, auto
 from typing import Any
 
@@ -28,6 +28,7 @@ from bot.games.model import USER, GameView
 from bot.games.summaries import Replay
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
+from bot.views.match_score import match_summary
 from bot.views.rating import first_name
 from core.board import EMPTY, O, X
 from core.positions import is_ultimate, ultimate_board
@@ -170,6 +171,8 @@ def game_state(
         # How it ended, in the chat's words (bot.views.render.ending): the key, and the side
         # whose name or mark fills it; said to the user if they play one side.
         "ending": _ending(game, sides),
+        # A match game: its score, in the chat board's terms (bot.views.match_score).
+        "match": None if (summary := match_summary(game)) is None else asdict(summary),
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),

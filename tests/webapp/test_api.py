@@ -321,3 +321,34 @@ async def test_a_finished_game_replays_frame_by_frame_to_whom_may_see_it(
             # Bob may not see Alice's private game: the same 404 as for no game.
             status, _ = await call(http, "GET", url, auth(telegram, BOB))
             assert status == 404
+
+
+async def test_a_match_game_carries_its_score_to_the_page(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/play bo3")
+        await send(telegram, BOB, "/play bo3")
+        board = next(
+            m
+            for m in telegram.bot_messages(ALICE["id"])
+            if m.reply_markup and "m:" in str(m.reply_markup)
+        )
+        public_id = public_id_on(telegram, board)
+        async with aiohttp.ClientSession() as http:
+            url = page + f"api/games/{public_id}"
+            status, answer = await call(http, "GET", url, auth(telegram, ALICE))
+        assert status == 200, answer
+        # The chat board's line, as plain values the page words itself (MATCH_LINE).
+        assert answer["game"]["match"] == {
+            "best_of": 3,
+            "game": 1,
+            "a_mark": "X",
+            "b_mark": "O",
+            "a_score": "0",
+            "b_score": "0",
+            "ending": None,
+            "winner": None,
+            "score": None,
+        }
+        assert "Best of 3" in board.text

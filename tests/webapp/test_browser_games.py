@@ -179,3 +179,21 @@ async def test_a_finished_game_replays_move_by_move_on_the_page(
         await page.click("[data-replay='close']")
         await page.wait_for_selector("#board[data-status='finished'][data-ply='2']")
         assert await page.locator("[data-action='replay']").count() == 1
+
+
+async def test_a_match_game_shows_its_score_on_the_page(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
+        await send(telegram, ALICE, "/play bo3")
+        await send(telegram, CAROL, "/play bo3")
+        board = next(
+            m
+            for m in telegram.bot_messages(ALICE["id"])
+            if m.reply_markup and "m:" in str(m.reply_markup)
+        )
+        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
+        page, _ = await open_page(browser, url, telegram.token, ALICE, width=320)
+        await wait_ply(page, 0)
+        assert await page.text_content("#match") == "🏆 Best of 3 · Alice 0 – 0 Carol · game 1"
+        assert await page.is_visible("#match")

@@ -82,6 +82,18 @@ function name(player) {
   return player.name || t("PAGE.nobody_yet");
 }
 
+// A match game's score, and how the match ended, in the chat board's words.
+function matchText(game) {
+  const match = game.match;
+  if (!match) return "";
+  const line = t("MATCH_LINE", { best_of: match.best_of, game: match.game,
+    a: name(game.players[match.a_mark]), a_score: match.a_score,
+    b: name(game.players[match.b_mark]), b_score: match.b_score });
+  if (!match.ending) return line;
+  const winner = match.winner ? name(game.players[match.winner]) : "";
+  return line + "\n" + t(match.ending, { name: winner, score: match.score });
+}
+
 // How the game ended, in the chat's words: the server picks them (bot.views.endings.ending).
 function result(game) {
   if (game.status === "open") return t("POPUP_WAITING");
@@ -235,6 +247,8 @@ function draw() {
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
   $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
+  $("match").textContent = matchText(game);
+  $("match").hidden = !game.match;
   $("status").textContent = statusText(game);
   $("where").textContent = whereText(game);
   drawBoard($("board"), game, { before: shown, hint, busy, onCell: play, focus: focusCell, label: rules });
