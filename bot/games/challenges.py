@@ -151,7 +151,8 @@ class Challenges:
 
     async def rematch(self, game_id: int, ref: BoardRef, user: PlayerInfo) -> MoveResult:
         """A rematch of a finished game between people, as an offer: the same two people with
-        sides swapped, open until the other player accepts (or declines, or it lapses). A tap
+        sides swapped, open until the other player accepts (or declines, or it lapses); after
+        a match, a new match of as many games. A tap
         on Rematch by that other player while the offer is open accepts it. A game of three
         or four opens anew with the tapper seated: the others take their seats with Join. On
         an inline message the offer takes the message over; in a chat it gets one of its own."""
@@ -191,6 +192,9 @@ class Challenges:
             rematch_offer(view, tapper, utcnow()),
             inline_message_id=view.inline_message_id,
         )
+        # A rematch of a match is another match of as many games.
+        best_of = view.match.best_of if view.match is not None and view.seats == 2 else 1
+        draft = await match_play.begin(session, best_of, draft)
         return MoveResult(MoveStatus.PLAYED, (await store.insert(session, draft)).view)
 
 

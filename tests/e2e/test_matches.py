@@ -79,6 +79,13 @@ async def test_a_best_of_3_ends_2_0_with_sides_alternating(
     assert score_line(3, "Alice", "2", "0", "Bob", 2) in second.text
     assert en.MATCH_WON.format(name="Alice", score="2–0") in second.text
     assert len(boards(telegram)) == 2  # no third game
+    # Rematch after a match: Bob offers another best of 3, Alice accepts; its game 1 begins.
+    await press(telegram, BOB, second, en.BUTTON_REMATCH)
+    offer = telegram.last_bot_message(GROUP["id"])
+    await press(telegram, ALICE, offer, en.BUTTON_ACCEPT)
+    rematch = current(telegram, offer)
+    assert rematch.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"  # Bob had ❌ last: swapped
+    assert score_line(3, "Alice", "0", "0", "Bob", 1) in rematch.text
 
 
 async def test_a_best_of_3_ends_2_1(telegram: FakeTelegram, bot: BotRunner) -> None:
