@@ -13,7 +13,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db.models import Game, Tournament, TournamentPairing, TournamentPlayer
 from bot.games.db.writes import CoreTransaction
-from bot.games.model import GameStatus, PlayerInfo, Result
+from bot.games.model import EndReason, GameStatus, PlayerInfo, Result
 from bot.games.reads import Db
 from bot.games.tournament_rules import (
     Entrant,
@@ -22,6 +22,7 @@ from bot.games.tournament_rules import (
     PairResult,
     TournamentStatus,
     TournamentView,
+    game_result,
 )
 
 TOURNAMENTS: Any = Tournament.__table__
@@ -271,27 +272,26 @@ async def decide(session: CoreTransaction, pairing_id: int, result: PairResult) 
 
 
 async def endings(session: Db, pairings: Iterable[Pairing]) -> dict[int, PairResult]:
-    """The pairings among these whose game is over (or gone), and how each ended: a game won
-    or drawn as it ended; one closed without a result (abandoned: the bot left the group) or
-    deleted (/forget) is a draw."""
+    """The pairings among these whose game is over (or gone), and what each game gave it
+    (`tournament_rules.game_result`)."""
     undecided = [p for p in pairings if p.result is None and not p.is_bye]
     ids = [p.game_id for p in undecided if p.game_id is not None]
     rows = await session.execute(
-        select(GAMES.c.id, GAMES.c.status, GAMES.c.result).where(GAMES.c.id.in_(ids))
+        select(GAMES.c.id, GAMES.c.status, GAMES.c.result, GAMES.c.end_reason).where(
+            GAMES.c.id.in_(ids)
+        )
     )
-    games = {row.id: (row.status, row.result) for row in rows}
+    games = {
+        row.id: (
+            GameStatus(row.status),
+            Result(row.result) if row.result else None,
+            EndReason(row.end_reason) if row.end_reason else None,
+        )
+        for row in rows
+    }
     decided = {}
     for pairing in undecided:
-        status, result = games.get(pairing.game_id or 0, (None, None))
-        if status in (GameStatus.OPEN.value, GameStatus.ACTIVE.value):
-            continue
-        decided[pairing.id] = _result(result) if status == GameStatus.FINISHED.value else None
-    return {pid: result or PairResult.DRAW for pid, result in decided.items()}
-
-
-def _result(result: str | None) -> PairResult:
-    if result == Result.X.value:
-        return PairResult.X
-    if result == Result.O.value:
-        return PairResult.O
-    return PairResult.DRAW
+        result = game_result(*games.get(pairing.game_id or 0, (None, None, None)))
+        if result is not None:
+            decided[pairing.id] = result
+    return decided

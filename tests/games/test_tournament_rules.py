@@ -8,12 +8,14 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games.model import EndReason, GameStatus, Result
 from bot.games.tournament_rules import (
     Format,
     Pairing,
     PairResult,
     choose_format,
     circle,
+    game_result,
     pair_round,
     points,
     rounds_for,
@@ -142,3 +144,16 @@ def test_a_withdrawn_player_forfeits_the_rest_of_a_round_robin() -> None:
     assert len(forfeits) == 1 and forfeits[0].result is not None
     assert forfeits[0].score_of(4) == 0.0
     assert pair_round(Format.SWISS, seeds, {2, 3, 4}, [], 1) is None  # one left: no round
+
+
+def test_a_game_gives_its_pairing_its_result_and_an_absent_x_forfeits() -> None:
+    assert game_result(GameStatus.ACTIVE, None, None) is None  # still being played
+    assert game_result(GameStatus.FINISHED, Result.X, EndReason.LINE) is PairResult.X
+    assert game_result(GameStatus.FINISHED, Result.O, EndReason.TIMEOUT) is PairResult.O
+    assert game_result(GameStatus.FINISHED, Result.DRAW, EndReason.FULL) is PairResult.DRAW
+    # ❌ never made a first move: the game is aborted (it counts nowhere), but in a
+    # tournament the round needs a result: ❌ loses it, a forfeit.
+    assert game_result(GameStatus.ABANDONED, None, EndReason.ABORTED) is PairResult.O
+    # Closed from outside with no result (the bot left the group), or gone (/forget): a draw.
+    assert game_result(GameStatus.ABANDONED, None, EndReason.ABANDONED) is PairResult.DRAW
+    assert game_result(None, None, None) is PairResult.DRAW
