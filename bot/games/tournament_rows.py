@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm.exc import StaleDataError
 
+from bot.games.clock_rules import Clock, clock_key, clock_of_key
 from bot.games.db.models import Game, Tournament, TournamentPairing, TournamentPlayer
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import EndReason, GameStatus, PlayerInfo, Result
@@ -58,6 +59,7 @@ async def load(session: Db, tournament_id: int) -> TournamentView | None:
         round=row.round,
         rounds=row.rounds,
         language=row.language,
+        clock=clock_of_key(row.clock) if row.clock else None,
         entrants=tuple(
             Entrant(e.player_id, e.name, e.seed, bool(e.withdrawn))
             for e in sorted(entrants, key=lambda e: e.seed)
@@ -112,6 +114,7 @@ async def insert(
     organiser: PlayerInfo,
     board: str,
     fmt: Format | None,
+    clock: Clock,
     now: datetime,
 ) -> int:
     tournament_id = await session.scalar(
@@ -125,6 +128,7 @@ async def insert(
             round=0,
             rounds=0,
             language=organiser.language_code,
+            clock=clock_key(clock),
             created_at=now,
             updated_at=now,
         )

@@ -35,6 +35,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.games.clock_rules import Clock
 from bot.games.model import EndReason, GameStatus, Result
 
 #: Round robin up to this many players; Swiss above.
@@ -329,6 +330,7 @@ class TournamentView:
     round: int
     rounds: int
     language: str | None = None
+    clock: Clock | None = None  # its games' time control (None: the friends' turn timeout)
     entrants: tuple[Entrant, ...] = ()
     pairings: tuple[Pairing, ...] = ()
 

@@ -8,7 +8,9 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games.clock_rules import Clock
 from bot.games.model import EndReason, GameStatus, Result
+from bot.games.pairing import board_key
 from bot.games.tournament_rules import (
     Format,
     Pairing,
@@ -22,6 +24,8 @@ from bot.games.tournament_rules import (
     standings,
     winners,
 )
+from bot.wire.game_spec import TournamentSpec, parse_tournament_args
+from core.board import board_size
 
 GAME_RESULTS = st.sampled_from([PairResult.X, PairResult.O, PairResult.DRAW])
 
@@ -157,3 +161,13 @@ def test_a_game_gives_its_pairing_its_result_and_an_absent_x_forfeits() -> None:
     # Closed from outside with no result (the bot left the group), or gone (/forget): a draw.
     assert game_result(GameStatus.ABANDONED, None, EndReason.ABANDONED) is PairResult.DRAW
     assert game_result(None, None, None) is PairResult.DRAW
+
+
+def test_tournament_words_take_a_time_control_as_play_does() -> None:
+    assert parse_tournament_args([]) == TournamentSpec("3x3")
+    four = TournamentSpec(board_key(board_size(4)), None, Clock(180, 2))
+    assert parse_tournament_args(["4", "3+2"]) == four
+    swiss = parse_tournament_args(["1+5", "swiss"])
+    assert swiss == TournamentSpec("3x3", Format.SWISS, Clock(60, 5))
+    for bad in (["3+"], ["0+2"], ["11+0"], ["3+2", "1+0"], ["4", "3+2+1"]):
+        assert parse_tournament_args(bad) is None, bad
