@@ -1,7 +1,8 @@
 """Turn timeouts for games between people: nudge, then a loss by timeout; games between
 strangers on the clock (`bot.games.clock_rules`): a flag loses at once (both told), ❌ who
 never began aborts the game (both told), and a running clock is redrawn on both boards every
-`redraw_seconds` (each board is in a private chat: one edit per 10 s is far under its pace).
+`redraw_seconds` (each board is in a private chat: one edit per 10 s is far under its pace; a
+group's boards on the clock, a tournament's, are not redrawn between moves).
 
 Nobody is waiting for these messages this very moment, so they go at `Pace.BACKGROUND`: after
 people's moves under Telegram's flood limits (`bot.telegram.flood_gate`)."""

@@ -33,12 +33,15 @@ class TurnTimeouts:
     async def claim_clock_redraws(self, now: datetime, every: timedelta) -> list[GameView]:
         """The running clocks this process is to redraw now: those nobody redrew within
         `every`, claimed in one UPDATE, so that of several instances only one redraws each
-        clock a period."""
+        clock a period. Only boards in private chats (strangers'): a group's boards (a
+        tournament's) show their clocks as of the last move, since a redraw of each every
+        period would spend the group's 20 messages a minute that its players' moves need."""
         due = or_(Game.clock_drawn_at.is_(None), Game.clock_drawn_at <= now - every)
+        private = or_(Game.chat_id.is_(None), Game.chat_id > 0)
         async with self._store.transaction() as session:
             claimed = await session.execute(
                 update(Game)
-                .where(Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None), due)
+                .where(Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None), due, private)
                 .values(clock_drawn_at=now)
                 .returning(Game.id)
             )

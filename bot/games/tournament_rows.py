@@ -11,9 +11,10 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm.exc import StaleDataError
 
+from bot.games.clock_rules import Clock, clock_key, clock_of_key
 from bot.games.db.models import Game, Tournament, TournamentPairing, TournamentPlayer
 from bot.games.db.writes import CoreTransaction
-from bot.games.model import GameStatus, PlayerInfo, Result
+from bot.games.model import EndReason, GameStatus, PlayerInfo, Result
 from bot.games.reads import Db
 from bot.games.tournament_rules import (
     Entrant,
@@ -22,6 +23,7 @@ from bot.games.tournament_rules import (
     PairResult,
     TournamentStatus,
     TournamentView,
+    game_result,
 )
 
 TOURNAMENTS: Any = Tournament.__table__
@@ -57,6 +59,7 @@ async def load(session: Db, tournament_id: int) -> TournamentView | None:
         round=row.round,
         rounds=row.rounds,
         language=row.language,
+        clock=clock_of_key(row.clock) if row.clock else None,
         entrants=tuple(
             Entrant(e.player_id, e.name, e.seed, bool(e.withdrawn))
             for e in sorted(entrants, key=lambda e: e.seed)
@@ -111,6 +114,7 @@ async def insert(
     organiser: PlayerInfo,
     board: str,
     fmt: Format | None,
+    clock: Clock,
     now: datetime,
 ) -> int:
     tournament_id = await session.scalar(
@@ -124,6 +128,7 @@ async def insert(
             round=0,
             rounds=0,
             language=organiser.language_code,
+            clock=clock_key(clock),
             created_at=now,
             updated_at=now,
         )
@@ -271,27 +276,26 @@ async def decide(session: CoreTransaction, pairing_id: int, result: PairResult) 
 
 
 async def endings(session: Db, pairings: Iterable[Pairing]) -> dict[int, PairResult]:
-    """The pairings among these whose game is over (or gone), and how each ended: a game won
-    or drawn as it ended; one closed without a result (abandoned: the bot left the group) or
-    deleted (/forget) is a draw."""
+    """The pairings among these whose game is over (or gone), and what each game gave it
+    (`tournament_rules.game_result`)."""
     undecided = [p for p in pairings if p.result is None and not p.is_bye]
     ids = [p.game_id for p in undecided if p.game_id is not None]
     rows = await session.execute(
-        select(GAMES.c.id, GAMES.c.status, GAMES.c.result).where(GAMES.c.id.in_(ids))
+        select(GAMES.c.id, GAMES.c.status, GAMES.c.result, GAMES.c.end_reason).where(
+            GAMES.c.id.in_(ids)
+        )
     )
-    games = {row.id: (row.status, row.result) for row in rows}
+    games = {
+        row.id: (
+            GameStatus(row.status),
+            Result(row.result) if row.result else None,
+            EndReason(row.end_reason) if row.end_reason else None,
+        )
+        for row in rows
+    }
     decided = {}
     for pairing in undecided:
-        status, result = games.get(pairing.game_id or 0, (None, None))
-        if status in (GameStatus.OPEN.value, GameStatus.ACTIVE.value):
-            continue
-        decided[pairing.id] = _result(result) if status == GameStatus.FINISHED.value else None
-    return {pid: result or PairResult.DRAW for pid, result in decided.items()}
-
-
-def _result(result: str | None) -> PairResult:
-    if result == Result.X.value:
-        return PairResult.X
-    if result == Result.O.value:
-        return PairResult.O
-    return PairResult.DRAW
+        result = game_result(*games.get(pairing.game_id or 0, (None, None, None)))
+        if result is not None:
+            decided[pairing.id] = result
+    return decided

@@ -35,6 +35,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.games.clock_rules import Clock
+from bot.games.model import EndReason, GameStatus, Result
+
 #: Round robin up to this many players; Swiss above.
 ROUND_ROBIN_MAX = 8
 #: Fewer players than this make a challenge, not a tournament.
@@ -108,6 +111,22 @@ class Standing:
     points: float
     tiebreak: float  # Sonneborn–Berger
     played: int  # pairings decided (byes and forfeits too)
+
+
+def game_result(
+    status: GameStatus | None, result: Result | None, reason: EndReason | None
+) -> PairResult | None:
+    """What a pairing's game gave it once over (None: still being played). Won or drawn as
+    it ended; aborted because ❌ never made a first move: ❌'s loss, a forfeit (the game
+    counts nowhere else, but the round needs its result); closed without a result otherwise
+    (the bot left the group) or gone (/forget): a draw."""
+    if status in (GameStatus.OPEN, GameStatus.ACTIVE):
+        return None
+    if status is GameStatus.FINISHED and result in (Result.X, Result.O):
+        return PairResult.X if result is Result.X else PairResult.O
+    if status is GameStatus.ABANDONED and reason is EndReason.ABORTED:
+        return PairResult.O
+    return PairResult.DRAW
 
 
 def choose_format(players: int) -> Format:
@@ -311,6 +330,7 @@ class TournamentView:
     round: int
     rounds: int
     language: str | None = None
+    clock: Clock | None = None  # its games' time control (None: the friends' turn timeout)
     entrants: tuple[Entrant, ...] = ()
     pairings: tuple[Pairing, ...] = ()
 

@@ -4,8 +4,10 @@ one transaction; the rules (pairings, standings) are `tournament_rules`, the row
 `tournament_rows`.
 
 A round's games are ordinary group games between two people, created as every game is
-(`lifecycle.new_game`, `store.insert`) in the transaction that pairs the round: their boards,
-moves, clocks, endings and ratings are the games layer's as for any group game. A game ends
+(`lifecycle.new_game`, `store.insert`) in the transaction that pairs the round, on the
+tournament's time control (`clock_rules.with_clock`: the turn clock flags a player who stops
+moving, so one absent player holds a round up for one clock at most): their boards, moves,
+clocks, endings and ratings are the games layer's as for any group game. A game ends
 only the one way every game does (`endings`); the tournament hears of it afterwards:
 `advance` reads which of the round's games are over, copies their results, and pairs the next
 round once the last is decided. It works from the database alone, so whichever instance runs
@@ -18,8 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from bot.games import lifecycle, player_rows, store
+from bot.games import clock_rules, lifecycle, player_rows, store
 from bot.games import tournament_rows as rows
+from bot.games.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.db.models import utcnow
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import USER, BoardRef, GameView, MoveResult, PlayerInfo
@@ -74,9 +77,10 @@ class Outcome:
 
 
 class Tournaments:
-    def __init__(self, games: Store, play: Play) -> None:
+    def __init__(self, games: Store, play: Play, clock: Clock = DEFAULT_CLOCK) -> None:
         self._store = games
         self._play = play
+        self._clock = clock  # the bot's stranger clock: a tournament's unless it asks another
 
     async def get(self, tournament_id: int) -> TournamentView | None:
         async with self._store.sessions() as session:
@@ -87,16 +91,23 @@ class Tournaments:
             return await rows.running(session)
 
     async def open(
-        self, chat_id: int, organiser: PlayerInfo, board: str, fmt: Format | None
+        self,
+        chat_id: int,
+        organiser: PlayerInfo,
+        board: str,
+        fmt: Format | None,
+        clock: Clock | None = None,
     ) -> Outcome:
-        """`/tournament`: sign-up opens, with the organiser as its first player."""
+        """`/tournament`: sign-up opens, with the organiser as its first player; its games on
+        `clock` (None: the bot's stranger clock)."""
         now = utcnow()
         async with self._store.transaction() as session:
             busy = await rows.underway_in_chat(session, chat_id)
             if busy is not None:
                 return Outcome(await rows.load(session, busy), Refusal.UNDERWAY)
             stored = await player_rows.upsert_player(session, organiser)
-            tournament_id = await rows.insert(session, chat_id, stored, board, fmt, now)
+            control = clock or self._clock
+            tournament_id = await rows.insert(session, chat_id, stored, board, fmt, control, now)
             await rows.add_entrant(session, tournament_id, stored, now)
             return Outcome(await rows.load(session, tournament_id))
 
@@ -253,8 +264,10 @@ class Tournaments:
     async def _new_game(
         self, session: CoreTransaction, view: TournamentView, x: int, o: int
     ) -> GameView:
-        """A round's game: an ordinary group game between two people, under way."""
+        """A round's game: an ordinary group game between two people, under way on the
+        tournament's clock (if it has one)."""
         x_player = PlayerInfo(x, view.name_of(x), view.language)
+        now = utcnow()
         draft = lifecycle.new_game(
             chat_id=view.chat_id,
             board=board_of_key(view.board),
@@ -263,8 +276,10 @@ class Tournaments:
             x_player=x_player,
             o_player=PlayerInfo(o, view.name_of(o)),
             creator=x_player,
-            now=utcnow(),
+            now=now,
         )
+        if view.clock is not None:
+            draft = clock_rules.with_clock(draft, view.clock, now)
         return (await store.insert(session, draft)).view
 
 

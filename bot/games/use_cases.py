@@ -62,7 +62,7 @@ def open_games(
 ) -> Games:
     """The use-cases on a database. `rng` drives the AI's instant moves; `think` computes
     moves that need thought (a worker process in the bot, a thread by default); `clock` is
-    the time control of games between strangers."""
+    the time control of games between strangers (and of tournaments by default)."""
     games = Store(sessions)
     ratings = Ratings(games)
     play = Play(games, rng)
@@ -85,5 +85,5 @@ def open_games(
         inbox=Inbox(games),
         ratings=ratings,
         matchmaking=Matchmaking(games, ratings, clock),
-        tournaments=Tournaments(games, play),
+        tournaments=Tournaments(games, play, clock),
     )

@@ -39,7 +39,7 @@ def refusal_text(tr: Texts, refusal: Refusal) -> str:
 
 
 async def tournament(update: Update, context: BotContext) -> None:
-    """`/tournament [board] [roundrobin | swiss]` in a group: the sign-up message."""
+    """`/tournament [board] [roundrobin | swiss] [3+2]` in a group: the sign-up message."""
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or chat is None or user is None:
         return
@@ -52,7 +52,9 @@ async def tournament(update: Update, context: BotContext) -> None:
         await message.reply_text(tr.BAD_TOURNAMENT)
         return
     organiser = player_from(user)
-    outcome = await context.games.tournaments.open(chat.id, organiser, spec.board, spec.format)
+    outcome = await context.games.tournaments.open(
+        chat.id, organiser, spec.board, spec.format, spec.clock
+    )
     view = outcome.tournament
     if view is not None and view.message_id is None:
         # New, or one whose message never went out (it would hold the chat forever).

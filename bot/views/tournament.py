@@ -1,7 +1,10 @@
 """A tournament's one message: the sign-up (players, Join / Leave, the organiser's Start /
 Cancel), then the standings edited in place as rounds go (points, Sonneborn–Berger, games
-left), then the winner. Rendering is a pure function of the tournament; posting and editing
-go at the background's pace (people's moves first) and survive a message that is gone."""
+left), then the winner; its header says the board, the format and its games' time control
+(the clocks themselves run on the boards: the message is edited on events only, never as a
+clock ticks, a group's pace being 20 messages a minute). Rendering is a pure function of the
+tournament; posting and editing go at the background's pace (people's moves first) and
+survive a message that is gone."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, TelegramError
 
+from bot.games.clock_rules import clock_key
 from bot.games.model import GameView
 from bot.games.tournament_rules import TournamentStatus, TournamentView, winners
 from bot.telegram.flood_gate import Pace, pace_args
@@ -48,12 +52,12 @@ def points_text(points: float) -> str:
 
 def render_tournament(view: TournamentView, tr: Texts) -> TournamentMessage:
     fmt = view.format.value if view.format else "any"
-    lines = [
-        tr.TOURNAMENT_TITLE.format(
-            board=board_label(view.board, tr), format=tr.TOURNAMENT_FORMATS[fmt]
-        ),
-        "",
-    ]
+    title = {"board": board_label(view.board, tr), "format": tr.TOURNAMENT_FORMATS[fmt]}
+    if view.clock is not None:
+        header = tr.TOURNAMENT_TITLE_CLOCK.format(clock=clock_key(view.clock), **title)
+    else:  # opened before tournaments had clocks
+        header = tr.TOURNAMENT_TITLE.format(**title)
+    lines = [header, ""]
     if view.is_signup:
         names = ", ".join(isolate(e.name, tr) for e in view.entrants) or "—"
         lines += [tr.TOURNAMENT_PLAYERS.format(names=names), "", tr.TOURNAMENT_SIGNUP]

@@ -198,22 +198,26 @@ TOURNAMENT_FORMATS = {
 
 @dataclass(frozen=True)
 class TournamentSpec:
-    """What `/tournament` asks for: a board (a `pairing.board_key`), and a format (None: by
-    the number of players at the start)."""
+    """What `/tournament` asks for: a board (a `pairing.board_key`), a format (None: by the
+    number of players at the start), and its games' time control (None: the bot's default)."""
 
     board: str
     format: Format | None = None
+    clock: Clock | None = None
 
 
 def parse_tournament_args(args: list[str]) -> TournamentSpec | None:
     """`/tournament`'s words: the board as /start (and /play) take it — none → 3×3, `4`,
-    `6 4`, `ultimate` — and, anywhere among them, `roundrobin` or `swiss`."""
+    `6 4`, `ultimate` — and, anywhere among them, `roundrobin` or `swiss` and a time control
+    as /play takes it (`3+2`)."""
     words = "_".join(args).lower().replace("_", " ").split()
     formats = [TOURNAMENT_FORMATS[word] for word in words if word in TOURNAMENT_FORMATS]
-    if len(formats) > 1:
+    controls = [word for word in words if "+" in word]
+    clock = parse_clock(controls[0]) if len(controls) == 1 else None
+    if len(formats) > 1 or (controls and clock is None):
         return None
-    words = [word for word in words if word not in TOURNAMENT_FORMATS]
+    words = [word for word in words if word not in TOURNAMENT_FORMATS and "+" not in word]
     board = ULTIMATE if words == [ULTIMATE_WORD] else parse_board_size(words)
     if board is None:
         return None
-    return TournamentSpec(board_key(board), formats[0] if formats else None)
+    return TournamentSpec(board_key(board), formats[0] if formats else None, clock)

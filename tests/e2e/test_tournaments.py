@@ -157,7 +157,8 @@ async def sign_up(telegram: FakeTelegram) -> StoredMessage:
     ann, ben = PEOPLE[0], PEOPLE[1]
     await send(telegram, ann, "/tournament", chat=GROUP)
     message = telegram.last_bot_message(GROUP["id"])
-    assert message.text.splitlines()[0] == "🏆 Tournament · 3×3 · " + en.TOURNAMENT_FORMATS["any"]
+    title = "🏆 Tournament · 3×3 · " + en.TOURNAMENT_FORMATS["any"] + " · ⏱ 1+5"  # the bot's clock
+    assert message.text.splitlines()[0] == title
     for person in PEOPLE[1:]:
         answer = await press(telegram, person, message, en.TOURNAMENT_JOIN)
         assert answer.get("text") == en.POPUP_TOURNAMENT_JOINED

@@ -8,18 +8,24 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.games.clock_rules import Clock
+from bot.games.model import EndReason, GameStatus, Result
+from bot.games.pairing import board_key
 from bot.games.tournament_rules import (
     Format,
     Pairing,
     PairResult,
     choose_format,
     circle,
+    game_result,
     pair_round,
     points,
     rounds_for,
     standings,
     winners,
 )
+from bot.wire.game_spec import TournamentSpec, parse_tournament_args
+from core.board import board_size
 
 GAME_RESULTS = st.sampled_from([PairResult.X, PairResult.O, PairResult.DRAW])
 
@@ -142,3 +148,26 @@ def test_a_withdrawn_player_forfeits_the_rest_of_a_round_robin() -> None:
     assert len(forfeits) == 1 and forfeits[0].result is not None
     assert forfeits[0].score_of(4) == 0.0
     assert pair_round(Format.SWISS, seeds, {2, 3, 4}, [], 1) is None  # one left: no round
+
+
+def test_a_game_gives_its_pairing_its_result_and_an_absent_x_forfeits() -> None:
+    assert game_result(GameStatus.ACTIVE, None, None) is None  # still being played
+    assert game_result(GameStatus.FINISHED, Result.X, EndReason.LINE) is PairResult.X
+    assert game_result(GameStatus.FINISHED, Result.O, EndReason.TIMEOUT) is PairResult.O
+    assert game_result(GameStatus.FINISHED, Result.DRAW, EndReason.FULL) is PairResult.DRAW
+    # ❌ never made a first move: the game is aborted (it counts nowhere), but in a
+    # tournament the round needs a result: ❌ loses it, a forfeit.
+    assert game_result(GameStatus.ABANDONED, None, EndReason.ABORTED) is PairResult.O
+    # Closed from outside with no result (the bot left the group), or gone (/forget): a draw.
+    assert game_result(GameStatus.ABANDONED, None, EndReason.ABANDONED) is PairResult.DRAW
+    assert game_result(None, None, None) is PairResult.DRAW
+
+
+def test_tournament_words_take_a_time_control_as_play_does() -> None:
+    assert parse_tournament_args([]) == TournamentSpec("3x3")
+    four = TournamentSpec(board_key(board_size(4)), None, Clock(180, 2))
+    assert parse_tournament_args(["4", "3+2"]) == four
+    swiss = parse_tournament_args(["1+5", "swiss"])
+    assert swiss == TournamentSpec("3x3", Format.SWISS, Clock(60, 5))
+    for bad in (["3+"], ["0+2"], ["11+0"], ["3+2", "1+0"], ["4", "3+2+1"]):
+        assert parse_tournament_args(bad) is None, bad

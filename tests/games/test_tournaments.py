@@ -1,7 +1,7 @@
 """Tournament use-cases on a real database (`bot.games.tournaments`): sign-up, who may start
-and cancel, the rounds' games as ordinary group games, a player who leaves mid-tournament,
-ending early, and a tournament picked up by another `Games` on the same database (a
-restart)."""
+and cancel, the rounds' games as ordinary group games on the tournament's clock, a player who
+leaves mid-tournament or stops moving, ending early, and a tournament picked up by another
+`Games` on the same database (a restart)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import asyncio
 import random
 from datetime import timedelta
 
+from bot.games.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Rating, utcnow
-from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result
+from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result, TurnEvent
 from bot.games.tournament_rules import Format, PairResult, TournamentStatus
 from bot.games.tournaments import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games
@@ -24,8 +25,10 @@ HERE = BoardRef(chat_id=GROUP)
 X_WINS = [0, 3, 1, 4, 2]
 
 
-async def signed_up(games: Games, *people: PlayerInfo, fmt: Format | None = None) -> int:
-    opened = await games.tournaments.open(GROUP, ANN, "3x3", fmt)
+async def signed_up(
+    games: Games, *people: PlayerInfo, fmt: Format | None = None, clock: Clock | None = None
+) -> int:
+    opened = await games.tournaments.open(GROUP, ANN, "3x3", fmt, clock)
     assert opened.done and opened.tournament is not None
     for person in people:
         assert (await games.tournaments.join(opened.tournament.id, GROUP, person)).done
@@ -238,3 +241,67 @@ async def test_two_instances_advancing_at_once_pair_the_round_once(
     assert sum(len(outcome.games) for outcome in both if outcome is not None) == 2
     view = await games.tournaments.get(tid)
     assert view is not None and view.round == 2 and len(view.current) == 2
+
+
+#: The friends' turn timeout, far longer than any clock here: only the clock can end a game.
+FRIENDS = timedelta(minutes=10)
+
+
+async def test_round_games_are_on_the_tournaments_clock_the_bots_by_default(
+    games: Games,
+) -> None:
+    tid = await signed_up(games, BEN, CAT, clock=Clock(180.0, 2.0))
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    assert started.tournament is not None and started.tournament.clock == Clock(180.0, 2.0)
+    (game,) = started.games
+    assert (game.clock_seconds, game.clock_delay) == (180.0, 2.0)
+    assert game.x_clock == game.o_clock == 180.0 and game.flag_at is not None
+    await games.tournaments.cancel(tid, GROUP, ANN)
+    default = await signed_up(games, BEN, CAT)
+    view = await games.tournaments.get(default)
+    assert view is not None and view.clock == DEFAULT_CLOCK  # the bot's stranger clock
+
+
+async def test_a_player_who_stops_moving_loses_on_time_and_the_round_goes_on(
+    games: Games,
+) -> None:
+    tid = await signed_up(games, BEN, CAT, clock=Clock(60.0, 0.0))
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    (game,) = started.games
+    await play(games, game.id, [4])  # ❌ moves; ⭕ never does
+    moved = await games.store.get_game(game.id)
+    assert moved is not None and moved.turn_started_at is not None
+    early = moved.turn_started_at + timedelta(seconds=59)
+    assert await games.timeouts.enforce(game.id, early, FRIENDS) is None
+    late = moved.turn_started_at + timedelta(seconds=61)
+    flagged = await games.timeouts.enforce(game.id, late, FRIENDS)
+    assert flagged is not None and flagged[0] is TurnEvent.TIMEOUT
+    assert flagged[1].result is Result.X and flagged[1].end_reason is EndReason.TIMEOUT
+    after = await games.tournaments.advance(tid)
+    assert after is not None and after.tournament is not None
+    assert [p.result for p in after.tournament.pairings if p.round == 1 and not p.is_bye] == [
+        PairResult.X
+    ]
+    assert after.tournament.round == 2 and len(after.games) == 1
+
+
+async def test_an_absent_x_forfeits_the_aborted_game_and_the_round_completes(
+    games: Games,
+) -> None:
+    tid = await signed_up(games, BEN, CAT, clock=Clock(60.0, 0.0))
+    started = await games.tournaments.start(tid, GROUP, ANN)
+    (game,) = started.games
+    assert game.turn_started_at is not None
+    late = game.turn_started_at + timedelta(seconds=61)
+    aborted = await games.timeouts.enforce(game.id, late, FRIENDS)
+    # The game itself is aborted as any game whose ❌ never began (it counts nowhere)...
+    assert aborted is not None and aborted[0] is TurnEvent.ABORTED
+    assert aborted[1].status is GameStatus.ABANDONED and not aborted[1].is_rated
+    # ...but the tournament scores it: ❌'s loss, and round 2 is paired.
+    after = await games.tournaments.advance(tid)
+    assert after is not None and after.tournament is not None
+    (pairing,) = [p for p in after.tournament.pairings if p.game_id == game.id]
+    assert pairing.result is PairResult.O
+    assert pairing.score_of(game.x_player_id or 0) == 0.0
+    assert pairing.score_of(game.o_player_id or 0) == 1.0
+    assert after.tournament.round == 2 and len(after.games) == 1

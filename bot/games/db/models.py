@@ -355,6 +355,8 @@ class Tournament(Base):
     rounds: Mapped[int] = mapped_column(Integer, server_default="0")
     # The language of its message (the organiser's).
     language: Mapped[str | None] = mapped_column(String(16))
+    # Its games' time control (`clock_rules.clock_key`); NULL: from before they had one.
+    clock: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
