@@ -78,7 +78,7 @@ async def test_playing_on_the_page_in_chromium(
         actions = await page.eval_on_selector_all(
             "#actions button", "b => b.map(e => e.dataset.action)"
         )
-        assert actions == ["again", "swap", "level", "review", "picture"]
+        assert actions == ["again", "swap", "level", "review", "picture", "replay"]
         await screenshot(page, "miniapp-light.png")
 
         dark, _ = await open_page(browser, url, telegram.token, ALICE, "dark")
