@@ -157,6 +157,22 @@ def _block_terms(m: int, t: int, won_m: int, won_t: int, closed: int, b: int) ->
     return state, 3 + (1 if COMPLETING[m] & ~t else 0) + (2 if COMPLETING[t] & ~m else 0)
 
 
+def _line_weights(kinds: list[int], w: list[float]) -> list[float]:
+    """The weight of each line of blocks' feature, for the blocks' kinds."""
+    return [
+        w[LINE_BASE + i * KINDS**3 + (kinds[a] * KINDS + kinds[b]) * KINDS + kinds[c]]
+        for i, (a, b, c) in enumerate(LINES)
+    ]
+
+
+def _big_index(kinds: list[int]) -> int:
+    """The big board's feature index, less BIG_BASE, for the blocks' kinds."""
+    big = 0
+    for kind in kinds:
+        big = big * 4 + BIG_DIGIT[kind]
+    return big
+
+
 def child_worths(
     position: Position, moves: list[int], weights: list[float] | None = None
 ) -> list[float]:
@@ -173,14 +189,9 @@ def child_worths(
     bases = [(b * BLOCK_STATES + state) * 3 for b, (state, _) in enumerate(terms)]
     sum_else = sum(w[base + ELSEWHERE] for base in bases)
     sum_any = sum(w[base + ANYWHERE] for base in bases)
-    line_w = [
-        w[LINE_BASE + i * KINDS**3 + (kinds[a] * KINDS + kinds[b]) * KINDS + kinds[c]]
-        for i, (a, b, c) in enumerate(LINES)
-    ]
+    line_w = _line_weights(kinds, w)
     line_total = sum(line_w)
-    big = 0
-    for kind in kinds:
-        big = big * 4 + BIG_DIGIT[kind]
+    big = _big_index(kinds)
     fixed = w[BIAS]
     found = []
     for move in moves:
