@@ -84,7 +84,9 @@ def hard_move(
 
     On 3×3 (k=3) the best moves are the solved table's (perfect play, instant). On any other
     board they come from a search that takes up to `time_budget` seconds by `clock` (CPU time
-    of this thread by default, so a busy host delays the answer but never weakens it).
+    of this thread by default, so a busy host delays the answer but never weakens it); as the
+    first player on a board it wins by force, the search plays a fixed strategy proven to win
+    (core.search.engine, WON_BOARD_READINGS) and may take longer on a few opening moves.
     """
     if not board.is_classic:
         return search_move(board, rng, time_budget=time_budget, clock=clock)

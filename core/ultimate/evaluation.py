@@ -25,7 +25,7 @@ import zlib
 from array import array
 from collections.abc import Iterable
 
-from core.ultimate.rules import COMPLETING, LINES, Position
+from core.ultimate.rules import COMPLETING, FULL, HAS_LINE, LINES, Position
 from core.ultimate.weights import PACKED_WEIGHTS, WEIGHT_STEP
 
 # A small board's state as a base-3 number: 1 for the mover's marks, 2 for the opponent's.
@@ -133,3 +133,99 @@ def move_worth(after: Position, mover: int, weights: list[float] | None = None) 
     if after.result:
         return 1.0 if after.result == mover else 0.5
     return 1.0 - mover_wins(after, weights)
+
+
+# --- every child at once -------------------------------------------------------------------
+
+# For each block, the lines of blocks through it: (line index, its three blocks).
+LINES_THROUGH: tuple[tuple[tuple[int, tuple[int, int, int]], ...], ...] = tuple(
+    tuple((i, line) for i, line in enumerate(LINES) if b in line) for b in range(9)
+)
+BIG_PLACE = tuple(4 ** (8 - b) for b in range(9))  # a block's digit's weight in the big index
+
+
+def _block_terms(m: int, t: int, won_m: int, won_t: int, closed: int, b: int) -> tuple[int, int]:
+    """(state, kind) of block b as `features` reads it, for masks m (the mover's) and t."""
+    bit = 1 << b
+    if won_m & bit:
+        return WON_BY_MOVER, 1
+    if won_t & bit:
+        return WON_BY_OPPONENT, 2
+    if closed & bit:
+        return DRAWN, 0
+    state = TERNARY[m] + 2 * TERNARY[t]
+    return state, 3 + (1 if COMPLETING[m] & ~t else 0) + (2 if COMPLETING[t] & ~m else 0)
+
+
+def _line_weights(kinds: list[int], w: list[float]) -> list[float]:
+    """The weight of each line of blocks' feature, for the blocks' kinds."""
+    return [
+        w[LINE_BASE + i * KINDS**3 + (kinds[a] * KINDS + kinds[b]) * KINDS + kinds[c]]
+        for i, (a, b, c) in enumerate(LINES)
+    ]
+
+
+def _big_index(kinds: list[int]) -> int:
+    """The big board's feature index, less BIG_BASE, for the blocks' kinds."""
+    big = 0
+    for kind in kinds:
+        big = big * 4 + BIG_DIGIT[kind]
+    return big
+
+
+def child_worths(
+    position: Position, moves: list[int], weights: list[float] | None = None
+) -> list[float]:
+    """move_worth(position.after(move), position.player) of each move, without playing them:
+    a move changes one block and where the next move goes, so the weights of the rest of the
+    position are summed once (the same value within 1e-9: the sum is rounded there)."""
+    w = shipped_weights() if weights is None else weights
+    p = position.player
+    q = 3 - p  # the mover after the move, from whose side the features are read
+    mine, theirs = position.marks[q], position.marks[p]
+    won_q, won_p, closed = position.won[q], position.won[p], position.closed
+    terms = [_block_terms(mine[b], theirs[b], won_q, won_p, closed, b) for b in range(9)]
+    kinds = [kind for _, kind in terms]
+    bases = [(b * BLOCK_STATES + state) * 3 for b, (state, _) in enumerate(terms)]
+    sum_else = sum(w[base + ELSEWHERE] for base in bases)
+    sum_any = sum(w[base + ANYWHERE] for base in bases)
+    line_w = _line_weights(kinds, w)
+    line_total = sum(line_w)
+    big = _big_index(kinds)
+    fixed = w[BIAS]
+    found = []
+    for move in moves:
+        b, c = divmod(move, 9)
+        t = theirs[b] | 1 << c
+        bit = 1 << b
+        after_closed = closed
+        if HAS_LINE[t]:
+            if HAS_LINE[won_p | bit]:
+                found.append(1.0)
+                continue
+            after_closed |= bit
+        elif t | mine[b] == FULL:
+            after_closed |= bit
+        if after_closed == FULL:
+            found.append(0.5)
+            continue
+        state, kind = _block_terms(
+            mine[b], t, won_q, won_p | (bit if HAS_LINE[t] else 0), after_closed, b
+        )
+        new = (b * BLOCK_STATES + state) * 3
+        if after_closed >> c & 1:  # the next mover may play anywhere
+            z = sum_any - w[bases[b] + ANYWHERE] + w[new + ANYWHERE]
+        else:
+            z = sum_else - w[bases[b] + ELSEWHERE] + w[new + (HERE if c == b else ELSEWHERE)]
+            if c != b:
+                z += w[bases[c] + HERE] - w[bases[c] + ELSEWHERE]
+        kinds[b], old_kind = kind, kinds[b]
+        z += line_total
+        for i, (x, y, v) in LINES_THROUGH[b]:
+            z += w[LINE_BASE + i * KINDS**3 + (kinds[x] * KINDS + kinds[y]) * KINDS + kinds[v]]
+            z -= line_w[i]
+        kinds[b] = old_kind
+        z += w[BIG_BASE + big + (BIG_DIGIT[kind] - BIG_DIGIT[old_kind]) * BIG_PLACE[b]] + fixed
+        # Rounded: children equal by symmetry stay exactly equal whatever the sum's order.
+        found.append(1.0 - logistic(round(z, 9)))
+    return found

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from core.ultimate.evaluation import move_worth
+from core.ultimate.evaluation import child_worths
 from core.ultimate.rules import COMPLETING, FULL, HAS_LINE, MASK_CELLS, Position
 from core.ultimate.tactics import game_wins, safe_moves
 
@@ -221,8 +221,7 @@ def ranked_children(
     for i in range(len(moves) - 1, 0, -1):  # Fisher-Yates, so equal moves come at random
         j = int(rand() * (i + 1))
         moves[i], moves[j] = moves[j], moves[i]
-    me = position.player
-    ranked = [(move_worth(position.after(move), me), move) for move in moves]
+    ranked = list(zip(child_worths(position, moves), moves, strict=True))
     ranked.sort(key=lambda pair: -pair[0])  # stable: ties keep their random order
     return [move for _, move in ranked], [value for value, _ in ranked]
 

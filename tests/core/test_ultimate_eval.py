@@ -20,8 +20,10 @@ from core.board import EMPTY, other
 from core.ultimate.evaluation import (
     BIAS,
     FEATURES,
+    child_worths,
     features,
     logistic,
+    move_worth,
     mover_wins,
     pack,
     shipped_weights,
@@ -83,6 +85,16 @@ def can_win(cells: tuple[str, ...], mark: str) -> bool:
 def test_features_follow_the_docstring(seed: int) -> None:
     for board in random_game(seed)[:-1]:
         assert features(Position(board)) == model_features(board)
+
+
+@given(st.integers(0, 10_000))
+def test_child_worths_are_move_worth_of_each_child(seed: int) -> None:
+    # Summed once for all children, in another order, and rounded: equal within 1e-9.
+    for board in random_game(seed)[:-1]:
+        position = Position(board)
+        moves = position.moves()
+        expected = [move_worth(position.after(m), position.player) for m in moves]
+        assert child_worths(position, moves) == pytest.approx(expected, abs=1e-9)
 
 
 @given(st.integers(0, 10_000))
@@ -190,7 +202,7 @@ def test_children_are_ranked_by_the_evaluation() -> None:
         for move, value in zip(moves, values, strict=True):
             after = position.after(move)
             expected = 1.0 if after.result == position.player else 1.0 - mover_wins(after)
-            assert value == (0.5 if after.result == 3 else expected)
+            assert value == pytest.approx(0.5 if after.result == 3 else expected, abs=1e-9)
         assert values == sorted(values, reverse=True)
     empty = Position(UltimateBoard.empty())
     orders = {
