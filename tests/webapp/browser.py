@@ -189,3 +189,22 @@ async def play_on(page: Any, pick: str = "#board .cell:not([disabled])") -> None
 async def screenshot(page: Any, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     await page.screenshot(path=str(SCREENSHOTS / name))
+
+
+def page_url(board: Any) -> str:
+    """The Mini App's address on a board's "Open board" button (its last row)."""
+    return board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
+
+
+async def open_new_game(
+    telegram: Any, browser: Any, user: dict[str, Any], command: str = "/start hard", **options: Any
+) -> tuple[Any, Any]:
+    """`user` starts a game with `command` in their private chat and opens its board's page
+    (`open_page`'s `options`), shown at its first position: the page and the chat board."""
+    from tests.support.chat import send  # the chat's helpers need the bot's modules
+
+    await send(telegram, user, command)
+    board = telegram.last_bot_message(user["id"])
+    page, _ = await open_page(browser, page_url(board), telegram.token, user, **options)
+    await wait_ply(page, 0)
+    return page, board

@@ -13,6 +13,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import aiohttp
+
 from bot.telegram.web import WebServer, build_web_app
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
@@ -104,3 +106,19 @@ def public_id_on(telegram: FakeTelegram, board: StoredMessage) -> str:
     link = button["web_app"]["url"] if "web_app" in button else button["url"]
     query = parse_qs(urlsplit(link).query)
     return query["game"][0] if "game" in query else query["startapp"][0].removeprefix("g")
+
+
+def auth(telegram: FakeTelegram, user: dict[str, Any], **kwargs: Any) -> dict[str, str]:
+    """The API's Authorization header for `user`, signed as Telegram signs init data."""
+    return {"Authorization": "tma " + telegram_init_data(telegram.token, user, **kwargs)}
+
+
+async def call(
+    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
+) -> tuple[int, Any]:
+    """One API request (a JSON body, or a string sent as it is): the status and JSON answer."""
+    data = body if isinstance(body, str) else None
+    json_body = None if isinstance(body, str) else body
+    async with http.request(method, url, headers=headers, json=json_body, data=data) as answer:
+        text = await answer.text()
+        return answer.status, json.loads(text) if text else None

@@ -16,25 +16,15 @@ from tests.support.chat import board_cells, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import (
     WEBAPP_SHORT_NAME,
+    auth,
     bot_with_mini_app,
+    call,
     public_id_on,
     telegram_init_data,
 )
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
-
-
-def auth(telegram: FakeTelegram, user: dict[str, Any], **kwargs: Any) -> dict[str, str]:
-    return {"Authorization": "tma " + telegram_init_data(telegram.token, user, **kwargs)}
-
-
-async def call(
-    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
-) -> tuple[int, Any]:
-    async with http.request(method, url, headers=headers, json=body) as response:
-        text = await response.text()
-        return response.status, json.loads(text) if text else None
 
 
 async def test_the_api_refuses_missing_forged_and_stale_init_data(

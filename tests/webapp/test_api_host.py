@@ -6,8 +6,6 @@ buttons do; and new games beyond the user's pace are refused with 429, in their 
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
 
 import aiohttp
 
@@ -16,25 +14,13 @@ from bot.views.texts import texts_for
 from bot.webapp.words import page_texts
 from tests.support.chat import current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
+from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
 from tests.webapp.test_api import read_state
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
 IVAN = FakeTelegram.user(1005, "Ivan", language_code="ru")
 GROUP = FakeTelegram.group_chat(-100980, "Friends")
-
-
-def auth(telegram: FakeTelegram, user: dict[str, Any]) -> dict[str, str]:
-    return {"Authorization": "tma " + telegram_init_data(telegram.token, user)}
-
-
-async def call(
-    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
-) -> tuple[int, Any]:
-    async with http.request(method, url, headers=headers, json=body) as response:
-        text = await response.text()
-        return response.status, json.loads(text) if text else None
 
 
 async def newest_game(http: aiohttp.ClientSession, page: str, user: dict[str, str]) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
 
 import aiohttp
 import pytest
@@ -18,26 +17,12 @@ from bot.webapp.live import POLL_SECONDS, STREAMS_PER_USER, StreamGate, TooManyS
 from bot.webapp.words import REFUSALS, page_texts
 from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
+from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
 CAROL = FakeTelegram.user(1003, "Carol", language_code="fa")
 GROUP = FakeTelegram.group_chat(-100500, "Friends")
-
-
-def auth(telegram: FakeTelegram, user: dict[str, Any]) -> dict[str, str]:
-    return {"Authorization": "tma " + telegram_init_data(telegram.token, user)}
-
-
-async def call(
-    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
-) -> tuple[int, Any]:
-    data = body if isinstance(body, str) else None
-    json_body = None if isinstance(body, str) else body
-    async with http.request(method, url, headers=headers, json=json_body, data=data) as answer:
-        text = await answer.text()
-        return answer.status, json.loads(text) if text else None
 
 
 async def test_a_body_nested_too_deep_is_400_and_the_server_goes_on(

@@ -4,7 +4,6 @@ game with all its players. The page's ending line is the chat's (bot.views.endin
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import aiohttp
@@ -12,25 +11,13 @@ import aiohttp
 from bot.locales import en
 from tests.support.chat import board_cells, current, press, send
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
-from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
+from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
 
 GROUP = FakeTelegram.group_chat(-100960, "Friends")
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
 CAROL = FakeTelegram.user(1003, "Carol")
 DAVE = FakeTelegram.user(1004, "Dave")
-
-
-def auth(telegram: FakeTelegram, user: dict[str, Any]) -> dict[str, str]:
-    return {"Authorization": "tma " + telegram_init_data(telegram.token, user)}
-
-
-async def call(
-    http: aiohttp.ClientSession, method: str, url: str, headers: dict[str, str], body: Any = None
-) -> tuple[int, Any]:
-    async with http.request(method, url, headers=headers, json=body) as response:
-        text = await response.text()
-        return response.status, json.loads(text) if text else None
 
 
 async def seated_game(telegram: FakeTelegram, players: list[dict[str, Any]]) -> StoredMessage:

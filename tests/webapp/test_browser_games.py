@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.browser import open_page, page_cells, play_on, screenshot, wait_ply
+from tests.webapp.browser import open_new_game, open_page, page_cells, play_on, screenshot, wait_ply
 from tests.webapp.support import bot_with_mini_app, public_id_on
 
 # Every test here drives the page in Chromium.
@@ -151,11 +151,9 @@ async def test_a_finished_game_replays_move_by_move_on_the_page(
     telegram: FakeTelegram, database_url: str, browser: Any, width: int, scheme: str
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
-        await send(telegram, ALICE, "/start hard")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE, scheme, width=width)
-        await wait_ply(page, 0)
+        page, _board = await open_new_game(
+            telegram, browser, ALICE, "/start hard", scheme=scheme, width=width
+        )
         await page.click("#board .cell[data-cell='4']")
         await wait_ply(page, 2)
         final_cells = await page_cells(page)

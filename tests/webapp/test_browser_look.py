@@ -23,8 +23,10 @@ from tests.webapp.browser import (
     CHROMIUM,
     DARK,
     PHONE,
+    open_new_game,
     open_page,
     page_cells,
+    page_url,
     screenshot,
     telegram_stub,
     wait_ply,
@@ -204,11 +206,7 @@ async def test_one_drawing_per_change_and_the_ai_after_a_beat(
     telegram: FakeTelegram, database_url: str, browser: Any
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
-        await send(telegram, ALICE, "/start hard")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE)
-        await wait_ply(page, 0)
+        page, _board = await open_new_game(telegram, browser, ALICE)
         # Each drawing of the board (its move number), and each thing the status said.
         await page.evaluate(
             "window.drawings = []; window.said = [];"
@@ -245,11 +243,7 @@ async def test_words_that_belong_to_a_position_go_with_it(
     telegram: FakeTelegram, database_url: str, browser: Any
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
-        await send(telegram, ALICE, "/start easy")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE)
-        await wait_ply(page, 0)
+        page, board = await open_new_game(telegram, browser, ALICE, "/start easy")
         await page.click("#actions [data-action='hint']")
         await page.wait_for_selector("#notice:has-text('Best move: the lit cell.')")
         lit = await page.get_attribute("#board .cell.hint", "data-cell")
@@ -279,11 +273,8 @@ async def test_a_day_old_page_says_to_open_the_game_again(
     telegram: FakeTelegram, database_url: str, browser: Any
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
-        await send(telegram, ALICE, "/start hard")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE)
-        await wait_ply(page, 0)
+        page, board = await open_new_game(telegram, browser, ALICE)
+        url = page_url(board)
         # The page has been open a day: its initData is what Telegram signed then.
         old = telegram_init_data(telegram.token, ALICE, auth_date=time.time() - 25 * 3600)
 
@@ -414,11 +405,7 @@ async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
     telegram: FakeTelegram, database_url: str, browser: Any
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
-        await send(telegram, ALICE, "/start ultimate easy")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE)
-        await wait_ply(page, 0)
+        page, _board = await open_new_game(telegram, browser, ALICE, "/start ultimate easy")
         state = await page.evaluate(
             "fetch('api/games/' + new URLSearchParams(location.search).get('game'),"
             " {headers: {Authorization: 'tma ' + Telegram.WebApp.initData}}).then(r => r.json())"

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.chat import board_cells, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.browser import open_page, page_cells, wait_ply
+from tests.webapp.browser import open_new_game, open_page, page_cells, wait_ply
 from tests.webapp.support import bot_with_mini_app, start_web_server, stop_web_server
 
 # Every test here drives the page in Chromium.
@@ -27,11 +27,7 @@ async def test_losing_the_server_mid_game_and_recovering(
     telegram: FakeTelegram, database_url: str, browser: Any
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (runner, _page_url):
-        await send(telegram, ALICE, "/start hard")
-        board = telegram.last_bot_message(ALICE["id"])
-        url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
-        page, _ = await open_page(browser, url, telegram.token, ALICE)
-        await wait_ply(page, 0)
+        page, board = await open_new_game(telegram, browser, ALICE)
 
         # Away for a moment: the move waits, says why, and lands when the server is back.
         await stop_web_server(runner)
