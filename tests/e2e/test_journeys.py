@@ -116,12 +116,18 @@ COMMANDS = [
     "/hint",
     "/undo",
     "/card",
+    "/replay",
     "/challenge",
     "/challenge 5",
+    "/challenge bo3",
+    "/start user user bo3",
+    "/tournament",
     "/play",
     "/play",
     "/play 6",
     "/play ultimate",
+    "/play 3+2",
+    "/play bo3",
     "/rating",
 ]
 TYPED = ["1 1", "2 2", "3 1", "1 3", "5", "9", "0 0", "4 4", "a b", "10", "r5 c3", "5 3", "hello"]
