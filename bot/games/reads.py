@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import or_
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.db import statements
-from bot.games.db.models import Game, aware
+from bot.games.db.models import Game, Move, aware
 from bot.games.db.writes import CoreTransaction
 from bot.games.live_games import Loaded
 from bot.games.match_rules import MatchScore, MatchStatus
@@ -74,6 +74,14 @@ async def load_all(
     """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
     rows = await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))
     return [view_of(row) for row in rows]
+
+
+async def moves_of(session: Db, game_id: int) -> list[Any]:
+    """A game's moves in order, as rows of `ply`, `cell` and `mark`."""
+    rows = await session.execute(
+        select(Move.ply, Move.cell, Move.mark).where(Move.game_id == game_id).order_by(Move.ply)
+    )
+    return list(rows)
 
 
 async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:

@@ -3,10 +3,7 @@ where the game is shown (`BoardRef`) once it is finished, as Review and Picture 
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from bot.games import reads
-from bot.games.db.models import Move
 from bot.games.model import BoardRef, GameView
 from bot.games.store import Store
 from bot.games.summaries import Replay
@@ -21,13 +18,19 @@ class Replays:
         unknown, still running, or of another chat)."""
         async with self._store.sessions() as session:
             loaded = await reads.load(session, game_id)
-            if loaded is None or not loaded.view.is_finished or not ref.matches(loaded.view):
+            if loaded is None or not ref.matches(loaded.view):
                 return None
             return await _replay(session, loaded.view)
 
+    async def of_finished(self, game: GameView) -> Replay | None:
+        """The replay of `game`, read already (and allowed to whoever asks): None while it
+        is not finished."""
+        async with self._store.sessions() as session:
+            return await _replay(session, game)
 
-async def _replay(session: reads.Db, game: GameView) -> Replay:
-    rows = await session.execute(
-        select(Move.cell, Move.mark).where(Move.game_id == game.id).order_by(Move.ply)
-    )
-    return Replay(game, tuple((row.cell, row.mark) for row in rows))
+
+async def _replay(session: reads.Db, game: GameView) -> Replay | None:
+    if not game.is_finished:
+        return None
+    moves = await reads.moves_of(session, game.id)
+    return Replay(game, tuple((row.cell, row.mark) for row in moves))

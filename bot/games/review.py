@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from bot.games import reads
-from bot.games.db.models import Move
 from bot.games.model import BoardRef, PlayerInfo
 from bot.games.store import Store
 from bot.games.summaries import Review, ReviewStatus
@@ -34,9 +31,7 @@ class Reviews:
                 return Review(ReviewStatus.UNSUPPORTED)
             if game.result == mine and not game.is_one_phone:
                 return Review(ReviewStatus.WON)
-            moves = await session.scalars(
-                select(Move).where(Move.game_id == game.id).order_by(Move.ply)
-            )
+            moves = await reads.moves_of(session, game.id)
             board = Board.empty()
             for move in moves:
                 if move.mark == mine or game.is_one_phone:

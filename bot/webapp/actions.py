@@ -24,15 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
-from telegram import Bot
 from telegram.error import TelegramError
 from telegram.ext import Application
 
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
-from bot.games.use_cases import Games
 from bot.handlers.cards import send_card
-from bot.handlers.searching import leave_queue_for, look_for_opponent
-from bot.resources import Running
+from bot.handlers.searching import Seekers, leave_queue_for, look_for_opponent
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts
 from bot.webapp.state import ACTIONS, Action, PageStatus, actions
@@ -61,8 +58,9 @@ SOMEONE = "someone"
 STARTS = frozenset({Action.AGAIN, Action.WATCH, Action.SWAP, Action.REMATCH})
 
 
-class Host(Protocol):
-    """What an action needs of the Mini App (bot.webapp.api.MiniApp)."""
+class Host(Seekers, Protocol):
+    """What an action needs of the Mini App (bot.webapp.api.MiniApp): what the queue's
+    steps need (`Seekers`: the use-cases, the bot, the running chores), and more."""
 
     application: Application
 
@@ -75,15 +73,6 @@ class Host(Protocol):
     async def words_for(self, user: PlayerInfo) -> Texts: ...
 
     async def language_of(self, user: PlayerInfo) -> str | None: ...
-
-    @property
-    def games(self) -> Games: ...
-
-    @property
-    def bot(self) -> Bot: ...
-
-    @property
-    def running(self) -> Running: ...
 
     def may_start(self, user_id: int) -> bool: ...
 

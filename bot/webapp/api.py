@@ -248,7 +248,7 @@ class MiniApp:
         """A finished game, move by move (bot.webapp.state.replay_frames); 409 while it runs."""
         user = self.user(request)
         game = await self.viewable_game(request, user)
-        replay = await self.running.games.replays.of_game(game.id, BoardRef())
+        replay = await self.running.games.replays.of_finished(game)
         if replay is None:
             raise error(409, "the game is not finished", "not_finished")
         return web.json_response({"frames": replay_frames(replay, user.id)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import or_, select
 
 from bot.games import reads
-from bot.games.db.models import Game, Move, Player
+from bot.games.db.models import Game, Player
 from bot.games.model import LIVE, GameView
 from bot.games.store import Store
 from bot.webapp.state import MoveRow
@@ -24,9 +24,7 @@ async def game_and_moves(games: Store, game_id: int) -> tuple[GameView | None, l
         loaded = await reads.load(session, game_id)
         if loaded is None:
             return None, []
-        rows = await session.execute(
-            select(Move.ply, Move.cell, Move.mark).where(Move.game_id == game_id).order_by(Move.ply)
-        )
+        rows = await reads.moves_of(session, game_id)
         return loaded.view, [MoveRow(ply, cell, mark) for ply, cell, mark in rows]
 
 
