@@ -11,12 +11,12 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.chores.matchmaker import Matchmaker
 from bot.games.db.engine import create_session_factory
 from bot.games.db.models import Game, QueueEntry, utcnow
 from bot.games.model import LIVE
 from bot.locales import en
 from bot.telegram.profile import PRIVATE_COMMANDS
+from tests.e2e.test_matchmaking import LOOKING, boards_of, matchmaker
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, current, press, send, settle, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
@@ -24,18 +24,6 @@ from tests.support.fake_telegram import FakeTelegram, StoredMessage
 ANN = FakeTelegram.user(4101, "Ann")
 BEN = FakeTelegram.user(4102, "Ben")
 CID = FakeTelegram.user(4103, "Cid")
-LOOKING = "🔎 Looking for an opponent: 3×3…"
-
-
-def matchmaker(bot: BotRunner) -> Matchmaker:
-    assert bot.application is not None
-    return bot.application.bot_data.running.matchmaker
-
-
-def boards_of(tg: FakeTelegram, user: dict) -> list[StoredMessage]:
-    return [
-        m for m in tg.bot_messages(user["id"]) if m.reply_markup and "m:" in str(m.reply_markup)
-    ]
 
 
 def waiting_messages(tg: FakeTelegram, user: dict) -> list[StoredMessage]:

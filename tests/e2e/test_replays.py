@@ -15,7 +15,7 @@ from bot.views.card_animation import ANIMATION_SCALE
 from bot.views.game_card import card_of
 from bot.wire.callback_data import ReplayTap, pack
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import current, press, send, tap_cell, tap_data
+from tests.support.chat import current, game_id_on, press, send, tap_cell, tap_data
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 ANN = FakeTelegram.user(4301, "Ann")
@@ -97,7 +97,7 @@ async def test_replay_command_and_the_animated_card_show_every_move(
 ) -> None:
     await send(telegram, ANN, "/replay")
     assert telegram.last_bot_message(ANN["id"]).text == en.NO_FINISHED_GAME
-    await finished_game(telegram)
+    board = await finished_game(telegram)
     await send(telegram, ANN, "/replay")
     replay = telegram.last_bot_message(ANN["id"])
     assert en.REPLAY_START.format(total=5) in replay.text
@@ -110,7 +110,7 @@ async def test_replay_command_and_the_animated_card_show_every_move(
     assert gif.n_frames == len(MOVES) + 1  # the empty board, then each move
     # Frame n shows the first n moves, each in its mark's colour, and the rest empty (where
     # the final card, whose layout every frame has, puts each cell).
-    game_id = int(str(telegram.keyboard(replay)[3][0][1]).split(":")[1])
+    game_id = game_id_on(telegram, board)
     assert bot.application is not None
     game = await bot.application.bot_data.running.games.store.get_game(game_id)
     assert game is not None
@@ -131,7 +131,7 @@ async def test_a_replay_elsewhere_is_refused_and_replays_outlive_a_restart(
     board = await finished_game(telegram)
     await press(telegram, ANN, board, en.BUTTON_REPLAY)
     replay = telegram.last_bot_message(ANN["id"])
-    game_id = int(str(telegram.keyboard(replay)[3][0][1]).split(":")[1])
+    game_id = game_id_on(telegram, board)
     # Ben forges a step of Ann's game in his own chat: refused, nothing posted there.
     await send(telegram, BEN, "/start")
     menu = telegram.last_bot_message(BEN["id"])

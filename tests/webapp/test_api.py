@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 
 from bot.locales import en
+from tests.e2e.test_matchmaking import boards_of
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
@@ -319,11 +320,7 @@ async def test_a_match_game_carries_its_score_to_the_page(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         await send(telegram, ALICE, "/play bo3")
         await send(telegram, BOB, "/play bo3")
-        board = next(
-            m
-            for m in telegram.bot_messages(ALICE["id"])
-            if m.reply_markup and "m:" in str(m.reply_markup)
-        )
+        board = boards_of(telegram, ALICE)[0]
         public_id = public_id_on(telegram, board)
         async with aiohttp.ClientSession() as http:
             url = page + f"api/games/{public_id}"

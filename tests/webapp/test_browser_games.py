@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.test_matchmaking import boards_of
 from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_new_game, open_page, page_cells, play_on, screenshot, wait_ply
@@ -188,11 +189,7 @@ async def test_a_match_game_shows_its_score_on_the_page(
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
         await send(telegram, ALICE, "/play bo3")
         await send(telegram, CAROL, "/play bo3")
-        board = next(
-            m
-            for m in telegram.bot_messages(ALICE["id"])
-            if m.reply_markup and "m:" in str(m.reply_markup)
-        )
+        board = boards_of(telegram, ALICE)[0]
         url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
         page, _ = await open_page(browser, url, telegram.token, ALICE, width=320)
         await wait_ply(page, 0)
