@@ -101,3 +101,66 @@ def test_the_solver_proves_a_drawn_ending() -> None:
             break
         opponent.simulate(root, game, rng)
     assert root.proven == 0
+
+
+# --- the same search in C (bench/opponent_native.py), the one the bench plays by default ------
+
+
+def _load_native() -> ModuleType:
+    sys.path.insert(0, str(BENCH))  # it imports opponent_mcts by its bench name
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "opponent_native", BENCH / "opponent_native.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+native = _load_native()
+
+
+def test_in_c_it_takes_a_win_in_one_and_blocks_a_loss_in_one() -> None:
+    assert native.native_move(_game(3, 3, [0, 3, 1, 4]), 200, random.Random(1)) == 2
+    assert native.native_move(_game(5, 4, [5, 6, 24, 7, 20, 8]), 500, random.Random(2)) == 9
+
+
+def test_in_c_it_never_loses_3x3_and_only_plays_legal_moves() -> None:
+    # Its whole rule book is in C too: every move it chooses must be legal by core, in ultimate
+    # as well, and a solver at 20,000 simulations plays 3×3 perfectly (a draw against itself).
+    rng = random.Random(5)
+    game, board = opponent.new_game(3, 3), Board.empty(3, 3)
+    while not game.result:
+        move = native.native_move(game, 20_000, rng)
+        game.play(move)
+        board = play(board, move)
+    assert winner(board) is None
+    game, big = opponent.new_game(9, 3, ultimate=True), ultimate.UltimateBoard.empty()
+    while not game.result:
+        move = native.native_move(game, 300, rng)
+        assert move in ultimate.legal_moves(big)
+        game.play(move)
+        big = ultimate.play(big, move)
+
+
+def test_in_c_it_takes_ultimates_game_wins() -> None:
+    # Positions of random games where the player to move can win the game at once: it must.
+    rng, found = random.Random(6), 0
+    while found < 10:
+        game = opponent.new_game(9, 3, ultimate=True)
+        while not game.result:
+            wins = [m for m in game.moves() if _wins_ultimate(game, m)]
+            if wins:
+                assert native.native_move(game, 2000, rng) in wins
+                found += 1
+                break
+            game.play(rng.choice(game.moves()))
+
+
+def _wins_ultimate(game: Any, move: int) -> bool:
+    after = game.copy()
+    after.play(move)
+    return after.result == game.to_move
