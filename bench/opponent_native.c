@@ -244,9 +244,10 @@ static void simulate(Tree *t, const Game *start) {
 
 /* The move after `simulations` simulations (fewer once the root is proven) from the position
  * given by `cells` (0 empty, 1 X, 2 O), `send` (ultimate) and `to_move`; -1 if the game is over.
- * `visits_out`, when not NULL, receives the simulations run. */
+ * `visits_out`, when not NULL, receives the simulations run, and `value_out` the chosen move's
+ * value for the player to move, in [-1, 1] (its proven value if proven). */
 int opponent_move(int ultimate, int size, int k, const int8_t *cells, int send, int to_move,
-                  long simulations, uint64_t seed, long *visits_out) {
+                  long simulations, uint64_t seed, long *visits_out, double *value_out) {
     Game g;
     memset(&g, 0, sizeof g);
     g.ultimate = ultimate;
@@ -270,6 +271,7 @@ int opponent_move(int ultimate, int size, int k, const int8_t *cells, int send, 
     int moves[MAX_CELLS];
     int n = moves_of(&g, moves);
     if (!n) return -1;
+    if (value_out) *value_out = 0.0;
     if (n == 1) return moves[0];
     rng_state = seed;
     Tree t = {0};
@@ -301,6 +303,8 @@ int opponent_move(int ultimate, int size, int k, const int8_t *cells, int send, 
         }
     }
     int move = t.nodes[best].move;
+    const Node *chosen = &t.nodes[best];
+    if (value_out) *value_out = chosen->visits || chosen->proven != UNPROVEN ? value(chosen) : 0.0;
     free(t.nodes);
     return move;
 }

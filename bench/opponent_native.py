@@ -47,6 +47,7 @@ def library() -> ctypes.CDLL:
         ctypes.c_long,
         ctypes.c_uint64,
         ctypes.POINTER(ctypes.c_long),
+        ctypes.POINTER(ctypes.c_double),
     ]
     return lib
 
@@ -54,6 +55,12 @@ def library() -> ctypes.CDLL:
 def native_move(game: Game, simulations: int, rng: random.Random) -> int:
     """The opponent's move in `game` (not changed) after `simulations` simulations (fewer once
     the root is proven), searched in C; chance from `rng`."""
+    return native_search(game, simulations, rng)[0]
+
+
+def native_search(game: Game, simulations: int, rng: random.Random) -> tuple[int, float, int]:
+    """`native_move` with what the search found: the move, its value for the player to move
+    in [-1, 1] (exactly -1, 0 or 1 once proven) and the simulations run."""
     if game.result:
         raise ValueError("the game is over")
     if isinstance(game, Ultimate):
@@ -62,13 +69,11 @@ def native_move(game: Game, simulations: int, rng: random.Random) -> int:
         assert isinstance(game, Mnk)
         ultimate, size, k, send = 0, game.size, game.k, -1
     cells = bytes(game.cells)
-    done = ctypes.c_long(0)
+    done, worth = ctypes.c_long(0), ctypes.c_double(0.0)
     seed = rng.getrandbits(64)
-    move = int(
-        library().opponent_move(
-            ultimate, size, k, cells, send, game.to_move, simulations, seed, ctypes.byref(done)
-        )
+    found = library().opponent_move(
+        ultimate, size, k, cells, send, game.to_move, simulations, seed, done, worth
     )
-    if move < 0:
+    if found < 0:
         raise ValueError("the game is over")
-    return move
+    return int(found), worth.value, done.value
