@@ -3,12 +3,14 @@ the bot is no longer in."""
 
 from __future__ import annotations
 
-from sqlalchemy import or_, update
+from dataclasses import dataclass
+
+from sqlalchemy import or_, select, update
 
 from bot.games import lifecycle, reads, store, tournament_rows
 from bot.games.db import statements
 from bot.games.db.batch import Later
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import Game, Player, utcnow
 from bot.games.model import EndReason, GameStatus, GameView
 from bot.games.store import Store
 
@@ -49,18 +51,26 @@ class Chats:
             )
         return found[0].view if found else None
 
-    async def closed_while_away(self, chat_id: int, limit: int = 5) -> tuple[GameView, ...]:
-        """The games of a private chat that its person's block closed (newest first, at most
-        `limit`): their boards there could not be edited then, so they are shown again once the
-        person is back."""
-        async with self._store.sessions() as session:
+    async def closed_while_away(self, chat_id: int, limit: int = 5) -> ClosedWhileAway:
+        """What the block of a private chat's person closed: its messages there could not be
+        edited then, so they are shown again once the person is back. The games (newest
+        first, at most `limit`), and the waiting message of the search it ended (taken: it
+        is told once)."""
+        async with self._store.transaction() as session:
             found = await reads.load_all(
                 session,
                 or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
                 Game.end_reason.in_(CLOSED_BY_BLOCK),
                 order_by=(Game.id.desc(),),
             )
-        return tuple(game.view for game in found[:limit])
+            search = await session.scalar(
+                select(Player.away_search_message_id).where(Player.id == chat_id)
+            )
+            if search is not None:
+                await session.execute(
+                    update(Player).where(Player.id == chat_id).values(away_search_message_id=None)
+                )
+        return ClosedWhileAway(tuple(game.view for game in found[:limit]), search)
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
@@ -88,6 +98,15 @@ class Chats:
                 )
 
         return await self._store.until_won(close)
+
+
+@dataclass(frozen=True)
+class ClosedWhileAway:
+    """The games a person's block of the bot closed in their private chat, and the waiting
+    message of the search it ended (None: none)."""
+
+    games: tuple[GameView, ...]
+    search_message_id: int | None
 
 
 #: How `close_all` ends a private chat's games when its person blocks the bot.

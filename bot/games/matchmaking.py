@@ -60,6 +60,7 @@ class LeftQueue(StrEnum):
     CANCELLED = "cancelled"  # Cancel, or /stop
     TIMED_OUT = "timed_out"  # nobody came within the wait's limit
     OTHER_GAME = "other_game"  # they started another game (or took the AI offered)
+    AWAY = "away"  # they blocked the bot (said once they are back: `Chats.closed_while_away`)
 
 
 class _Gone(Exception):
@@ -125,9 +126,9 @@ class Matchmaking:
             return JoinResult(JoinStatus.PAIRED, game=made[0].game, paired=made[0])
         return JoinResult(JoinStatus.QUEUED, waiting=await self.waiting_of(user.id))
 
-    async def cancel(self, user_id: int) -> Waiting | None:
+    async def cancel(self, user_id: int, *, away: bool = False) -> Waiting | None:
         """The user stops looking: their queue entry as it was (None: they were not queued,
-        or were paired meanwhile)."""
+        or were paired meanwhile). `away`: they blocked the bot (`_kept_for_return`)."""
         async with self._store.transaction() as session:
             gone = await _queued(session, user_id)
             if gone is None:
@@ -135,7 +136,11 @@ class Matchmaking:
             deleted = await session.execute(
                 delete(QueueEntry).where(QueueEntry.player_id == user_id)
             )
-            return gone if deleted.rowcount == 1 else None
+            if deleted.rowcount != 1:
+                return None
+            if away:
+                await session.execute(_kept_for_return(gone))
+            return gone
 
     async def expire(self, joined_before: datetime) -> list[Waiting]:
         """Take out of the queue whoever joined before `joined_before` (waited past the
@@ -332,6 +337,17 @@ def _requeued(waiting: Waiting) -> Any:
         language=waiting.language,
         joined_at=waiting.joined_at,
         offered_ai=waiting.offered_ai,
+    )
+
+
+def _kept_for_return(waiting: Waiting) -> Any:
+    """The UPDATE that keeps the waiting message of `waiting`, who blocked the bot, on their
+    player: it cannot be edited now, and says the search ended once they are back
+    (`Chats.closed_while_away`)."""
+    return (
+        update(Player)
+        .where(Player.id == waiting.player_id)
+        .values(away_search_message_id=waiting.message_id)
     )
 
 

@@ -11,6 +11,7 @@ from telegram.error import TelegramError
 from bot.context import BotContext
 from bot.handlers.common import texts_of
 from bot.telegram.flood_gate import Pace
+from bot.views.queue import tell_left_while_away
 from bot.views.stranger_notices import tell_strangers
 
 log = logging.getLogger(__name__)
@@ -41,18 +42,23 @@ async def bot_membership(update: Update, context: BotContext) -> None:
         tr = texts_of(change.from_user, context)
         await context.bot.send_message(chat.id, tr.GROUP_HELLO)
     elif is_in and not was_in and chat.type == Chat.PRIVATE:
-        # Back after blocking the bot: the boards of the games the block closed say so now
-        # (they could not be edited then, and would still say whose turn it is).
-        for game in await context.games.chats.closed_while_away(chat.id):
+        # Back after blocking the bot: the boards of the games the block closed, and the
+        # waiting message of the search it ended, say so now (they could not be edited
+        # then, and would still say whose turn it is, or offer Cancel).
+        away = await context.games.chats.closed_while_away(chat.id)
+        for game in away.games:
             try:
                 await context.presenter.show(game, pace=Pace.BACKGROUND, ai=False)
             except TelegramError as error:
                 log.info("game %s: board not shown on return: %s", game.id, error)
+        if away.search_message_id is not None:
+            tr = texts_of(change.from_user, context)
+            await tell_left_while_away(context.bot, chat.id, away.search_message_id, tr)
     elif was_in and not is_in:
         if chat.type == Chat.PRIVATE:
             # Blocked: they are no longer looking for a stranger (one paired with them would
             # get a game with nobody on the other side).
-            await context.games.matchmaking.cancel(chat.id)
+            await context.games.matchmaking.cancel(chat.id, away=True)
         for game in await context.games.chats.close_all(chat.id):
             context.ai_matches.cancel(game.id)
             # The other player (a stranger, in their own chat) sees at once how it ended; the

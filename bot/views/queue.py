@@ -71,6 +71,8 @@ def render_left(reason: LeftQueue, waited: timedelta, tr: Texts) -> str:
         return tr.count("QUEUE_TIMED_OUT", minutes)
     if reason is LeftQueue.OTHER_GAME:
         return tr.QUEUE_OTHER_GAME
+    if reason is LeftQueue.AWAY:
+        return tr.QUEUE_ENDED_AWAY
     return tr.QUEUE_CANCELLED
 
 
@@ -86,21 +88,32 @@ async def edit_waiting(
     (the message is gone, or the bot blocked); an edit that changes nothing is no failure."""
     if waiting.message_id is None:
         return False
+    return await _edit(bot, waiting.chat_id, waiting.message_id, text, keyboard, pace)
+
+
+async def _edit(
+    bot: Bot,
+    chat_id: int,
+    message_id: int,
+    text: str,
+    keyboard: InlineKeyboardMarkup | None,
+    pace: Pace,
+) -> bool:
     try:
         await bot.edit_message_text(
             text,
-            chat_id=waiting.chat_id,
-            message_id=waiting.message_id,
+            chat_id=chat_id,
+            message_id=message_id,
             reply_markup=keyboard,
             **pace_args(bot, pace),
         )
     except BadRequest as error:
         if "not modified" in str(error).lower():
             return True
-        log.info("waiting message of %s: %s", waiting.player_id, error)
+        log.info("waiting message %s in %s: %s", message_id, chat_id, error)
         return False
     except TelegramError as error:
-        log.info("waiting message of %s: %s", waiting.player_id, error)
+        log.info("waiting message %s in %s: %s", message_id, chat_id, error)
         return False
     return True
 
@@ -109,3 +122,10 @@ async def tell_left(bot: Bot, waiting: Waiting, reason: LeftQueue, now: datetime
     """The waiting message of someone who left the queue without a game says why."""
     tr = texts_for(waiting.language)
     await edit_waiting(bot, waiting, render_left(reason, waiting.waited(now), tr), pace=Pace.PERSON)
+
+
+async def tell_left_while_away(bot: Bot, chat_id: int, message_id: int, tr: Texts) -> None:
+    """The waiting message of a search its person's block of the bot ended (it could not be
+    edited then) says so once they are back, its Cancel gone."""
+    text = render_left(LeftQueue.AWAY, timedelta(0), tr)
+    await _edit(bot, chat_id, message_id, text, None, Pace.BACKGROUND)

@@ -52,6 +52,42 @@ async def test_a_player_who_blocks_the_bot_is_never_paired(
     assert not boards_of(telegram, BEN) and await stranger_games(engine) == []
 
 
+async def test_back_after_blocking_the_bot_the_old_waiting_message_says_the_search_ended(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    chat = FakeTelegram.private_chat(ANN)
+    await send(telegram, ANN, "/play")
+    waiting = telegram.last_bot_message(ANN["id"])
+    telegram.membership_changed(chat, ANN, "member", "kicked")
+    await settle(telegram)
+    assert current(telegram, waiting).text.startswith(LOOKING)  # cannot be edited: blocked
+    telegram.membership_changed(chat, ANN, "kicked", "member")
+    await bot.quiesce()
+    told = current(telegram, waiting)
+    assert told.text == en.QUEUE_ENDED_AWAY and told.reply_markup is None
+    # She looks again: one new waiting message, the old one left as it is now.
+    await send(telegram, ANN, "/play")
+    assert await queued(engine) == [ANN["id"]]
+    assert [m.message_id for m in waiting_messages(telegram, ANN)][-1] != waiting.message_id
+    assert current(telegram, waiting).text == en.QUEUE_ENDED_AWAY
+
+
+async def test_a_stale_cancel_the_return_could_not_take_away_is_answered(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    chat = FakeTelegram.private_chat(BEN)
+    await send(telegram, BEN, "/play")
+    waiting = telegram.last_bot_message(BEN["id"])
+    telegram.membership_changed(chat, BEN, "member", "kicked")
+    await settle(telegram)
+    telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
+    telegram.membership_changed(chat, BEN, "kicked", "member")
+    await bot.quiesce()
+    answer = await press(telegram, BEN, current(telegram, waiting), en.BUTTON_CANCEL)
+    assert answer["text"] == en.POPUP_NOT_WAITING
+    assert current(telegram, waiting).reply_markup is None and await queued(engine) == []
+
+
 async def test_a_lone_wait_past_the_limit_leaves_the_queue_and_says_so(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:

@@ -52,6 +52,8 @@ class Player(Base):
     chosen_language: Mapped[str | None] = mapped_column(String(16))
     # Shown on the global ladder (/top): opt-in.
     on_ladder: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    # The waiting message of a search their block of the bot ended: told once they are back.
+    away_search_message_id: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -348,8 +350,7 @@ class Tournament(Base):
     board: Mapped[str] = mapped_column(String(16))
     # a `tournament_rules.Format`; NULL: chosen by the number of players at Start
     format: Mapped[str | None] = mapped_column(String(16))
-    # a `tournament_rules.TournamentStatus`
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))  # a `tournament_rules.TournamentStatus`
     # The round being played (0 before the start), of `rounds`.
     round: Mapped[int] = mapped_column(Integer, server_default="0")
     rounds: Mapped[int] = mapped_column(Integer, server_default="0")
