@@ -186,7 +186,7 @@ def main() -> None:
     played: list[Result] = []
     print(
         f"hard (budget {args.budget:g} s, ultimate {args.ultimate_budget:g} s) against "
-        f"bench/opponent_mcts.py; openings {starts} (0: the empty board)"
+        f"bench/opponent_mcts.py's search ({args.opponent}); openings {starts} (0: the empty board)"
     )
     print(
         f"{'board':>9} {'sims':>6} {'hard':>4} {'W/D/L':>7} {'hard ms p50/p99':>16} "
