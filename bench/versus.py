@@ -58,6 +58,7 @@ class Result:
     hard_mark: str
     start: int
     opponent: str = "native"
+    opening: tuple[int, ...] = ()  # fixed first moves (--opening), else the seeded opening
     result: str = ""
     hard_cpu: list[float] = field(default_factory=list)
     opponent_cpu: list[float] = field(default_factory=list)
@@ -130,7 +131,9 @@ def play_game(game: Result, budget: float, ultimate_budget: float) -> Result:
     key = game.board
     match = Match(key)
     rng = random.Random(f"{key} {game.sims} {game.hard_mark} {game.start}")  # a stable seed
-    if game.start:
+    if game.opening:
+        moves = list(game.opening)
+    elif game.start:
         moves = ultimate_opening(game.start) if match.ultimate else opening(*key, game.start)
     else:
         moves = []
@@ -179,21 +182,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--opponent", choices=sorted(OPPONENTS), default="native")
     parser.add_argument("--jobs", type=int, default=1, help="games played at a time")
+    parser.add_argument(
+        "--opening", default="", help="first moves of every game, e.g. 53,6 (--games: how many)"
+    )
     args = parser.parse_args()
     keys = [parse_board(b) for b in args.boards.split(",")]
     sims = [int(s) for s in args.sims.split(",")]
     starts = ([0] if args.empty else []) + list(range(args.seed, args.seed + args.games))
+    fixed = tuple(int(m) for m in args.opening.split(",")) if args.opening else ()
     played: list[Result] = []
     print(
         f"hard (budget {args.budget:g} s, ultimate {args.ultimate_budget:g} s) against "
-        f"bench/opponent_mcts.py's search ({args.opponent}); openings {starts} (0: the empty board)"
+        f"bench/opponent_mcts.py's search ({args.opponent}); "
+        + (f"opening {args.opening}, games {starts}" if fixed else f"openings {starts}")
+        + " (0: the empty board)"
     )
     print(
         f"{'board':>9} {'sims':>6} {'hard':>4} {'W/D/L':>7} {'hard ms p50/p99':>16} "
         f"{'mcts ms p50/p99':>16}"
     )
     groups = [
-        [Result(key, count, mark, start, args.opponent) for start in starts]
+        [Result(key, count, mark, start, args.opponent, fixed) for start in starts]
         for key in keys
         for count in sims
         for mark in (X, O)
