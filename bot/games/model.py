@@ -200,6 +200,7 @@ class GameView:
     match_id: int | None = None
     match_game: int | None = None
     match: MatchScore | None = None
+    tournament_id: int | None = None  # a round's game of a group tournament: which
 
     @cached_property
     def ply(self) -> int:

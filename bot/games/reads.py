@@ -45,6 +45,7 @@ def view_of(row: Any) -> Loaded:
         **{"version": row.version, "shown_version": row.shown_version},
         updated_at=aware(row.updated_at),
         match=match_score_of(row),
+        tournament_id=row.tournament_id,
         **values,
     )
     return Loaded(view, row.version)
