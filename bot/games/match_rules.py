@@ -16,6 +16,7 @@ match.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -97,6 +98,15 @@ class MatchScore:
         return MatchScore(
             self.best_of, self.a_halves, self.b_halves, self.played, MatchStatus.ABANDONED
         )
+
+
+def score_after(best_of: int, winners: Iterable[str | None]) -> MatchScore:
+    """The score of a match of `best_of` once its games were won by `winners`, in order
+    (None: a draw): the score as it stood after a game, for that game's board."""
+    score = MatchScore(best_of)
+    for winner in winners:
+        score = score.record(winner)
+    return score
 
 
 def _judged(score: MatchScore) -> MatchScore:

@@ -196,10 +196,11 @@ class GameView:
     updated_at: datetime | None = field(default=None, compare=False, repr=False)
     #: The game's public id (`new_public_id`, given when it is stored): its name in links.
     public_id: str = field(default="", compare=False, repr=False)
-    #: A game of a match (`match_rules`): which, its number in it, and the match's score.
+    #: A game of a match (`match_rules`): which, its number, the score as of it (`reads`).
     match_id: int | None = None
     match_game: int | None = None
     match: MatchScore | None = None
+    tournament_id: int | None = None  # a round's game of a group tournament: which
 
     @cached_property
     def ply(self) -> int:

@@ -4,16 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.db import statements
 from bot.games.db.models import Game, Move, aware
 from bot.games.db.writes import CoreTransaction
 from bot.games.live_games import Loaded
-from bot.games.match_rules import MatchScore, MatchStatus
+from bot.games.match_rules import MatchScore, MatchStatus, score_after
 from bot.games.model import LIVE, EndReason, GameStatus, GameView, PlayerKind, Result
 from core.positions import board_from_text
 
@@ -45,6 +46,7 @@ def view_of(row: Any) -> Loaded:
         **{"version": row.version, "shown_version": row.shown_version},
         updated_at=aware(row.updated_at),
         match=match_score_of(row),
+        tournament_id=row.tournament_id,
         **values,
     )
     return Loaded(view, row.version)
@@ -63,17 +65,48 @@ def match_score_of(row: Any) -> MatchScore | None:
     )
 
 
+# The games of a match, in order, with their results.
+_MATCH_GAMES = (
+    select(Game.match_game, Game.result)
+    .where(Game.match_id == bindparam("match_id"))
+    .order_by(Game.match_game)
+)
+
+
+async def as_of_itself(session: Db, loaded: Loaded) -> Loaded:
+    """A match game the match went on after shows the score as it stood when that game
+    ended (its games up to it: `match_rules.score_after`), not the match's score now, which
+    the row carries. One more read, for the boards of such games only."""
+    view = loaded.view
+    score, number = view.match, view.match_game
+    if view.is_live or score is None or number is None or score.played < number:
+        return loaded
+    if score.played == number and score.status is not MatchStatus.ABANDONED:
+        return loaded  # this game ended the match, or the match goes on from it
+    # Played as many as this game's number, and stopped: by this game, or by a later one
+    # that ended with no result (and so was not counted).
+    games = (await session.execute(_MATCH_GAMES, {"match_id": view.match_id})).all()
+    if max(game.match_game for game in games) <= number:
+        return loaded
+    winners = [
+        Result(game.result).winner
+        for game in games
+        if game.match_game <= number and game.result is not None
+    ]
+    return Loaded(replace(view, match=score_after(score.best_of, winners)), loaded.version)
+
+
 async def load(session: Db, game_id: int) -> Loaded | None:
     row = (await session.execute(statements.BY_ID, {"game_id": game_id})).first()
-    return None if row is None else view_of(row)
+    return None if row is None else await as_of_itself(session, view_of(row))
 
 
 async def load_all(
     session: Db, *criteria: Any, order_by: Sequence[Any] = (Game.id,)
 ) -> list[Loaded]:
     """Games matching `criteria`, oldest first unless `order_by` says otherwise."""
-    rows = await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))
-    return [view_of(row) for row in rows]
+    rows = (await session.execute(statements.VIEW.where(*criteria).order_by(*order_by))).all()
+    return [await as_of_itself(session, view_of(row)) for row in rows]
 
 
 async def moves_of(session: Db, game_id: int) -> list[Any]:

@@ -16,7 +16,7 @@ it, and however late (after a restart), the tournament goes on from where it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -278,6 +278,7 @@ class Tournaments:
             creator=x_player,
             now=now,
         )
+        draft = replace(draft, tournament_id=view.id)
         if view.clock is not None:
             draft = clock_rules.with_clock(draft, view.clock, now)
         return (await store.insert(session, draft)).view

@@ -33,7 +33,9 @@ def ending(game: GameView, you: str | None = None) -> Ending:
         return Ending("CHALLENGE_DECLINED")  # `{invited}`: who was invited
     if game.status == GameStatus.ABANDONED:
         if game.end_reason == EndReason.ABORTED:
-            return Ending("GAME_ABORTED", X)
+            # Counts nowhere, but a tournament's round scores it: ❌'s forfeit.
+            in_tournament = game.tournament_id is not None
+            return Ending("TOURNAMENT_GAME_ABORTED" if in_tournament else "GAME_ABORTED", X)
         return Ending("GAME_REPLACED" if game.end_reason == EndReason.REPLACED else "GAME_CLOSED")
     if game.result == Result.DRAW:
         return Ending("RESULT_DRAW")

@@ -41,7 +41,8 @@ class MatchSummary:
 
 def match_summary(game: GameView) -> MatchSummary | None:
     """The match line of `game` (the score of the games before it while it is played, with
-    it once it ended), and on the game that ended the match, how it ended."""
+    it once it ended: a game the match went on after keeps its own score, as `reads` gives
+    it), and on the game that ended the match, how it ended."""
     score, number = game.match, game.match_game
     if score is None or number is None:
         return None

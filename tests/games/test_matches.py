@@ -13,9 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Game, Match
-from bot.games.match_rules import MatchStatus
+from bot.games.match_rules import MatchScore, MatchStatus, score_after
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games, open_games
+from bot.views.match_score import match_summary
+from bot.views.render import render_game
 
 ALICE = PlayerInfo(1001, "Alice", "en")
 BOB = PlayerInfo(1002, "Bob", "en")
@@ -106,6 +108,59 @@ async def test_resigning_a_game_goes_on_and_stop_ends_the_match(
     assert stopped.game.match.status is MatchStatus.WON
     assert (stopped.game.match.a_halves, stopped.game.match.b_halves) == (4, 0)
     assert len(await games_of_match(engine, game.match_id)) == 2
+
+
+async def test_an_earlier_games_board_drawn_again_shows_the_score_as_of_that_game(
+    games: Games,
+) -> None:
+    game = await match_game_one(games)
+    game = await tap(games, game, ALICE, 4)
+    one = await games.play.resign(game.id, HERE, BOB)  # game 1: Alice 1–0
+    assert one.game is not None
+    first = render_game(one.game).text
+    stopped = await games.play.stop_current(GROUP, BOB)  # game 2: the match ends 2–0
+    assert stopped.game is not None and stopped.game.match is not None
+    assert stopped.game.match.status is MatchStatus.WON
+    # Game 1's board, drawn again from the store now that the match is over, still says
+    # the score after game 1, and nothing of how the match ended.
+    again = await games.store.get_game(one.game.id)
+    assert again is not None
+    summary = match_summary(again)
+    assert summary is not None and summary.game == 1 and summary.ending is None
+    assert (summary.a_score, summary.b_score) == ("1", "0")
+    assert render_game(again).text == first
+    # Game 2's board says the match's end.
+    last = await games.store.get_game(stopped.game.id)
+    assert last is not None and (ended := match_summary(last)) is not None
+    assert (ended.a_score, ended.b_score, ended.ending) == ("2", "0", "MATCH_WON")
+
+
+async def test_a_match_stopped_by_a_later_game_with_no_result_leaves_earlier_boards_be(
+    games: Games,
+) -> None:
+    game = await match_game_one(games)
+    game = await tap(games, game, ALICE, 4)
+    one = await games.play.resign(game.id, HERE, BOB)  # game 1: Alice 1–0
+    assert one.game is not None
+    first = render_game(one.game).text
+    # The bot leaves the group during game 2: closed with no result, the match stops.
+    (closed,) = await games.chats.close_all(GROUP)
+    assert closed.match_game == 2 and closed.match is not None
+    assert closed.match.status is MatchStatus.ABANDONED
+    again = await games.store.get_game(one.game.id)
+    assert again is not None and (summary := match_summary(again)) is not None
+    assert (summary.a_score, summary.b_score, summary.ending) == ("1", "0", None)
+    assert render_game(again).text == first
+    stopped = await games.store.get_game(closed.id)
+    assert stopped is not None and (ended := match_summary(stopped)) is not None
+    assert (ended.game, ended.ending) == (2, "MATCH_STOPPED")
+
+
+def test_the_score_after_some_games_counts_them_in_order() -> None:
+    assert score_after(3, []) == MatchScore(3)
+    # A (❌ in game 1) wins game 1, B (❌ in game 2) wins game 2, game 3 drawn.
+    assert score_after(3, ["X", "X", None]) == MatchScore(3, 3, 3, 3, MatchStatus.DRAWN)
+    assert score_after(3, ["X", "O"]) == MatchScore(3, 4, 0, 2, MatchStatus.WON)
 
 
 async def test_a_challenge_nobody_joins_leaves_its_match_abandoned(

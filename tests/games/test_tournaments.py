@@ -16,6 +16,8 @@ from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result,
 from bot.games.tournament_rules import Format, PairResult, TournamentStatus
 from bot.games.tournaments import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games
+from bot.locales import en
+from bot.views.render import render_game
 
 ANN, BEN, CAT, DAN = (
     PlayerInfo(3001 + i, n, "en") for i, n in enumerate(("Ann", "Ben", "Cat", "Dan"))
@@ -294,9 +296,17 @@ async def test_an_absent_x_forfeits_the_aborted_game_and_the_round_completes(
     assert game.turn_started_at is not None
     late = game.turn_started_at + timedelta(seconds=61)
     aborted = await games.timeouts.enforce(game.id, late, FRIENDS)
-    # The game itself is aborted as any game whose ❌ never began (it counts nowhere)...
+    # The game itself is aborted as any game whose ❌ never began (it is not rated)...
     assert aborted is not None and aborted[0] is TurnEvent.ABORTED
     assert aborted[1].status is GameStatus.ABANDONED and not aborted[1].is_rated
+    # ...and its board says what the tournament makes of it, never "it counts nowhere", as
+    # does the board drawn again from the stored game.
+    stored = await games.store.get_game(game.id)
+    assert stored is not None and stored.tournament_id == aborted[1].tournament_id == tid
+    for view in (aborted[1], stored):
+        text = render_game(view).text
+        assert en.TOURNAMENT_GAME_ABORTED.format(mark="❌") in text
+        assert en.GAME_ABORTED.format(mark="❌") not in text
     # ...but the tournament scores it: ❌'s loss, and round 2 is paired.
     after = await games.tournaments.advance(tid)
     assert after is not None and after.tournament is not None

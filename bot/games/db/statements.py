@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from sqlalchemy import DateTime, Table, bindparam, exists, select
 
-from bot.games.db.models import Game, HandledUpdate, Match, Move, Player
+from bot.games.db.models import Game, HandledUpdate, Match, Move, Player, TournamentPairing
 from bot.games.model import LIVE, PlayerInfo
 
 # Declarative classes type `__table__` as a FromClause; each is a Table.
@@ -19,6 +19,7 @@ MOVES = cast(Table, Move.__table__)
 PLAYERS = cast(Table, Player.__table__)
 HANDLED = cast(Table, HandledUpdate.__table__)
 MATCHES = cast(Table, Match.__table__)
+PAIRINGS = cast(Table, TournamentPairing.__table__)
 NOW = bindparam("now", type_=DateTime(timezone=True))
 MATCH_SCORE_COLUMNS = ("best_of", "a_halves", "b_halves", "played", "status")
 _x, _o, _t, _s, _invited = (
@@ -34,6 +35,8 @@ VIEW = select(
     _invited.c.name.label("invited_name"),
     # A match game's board shows the match's score (`reads.match_score_of`).
     *(MATCHES.c[name].label(f"match_{name}") for name in MATCH_SCORE_COLUMNS),
+    # A tournament's game says so on its board (a game is in one pairing at most).
+    PAIRINGS.c.tournament_id.label("tournament_id"),
 ).select_from(
     GAMES.outerjoin(_x, _x.c.id == GAMES.c.x_player_id)
     .outerjoin(_o, _o.c.id == GAMES.c.o_player_id)
@@ -41,6 +44,7 @@ VIEW = select(
     .outerjoin(_s, _s.c.id == GAMES.c.s_player_id)
     .outerjoin(_invited, _invited.c.id == GAMES.c.invited_player_id)
     .outerjoin(MATCHES, MATCHES.c.id == GAMES.c.match_id)
+    .outerjoin(PAIRINGS, PAIRINGS.c.game_id == GAMES.c.id)
 )
 # The view's fields that live in columns of the same name; `board` is stored as text and the
 # players' names come from the players table.
