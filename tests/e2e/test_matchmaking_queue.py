@@ -19,7 +19,7 @@ from bot.telegram.profile import PRIVATE_COMMANDS
 from tests.e2e.test_matchmaking import LOOKING, boards_of, matchmaker
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, current, press, send, settle, tap_cell
-from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.fake_telegram import FakeTelegram, JSONDict, StoredMessage
 
 ANN = FakeTelegram.user(4101, "Ann")
 BEN = FakeTelegram.user(4102, "Ben")
@@ -52,14 +52,22 @@ async def test_a_player_who_blocks_the_bot_is_never_paired(
     assert not boards_of(telegram, BEN) and await stranger_games(engine) == []
 
 
+async def searching_then_blocked(
+    telegram: FakeTelegram, user: JSONDict
+) -> tuple[JSONDict, StoredMessage]:
+    """`user` sends /play, then blocks the bot: their chat and the waiting message."""
+    chat = FakeTelegram.private_chat(user)
+    await send(telegram, user, "/play")
+    waiting = telegram.last_bot_message(user["id"])
+    telegram.membership_changed(chat, user, "member", "kicked")
+    await settle(telegram)
+    return chat, waiting
+
+
 async def test_back_after_blocking_the_bot_the_old_waiting_message_says_the_search_ended(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:
-    chat = FakeTelegram.private_chat(ANN)
-    await send(telegram, ANN, "/play")
-    waiting = telegram.last_bot_message(ANN["id"])
-    telegram.membership_changed(chat, ANN, "member", "kicked")
-    await settle(telegram)
+    chat, waiting = await searching_then_blocked(telegram, ANN)
     assert current(telegram, waiting).text.startswith(LOOKING)  # cannot be edited: blocked
     telegram.membership_changed(chat, ANN, "kicked", "member")
     await bot.quiesce()
@@ -75,11 +83,7 @@ async def test_back_after_blocking_the_bot_the_old_waiting_message_says_the_sear
 async def test_a_stale_cancel_the_return_could_not_take_away_is_answered(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:
-    chat = FakeTelegram.private_chat(BEN)
-    await send(telegram, BEN, "/play")
-    waiting = telegram.last_bot_message(BEN["id"])
-    telegram.membership_changed(chat, BEN, "member", "kicked")
-    await settle(telegram)
+    chat, waiting = await searching_then_blocked(telegram, BEN)
     telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
     telegram.membership_changed(chat, BEN, "kicked", "member")
     await bot.quiesce()

@@ -110,20 +110,25 @@ async def test_resigning_a_game_goes_on_and_stop_ends_the_match(
     assert len(await games_of_match(engine, game.match_id)) == 2
 
 
+async def game_one_won_by_alice(games: Games) -> tuple[GameView, str]:
+    """A match's game 1, resigned by Bob after Alice's first move (1–0), and its board's text."""
+    game = await match_game_one(games)
+    game = await tap(games, game, ALICE, 4)
+    one = await games.play.resign(game.id, HERE, BOB)
+    assert one.game is not None
+    return one.game, render_game(one.game).text
+
+
 async def test_an_earlier_games_board_drawn_again_shows_the_score_as_of_that_game(
     games: Games,
 ) -> None:
-    game = await match_game_one(games)
-    game = await tap(games, game, ALICE, 4)
-    one = await games.play.resign(game.id, HERE, BOB)  # game 1: Alice 1–0
-    assert one.game is not None
-    first = render_game(one.game).text
+    one, first = await game_one_won_by_alice(games)
     stopped = await games.play.stop_current(GROUP, BOB)  # game 2: the match ends 2–0
     assert stopped.game is not None and stopped.game.match is not None
     assert stopped.game.match.status is MatchStatus.WON
     # Game 1's board, drawn again from the store now that the match is over, still says
     # the score after game 1, and nothing of how the match ended.
-    again = await games.store.get_game(one.game.id)
+    again = await games.store.get_game(one.id)
     assert again is not None
     summary = match_summary(again)
     assert summary is not None and summary.game == 1 and summary.ending is None
@@ -138,16 +143,12 @@ async def test_an_earlier_games_board_drawn_again_shows_the_score_as_of_that_gam
 async def test_a_match_stopped_by_a_later_game_with_no_result_leaves_earlier_boards_be(
     games: Games,
 ) -> None:
-    game = await match_game_one(games)
-    game = await tap(games, game, ALICE, 4)
-    one = await games.play.resign(game.id, HERE, BOB)  # game 1: Alice 1–0
-    assert one.game is not None
-    first = render_game(one.game).text
+    one, first = await game_one_won_by_alice(games)
     # The bot leaves the group during game 2: closed with no result, the match stops.
     (closed,) = await games.chats.close_all(GROUP)
     assert closed.match_game == 2 and closed.match is not None
     assert closed.match.status is MatchStatus.ABANDONED
-    again = await games.store.get_game(one.game.id)
+    again = await games.store.get_game(one.id)
     assert again is not None and (summary := match_summary(again)) is not None
     assert (summary.a_score, summary.b_score, summary.ending) == ("1", "0", None)
     assert render_game(again).text == first
