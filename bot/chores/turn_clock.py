@@ -122,5 +122,7 @@ class TurnClock:
                     self._redrawn_at = now
                     await self.redraw_clocks(now)
             except Exception:
-                # One bad sweep (e.g. the database restarting) must not stop the clock.
-                log.exception("turn clock sweep failed")
+                # One bad sweep (e.g. the database restarting, or a connection it dropped
+                # mid-sweep) must not stop the clock: a warning, as for every chore's failed
+                # round (bot.chores.rounds), and the next sweep comes at its time.
+                log.warning("turn clock sweep failed", exc_info=True)
