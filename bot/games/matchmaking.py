@@ -69,9 +69,8 @@ class _Gone(Exception):
 
 class Matchmaking:
     def __init__(self, games: Store, ratings: Ratings, clock: Clock = DEFAULT_CLOCK) -> None:
-        self._store = games
-        self._ratings = ratings
-        self._clock = clock  # every game between strangers is on it (`clock_rules`)
+        # `clock`: every game between strangers is on it (`clock_rules`)
+        self._store, self._ratings, self._clock = games, ratings, clock
 
     async def join(
         self,
@@ -126,12 +125,14 @@ class Matchmaking:
             return JoinResult(JoinStatus.PAIRED, game=made[0].game, paired=made[0])
         return JoinResult(JoinStatus.QUEUED, waiting=await self.waiting_of(user.id))
 
-    async def cancel(self, user_id: int, *, away: bool = False) -> Waiting | None:
-        """The user stops looking: their queue entry as it was (None: they were not queued,
-        or were paired meanwhile). `away`: they blocked the bot (`_kept_for_return`)."""
+    async def cancel(
+        self, user_id: int, *, away: bool = False, from_message: int | None = None
+    ) -> Waiting | None:
+        """The user stops looking: their entry as it was (None: not queued, paired meanwhile, or
+        `from_message` is an older search's). `away`: they blocked the bot (`_kept_for_return`)."""
         async with self._store.transaction() as session:
             gone = await _queued(session, user_id)
-            if gone is None:
+            if gone is None or _another_search(gone, from_message):
                 return None
             deleted = await session.execute(
                 delete(QueueEntry).where(QueueEntry.player_id == user_id)
@@ -241,8 +242,7 @@ class Matchmaking:
                 ids = (first.player_id, second.player_id)
                 busy = await _busy(session, ids)
                 if busy:
-                    # Queued again by a /play that raced their pairing: that entry goes (the
-                    # other player stays, for the next round).
+                    # Queued by a /play that raced their pairing: it goes; the other stays.
                     await session.execute(delete(QueueEntry).where(QueueEntry.player_id.in_(busy)))
                     return None
                 taken = await session.execute(
@@ -389,3 +389,8 @@ async def _busy(session: Db, ids: tuple[int, int]) -> set[int]:
         )
     )
     return {player for row in rows for player in row} & set(ids)
+
+
+def _another_search(entry: Waiting, message_id: int | None) -> bool:
+    """Is `message_id` (a tapped waiting message) not `entry`'s own?"""
+    return message_id is not None and entry.message_id not in (None, message_id)

@@ -43,8 +43,10 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
         await answer(query, tr.QUEUE_PRIVATE_ONLY, alert=True)
         return
     if tap.kind == STOP_LOOKING or tap.level is not None:
-        left = await context.games.matchmaking.cancel(query.from_user.id)
-        if left is None:  # cancelled already, or paired meanwhile: the board is below
+        left = await context.games.matchmaking.cancel(
+            query.from_user.id, from_message=tapped.message.message_id
+        )
+        if left is None:  # cancelled already, paired meanwhile, or an older search's message
             await answer(query, tr.POPUP_NOT_WAITING)
             await edit_tapped(query.edit_message_reply_markup(None))
             return

@@ -92,6 +92,27 @@ async def test_a_stale_cancel_the_return_could_not_take_away_is_answered(
     assert current(telegram, waiting).reply_markup is None and await queued(engine) == []
 
 
+async def test_an_older_searchs_cancel_leaves_the_new_search_alone(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Back, the old message could not be edited; she looks again: a new waiting message. The
+    # old one's Cancel belongs to the search the block ended, not to this one.
+    chat, old = await searching_then_blocked(telegram, CID)
+    telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
+    telegram.membership_changed(chat, CID, "kicked", "member")
+    await bot.quiesce()
+    await send(telegram, CID, "/play")
+    new = telegram.last_bot_message(CID["id"])
+    assert new.message_id != old.message_id and await queued(engine) == [CID["id"]]
+    answer = await press(telegram, CID, current(telegram, old), en.BUTTON_CANCEL)
+    assert answer["text"] == en.POPUP_NOT_WAITING
+    assert current(telegram, old).reply_markup is None
+    assert await queued(engine) == [CID["id"]]  # still looking
+    assert current(telegram, new).text.startswith(LOOKING)
+    await press(telegram, CID, current(telegram, new), en.BUTTON_CANCEL)  # its own: it goes
+    assert await queued(engine) == [] and current(telegram, new).text == en.QUEUE_CANCELLED
+
+
 async def test_a_lone_wait_past_the_limit_leaves_the_queue_and_says_so(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:
