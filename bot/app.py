@@ -72,6 +72,7 @@ from bot.wire import callback_data as data
 from core.solver import solved_table
 
 log = logging.getLogger(__name__)
+CLOSE_GRACE_SECONDS = 0.05  # see close_resources: the database's threads' last answers
 
 HandlerCallback = Callable[[Update, BotContext], Coroutine[Any, Any, None]]
 #: Updates handled at the same time; each waits for the database and Telegram, not the CPU.
@@ -372,3 +373,8 @@ async def close_resources(application: Application) -> None:
     if resources.engine is not None:
         share_flood_budget(application, None)
         await resources.engine.dispose()
+        # A read that a stopped chore was cancelled in has its SQLite connection ended by
+        # SQLAlchemy with aiosqlite's `stop()`, which answers on this loop from the
+        # connection's thread without being awaited: a short pause lets that answer land
+        # before the loop closes (else the thread prints "Event loop is closed" at exit).
+        await asyncio.sleep(CLOSE_GRACE_SECONDS)
