@@ -80,13 +80,22 @@ async def test_back_after_blocking_the_bot_the_old_waiting_message_says_the_sear
     assert current(telegram, waiting).text == en.QUEUE_ENDED_AWAY
 
 
+async def back_with_the_old_message_unedited(
+    telegram: FakeTelegram, bot: BotRunner, user: JSONDict
+) -> StoredMessage:
+    """`user` searches, blocks the bot and comes back, and the edit of their waiting message
+    on return fails: that message, its Cancel still on it."""
+    chat, waiting = await searching_then_blocked(telegram, user)
+    telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
+    telegram.membership_changed(chat, user, "kicked", "member")
+    await bot.quiesce()
+    return waiting
+
+
 async def test_a_stale_cancel_the_return_could_not_take_away_is_answered(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:
-    chat, waiting = await searching_then_blocked(telegram, BEN)
-    telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
-    telegram.membership_changed(chat, BEN, "kicked", "member")
-    await bot.quiesce()
+    waiting = await back_with_the_old_message_unedited(telegram, bot, BEN)
     answer = await press(telegram, BEN, current(telegram, waiting), en.BUTTON_CANCEL)
     assert answer["text"] == en.POPUP_NOT_WAITING
     assert current(telegram, waiting).reply_markup is None and await queued(engine) == []
@@ -97,10 +106,7 @@ async def test_an_older_searchs_cancel_leaves_the_new_search_alone(
 ) -> None:
     # Back, the old message could not be edited; she looks again: a new waiting message. The
     # old one's Cancel belongs to the search the block ended, not to this one.
-    chat, old = await searching_then_blocked(telegram, CID)
-    telegram.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
-    telegram.membership_changed(chat, CID, "kicked", "member")
-    await bot.quiesce()
+    old = await back_with_the_old_message_unedited(telegram, bot, CID)
     await send(telegram, CID, "/play")
     new = telegram.last_bot_message(CID["id"])
     assert new.message_id != old.message_id and await queued(engine) == [CID["id"]]
