@@ -78,14 +78,20 @@ def test_it_blocks_a_loss_in_one() -> None:
     assert opponent.mcts_move(game, 500, random.Random(2)) == 9
 
 
-def test_the_solver_proves_a_won_root_and_a_lost_child() -> None:
-    game = _game(3, 3, [0, 3, 1, 4])
+def _search_until_proven(game: Any, simulations: int, seed: int) -> Any:
+    """The root of a search from `game` (O moved into it) after at most `simulations`
+    simulations, fewer once the root is proven."""
     root = opponent.Node(-1, 2)
-    rng = random.Random(3)
-    for _ in range(500):
+    rng = random.Random(seed)
+    for _ in range(simulations):
         if root.proven is not None:
             break
         opponent.simulate(root, game, rng)
+    return root
+
+
+def test_the_solver_proves_a_won_root_and_a_lost_child() -> None:
+    root = _search_until_proven(_game(3, 3, [0, 3, 1, 4]), 500, seed=3)
     # X to move wins at once: the root is proven lost for O, who moved into it.
     assert root.proven == -1
     assert opponent.best_child(root).proven == 1
@@ -93,13 +99,7 @@ def test_the_solver_proves_a_won_root_and_a_lost_child() -> None:
 
 def test_the_solver_proves_a_drawn_ending() -> None:
     # X: 4 8 1, O: 0 2 7, X to move on 3, 5 or 6: a draw whatever is played.
-    game = _game(3, 3, [4, 0, 8, 2, 1, 7])
-    root = opponent.Node(-1, 2)
-    rng = random.Random(4)
-    for _ in range(1000):
-        if root.proven is not None:
-            break
-        opponent.simulate(root, game, rng)
+    root = _search_until_proven(_game(3, 3, [4, 0, 8, 2, 1, 7]), 1000, seed=4)
     assert root.proven == 0
 
 
