@@ -14,10 +14,18 @@ hard   Monte Carlo tree search (UCT) within a time budget, guided by a learned e
 The search, `search(board, rng, time_budget=..., clock=..., max_iterations=...)`, returns a
 game-winning move at once; otherwise its root's moves are the safe ones (above), and a single
 one is returned without search. It then runs iterations of core.ultimate.mcts (whose docstring
-says what one does) until the deadline (budget minus SLACK, checked before every iteration,
-which takes well under a millisecond), `max_iterations`, a root move proven to win (or every
-one proven lost), or as soon as no other root move could overtake the most visited one in the
-iterations left. It plays a move proven to win, else the most visited move not proven lost.
+says what one does) until its deadline (CHECK_SHARE of the budget before the end, checked
+before every iteration, which takes well under a millisecond), `max_iterations`, a root move
+proven to win (or every one proven lost), or as soon as no other root move could overtake the
+most visited one in the iterations left. It plays a move proven to win, else the most visited
+move not proven lost, once that move passes a check: a search of its own from the position
+after it (a fresh tree, the opponent to move; at most CHECK_ITERATIONS iterations, and within
+the budget less SLACK) that does not prove the opponent a forced win. A move so refuted
+counts as proven lost and the next is checked, while time is left. The check is there because
+a tree spread over every root move can miss a short forced loss under the one it likes best:
+in a game hard lost as ❌ against bench/opponent_mcts.py, its move at ply 44 was lost by force
+(⭕ won seven plies later), which the 6,000 iterations of its tree never proved and a search
+from the position after it proves in a few hundred to a few thousand.
 
 The module is pure: no I/O, no global random state (all chance comes from the passed
 `random.Random`); the clock is a parameter (time.perf_counter by default) so tests can drive it.
@@ -43,6 +51,13 @@ UltimateStrategy = Callable[[UltimateBoard, random.Random], int]
 DEFAULT_BUDGET = 0.5  # seconds per move: a tree search grows stronger with every iteration
 SLACK = 0.003  # seconds kept back from the budget for the last iteration and the answer
 STOP_CHECK = 64  # iterations between checks whether the most visited move is settled
+# The share of the budget kept for checking the chosen move (module docstring), and a check's
+# iterations at most (some 35 ms). The position after the move lost at ply 44 in that game is
+# proven lost in 11 of 20 seeded checks of 1,000 iterations and 19 of 20 of 4,000, but against
+# the C search 4,000 lost more games than 1,000, not fewer (bench/README.md), and made hard's
+# median move 476 ms instead of 315.
+CHECK_SHARE = 0.2
+CHECK_ITERATIONS = 1_000
 
 
 def _start(board: UltimateBoard) -> Position:
@@ -116,9 +131,12 @@ def search(
     moves = safe_moves(position, position.moves())
     if len(moves) == 1:
         return SearchInfo(moves[0], 0, 0.5)
-    deadline = start + max(0.0, time_budget - min(SLACK, time_budget / 4))
+    final = start + max(0.0, time_budget - min(SLACK, time_budget / 4))
+    deadline = start + (final - start) * (1 - CHECK_SHARE)
     limit = math.inf if max_iterations is None else max_iterations
     rand = rng.random
+    # Drawn first, so a check's chance does not depend on how long the search ran.
+    check_rand = random.Random(rng.getrandbits(64)).random
     tree = Tree()
     tree.expand(0, *ranked_children(position, moves, rand))
     iterations = 0
@@ -134,10 +152,43 @@ def search(
         iterations += 1
     if not iterations:  # not even one iteration fitted: any safe move
         return SearchInfo(rng.choice(moves), 0, 0.5)
-    best = max(tree.root_children(), key=lambda c: (tree.proven[c], tree.visits[c], tree.score[c]))
+    best = checked_best(tree, position, check_rand, clock, final)
     proven = tree.proven[best]  # a move proven lost is played only when every one is
     value = (proven + 1) / 2 if proven else tree.score[best] / (2 * tree.visits[best])
     return SearchInfo(tree.move[best], iterations, value)
+
+
+def checked_best(
+    tree: Tree, position: Position, rand: Callable[[], float], clock: Clock, deadline: float
+) -> int:
+    """The root child to play: one proven to win, else the most visited not proven lost once
+    `refuted` finds no forced win for the opponent after it (until `deadline`); a refuted move
+    is marked proven lost and the next one checked."""
+    while True:
+        best = max(
+            tree.root_children(), key=lambda c: (tree.proven[c], tree.visits[c], tree.score[c])
+        )
+        if tree.proven[best] or clock() >= deadline:
+            return best
+        if not refuted(position.after(tree.move[best]), rand, clock, deadline):
+            return best
+        tree.proven[best] = -1
+
+
+def refuted(after: Position, rand: Callable[[], float], clock: Clock, deadline: float) -> bool:
+    """Whether a search from `after` (the opponent to move) proves that the opponent wins, in
+    at most CHECK_ITERATIONS iterations and before `deadline`."""
+    if after.result:
+        return False
+    if game_wins(after):
+        return True
+    tree = Tree()
+    tree.expand(0, *ranked_children(after, safe_moves(after, after.moves()), rand))
+    iterations = 0
+    while iterations < CHECK_ITERATIONS and not tree.proven[0] and clock() < deadline:
+        iterate(tree, after, rand)
+        iterations += 1
+    return tree.proven[0] < 0  # the root's move, the one checked, is proven lost
 
 
 def hard_move(

@@ -22,13 +22,17 @@ from core.ai import LEVELS
 from core.board import GameOverError, O, X, other
 from core.ultimate.ai import (
     STRATEGIES,
+    checked_best,
     choose_move,
     easy_move,
     hard_move,
     medium_move,
+    refuted,
     search,
 )
+from core.ultimate.mcts import Tree
 from core.ultimate.rules import (
+    Position,
     UltimateBoard,
     block_cells,
     block_result,
@@ -209,6 +213,73 @@ def test_hard_proves_and_plays_every_win_in_three() -> None:
     assert seen >= 10
 
 
+# --- hard: the check of the chosen move ---------------------------------------------------------
+
+# A game hard (❌, at 0.5 s) lost to bench/opponent_mcts.py at 100,000 simulations, up to its
+# move at ply 44: it played 80, which a search from the position after it proves lost (⭕ won
+# with 42 57 55 16 68 49 56); 73 was not lost.
+LOST_AT_PLY_44 = (
+    "17 75 30 32 46 12 33 60 59 52 70 64 11 24 62 76 40 44 77 47 20 26 74 25 69 54 0 5 48 27 "
+    "3 28 10 9 1 14 50 45 4 43 66 29 7 71"
+)
+
+
+def _before_ply_44() -> Position:
+    board = UltimateBoard.empty()
+    for move in LOST_AT_PLY_44.split():
+        board = play(board, int(move))
+    return Position(board)
+
+
+def test_the_check_strikes_a_move_the_tree_likes_that_loses_by_force() -> None:
+    position = _before_ply_44()
+    struck = 0
+    for seed in range(10):
+        tree = Tree()
+        tree.expand(0, [80, 73], [0.5, 0.5])
+        first = tree.first[0]
+        tree.tried[0] = 2
+        tree.visits[first], tree.visits[first + 1] = 100, 10  # the tree prefers 80
+        best = checked_best(tree, position, random.Random(seed).random, NodeClock(0), 1.0)
+        if tree.move[best] == 73:
+            struck += 1
+            assert tree.proven[first] == -1  # 80 counts as lost from now on
+        else:  # not proven within the check's iterations: the tree's choice stands
+            assert tree.proven[first] == 0
+        assert tree.proven[first + 1] == 0  # 73 was never struck
+    # A check is a short search: 1,000 iterations prove this loss in about half the runs.
+    assert struck >= 3
+
+
+def test_the_check_passes_a_move_with_no_short_forced_loss() -> None:
+    position = _before_ply_44()
+    for seed in range(3):
+        assert not refuted(position.after(73), random.Random(seed).random, NodeClock(0), 1.0)
+
+
+def test_the_check_refutes_every_move_that_allows_a_win_in_three() -> None:
+    # A move after which the opponent forces a game win within three moves (its, ours, its)
+    # is lost; the model finds those on the rules' public functions.
+    seen = 0
+    for seed, board in enumerate(sample()[::3]):
+        if game_wins(board):
+            continue
+        for move in legal_moves(board):
+            after = play(board, move)
+            if is_over(after) or not forces_a_win(after, turn(after), 3):
+                continue
+            seen += 1
+            assert refuted(Position(after), random.Random(seed).random, NodeClock(0), 1.0)
+    assert seen >= 10
+
+
+def test_the_check_keeps_within_the_budget() -> None:
+    position = _before_ply_44()
+    clock = NodeClock()
+    assert not refuted(position.after(80), random.Random(0).random, clock, 0.05)
+    assert clock.now <= 0.05 + STEP  # it stopped at the deadline, unproven
+
+
 @pytest.mark.parametrize("strategy", [easy_move, medium_move, hard_move])
 def test_strategies_refuse_a_finished_board(strategy: Any) -> None:
     for seed in range(5):
@@ -259,6 +330,9 @@ def test_max_iterations_makes_hard_deterministic() -> None:
 @pytest.mark.slow
 def test_stopping_early_never_changes_the_move(monkeypatch: Any) -> None:
     boards = [b for b in sample()[::25] if not game_wins(b)]
+    # Without the check of the chosen move: when it strikes that move, the next most visited
+    # one is played, and that one may well differ after more iterations.
+    monkeypatch.setattr(core.ultimate.ai, "refuted", lambda *args: False)
     early = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
     monkeypatch.setattr(core.ultimate.ai, "settled", lambda tree, left: False)
     full = [search(b, random.Random(3), clock=NodeClock(0), max_iterations=600) for b in boards]
