@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from core.ai import LEVELS, Level, move_at_level
 from core.board import GameOverError
 from core.search.engine import Clock
-from core.ultimate.mcts import Tree, iterate, ranked_children, settled
+from core.ultimate.mcts import Tree, iterate, ranked_children, settled, tree_moves
 from core.ultimate.rules import Position, UltimateBoard, legal_moves
 from core.ultimate.tactics import block_wins, game_wins, safe_moves
 
@@ -180,10 +180,8 @@ def refuted(after: Position, rand: Callable[[], float], clock: Clock, deadline: 
     at most CHECK_ITERATIONS iterations and before `deadline`."""
     if after.result:
         return False
-    if game_wins(after):
-        return True
-    tree = Tree()
-    tree.expand(0, *ranked_children(after, safe_moves(after, after.moves()), rand))
+    tree = Tree()  # its root's children follow every node's rule: a game win alone, if any
+    tree.expand(0, *ranked_children(after, tree_moves(after), rand))
     iterations = 0
     while iterations < CHECK_ITERATIONS and not tree.proven[0] and clock() < deadline:
         iterate(tree, after, rand)
