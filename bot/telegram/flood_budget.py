@@ -43,10 +43,13 @@ process's, and a shared token would only add a write (a lock of the whole file) 
 message. `shared` turns it on for two processes on one SQLite file (the tests do so); `local`
 turns it off.
 
-When the database does not answer (an error, or no answer within `TAKE_TIMEOUT`), messages go
-on under the local gate alone: one WARNING, then the database is asked again every
-`RETRY_SECONDS`; one INFO line when it answers again. A row untouched for an hour is a full
-bucket, the same as no row: each instance deletes those now and then.
+An instance takes its tokens one at a time: every message locks the whole bot's row, so takes
+in parallel would only queue there and for pooled connections, and the last of a crowd waited
+past the timeout as if the database were down. When the database does not answer (an error,
+or no answer to one take within `TAKE_TIMEOUT`), messages go on under the local gate alone:
+one WARNING, then the database is asked again every `RETRY_SECONDS`; one INFO line when it
+answers again. A row untouched for an hour is a full bucket, the same as no row: each
+instance deletes those now and then.
 """
 
 from __future__ import annotations
@@ -121,24 +124,28 @@ class SharedBudget:
         self._down_until = 0.0  # the local gate alone until then (monotonic)
         self._warned = False
         self._swept_at = time.monotonic()
+        self._turn = asyncio.Lock()
 
     async def take(self, chat_id: object | None, pace: Pace) -> Shortfall | None:
         """A token from the chat's bucket (None: an inline message, none) and the whole bot's,
         or what is short (nothing is taken then). None too when the database does not answer:
         the message goes under the local gate alone."""
         wants = self.wants(chat_id, pace)
-        now = time.monotonic()
-        if not wants or now < self._down_until:
+        if not wants:
             return None
-        try:
-            async with asyncio.timeout(TAKE_TIMEOUT):
-                shortfall = await self._take(wants)
-                if now - self._swept_at > SWEEP_SECONDS:
-                    self._swept_at = now
-                    await self._sweep()
-        except (SQLAlchemyError, OSError, TimeoutError) as error:
-            self._failed(error)
-            return None
+        async with self._turn:  # one at a time: see the module's docstring
+            now = time.monotonic()
+            if now < self._down_until:
+                return None
+            try:
+                async with asyncio.timeout(TAKE_TIMEOUT):
+                    shortfall = await self._take(wants)
+                    if now - self._swept_at > SWEEP_SECONDS:
+                        self._swept_at = now
+                        await self._sweep()
+            except (SQLAlchemyError, OSError, TimeoutError) as error:
+                self._failed(error)
+                return None
         if self._warned:
             self._warned = False
             log.info("the shared flood budget answers again: every instance counts in it")

@@ -18,6 +18,7 @@ from telegram.ext import ExtBot
 
 from bot.games.db.engine import create_engine
 from bot.games.db.models import FloodBucket
+from bot.telegram import flood_budget
 from bot.telegram.flood_budget import OVERALL_KEY, SharedBudget, shared
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate, FloodLimits, Pace, Rate
 from bot.telegram.flood_limits import Limit, capacity
@@ -101,6 +102,26 @@ async def test_instances_taking_at_once_never_share_out_more_than_the_burst(
         *(budgets[i % 2].take(GROUP["id"], Pace.PERSON) for i in range(40))
     )
     assert sum(result is None for result in results) == 12
+
+
+async def test_a_crowd_of_messages_waits_its_turn_not_the_timeout(
+    engines: tuple[AsyncEngine, AsyncEngine],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The timeout is the database's time for one take, not a queue's: 300 messages at once on
+    two instances (each take locks the whole bot's row) once made the last of them wait past
+    it, and their instance then paced alone, as if the database were down."""
+    monkeypatch.setattr(flood_budget, "TAKE_TIMEOUT", 0.5)
+    limits = FloodLimits(overall=Rate(1, SLOW, burst=1000), group=None, private=None, reserve=0)
+    budgets = [SharedBudget(engine, limits) for engine in engines]
+    with caplog.at_level(logging.WARNING, logger="bot.telegram.flood_budget"):
+        results = await asyncio.gather(
+            *(budgets[i % 2].take(ALICE["id"], Pace.PERSON) for i in range(300))
+        )
+    assert results == [None] * 300
+    assert [r.getMessage() for r in caplog.records if r.name == flood_budget.__name__] == []
+    assert (await rows(engines[0]))[OVERALL_KEY] == pytest.approx(999 - 300, abs=0.01)
 
 
 async def send_all(bot: ExtBot, chat_id: int, count: int, name: str) -> None:
