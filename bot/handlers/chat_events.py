@@ -12,7 +12,6 @@ from bot.context import BotContext
 from bot.handlers.common import texts_of
 from bot.telegram.flood_gate import Pace
 from bot.views.queue import tell_left_while_away
-from bot.views.stranger_notices import tell_strangers
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +58,9 @@ async def bot_membership(update: Update, context: BotContext) -> None:
             # Blocked: they are no longer looking for a stranger (one paired with them would
             # get a game with nobody on the other side).
             await context.games.matchmaking.cancel(chat.id, away=True)
-        for game in await context.games.chats.close_all(chat.id):
-            context.ai_matches.cancel(game.id)
-            # The other player (a stranger, in their own chat) sees at once how it ended; the
-            # board in the chat the bot just left cannot be edited any more.
-            try:
-                await context.presenter.show(game)
-            except TelegramError as error:
-                log.info("game %s: board not shown after the bot left: %s", game.id, error)
-            await tell_strangers(context.bot, game)
+        # The other player (a stranger, in their own chat) sees at once how it ended; the
+        # board in the chat the bot just left cannot be edited any more.
+        await context.running.show_ended(context.bot, await context.games.chats.close_all(chat.id))
 
 
 def _is_in(member: ChatMember) -> bool:

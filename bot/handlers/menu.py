@@ -211,9 +211,7 @@ async def start_game(
         return ()
     if started.game is None:
         return ()
-    for closed in started.closed:
-        context.ai_matches.cancel(closed.id)
-        await context.presenter.show(closed)
+    await context.running.show_ended(context.bot, started.closed)
     await context.presenter.post(chat.id, started.game)
     await stop_searching(context, user.id, LeftQueue.OTHER_GAME)
     if started.going_on:  # the chat's last game had ended: nothing goes on, nothing to read

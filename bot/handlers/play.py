@@ -146,9 +146,7 @@ async def stop(update: Update, context: BotContext) -> None:
         await message.reply_text(tr.POPUP_CONFLICT)
         return
     game = result.game
-    context.ai_matches.cancel(game.id)
-    await context.presenter.show(game)  # a closed game: nothing to post afresh
-    await tell_strangers(context.bot, game)
+    await context.running.show_ended(context.bot, [game])
     if chat.type == chat.PRIVATE:  # a search beside the game ends with it
         await stop_searching(context, user.id, LeftQueue.CANCELLED)
     if game.is_ai_match:

@@ -15,7 +15,6 @@ from bot.handlers.common import (
 )
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import forget_keyboard
-from bot.views.stranger_notices import tell_strangers
 from bot.wire.callback_data import ForgetTap
 
 
@@ -46,11 +45,7 @@ async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
         await edit_tapped(query.edit_message_text(tr.FORGET_KEPT))
         return
     report = await context.games.privacy.forget(player_from(query.from_user))
-    for game in report.ended:
-        context.ai_matches.cancel(game.id)
-        await context.presenter.show(game)
-        # A stranger left waiting sees a board edit, which makes no sound: tell them.
-        await tell_strangers(context.bot, game)
+    await context.running.show_ended(context.bot, report.ended)
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return

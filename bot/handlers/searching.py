@@ -85,9 +85,7 @@ async def look_for_opponent(
         question = tr.QUEUE_REPLACE_QUESTION.format(name=name)
         await context.bot.send_message(chat_id, question, reply_markup=keyboard)
         return
-    for closed in cleared.closed:
-        context.running.matches.cancel(closed.id)
-        await context.running.presenter.show(closed)
+    await context.running.show_ended(context.bot, cleared.closed)
     result = await context.games.matchmaking.join(
         user, chat_id, board_key(board), language, clock, best_of
     )

@@ -151,6 +151,8 @@ async def _answer(
         return Done(status, {"status": str(result.status), "game": state})
     if new and not after.has_board_message:
         await host.started(after)  # an offer on a new board in the chat
+    elif game.is_live and not after.is_live:  # a resignation, shown as the chat shows one
+        await host.running.show_ended(host.bot, [after])
     else:
         await host.show(after, hint=result.hint)
     if seated:

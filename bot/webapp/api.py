@@ -330,9 +330,7 @@ class MiniApp:
     async def started(self, game: GameView, closed: Sequence[GameView] = ()) -> None:
         """A new game: the games it closed (a private chat has one current game) shown
         closed, its board posted."""
-        for old in closed:
-            self.running.matches.cancel(old.id)
-            await self.show(old)
+        await self.running.show_ended(self.bot, closed)
         await self.post(game)
         if game.created_by_id is not None:
             # As a start in chat: who starts a game stops looking for a stranger.

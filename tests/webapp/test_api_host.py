@@ -12,6 +12,7 @@ import aiohttp
 from bot.locales import en, ru
 from bot.views.texts import texts_for
 from bot.webapp.words import page_texts
+from tests.e2e.test_matchmaking import pair
 from tests.support.chat import current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
@@ -291,3 +292,22 @@ async def test_a_stranger_is_looked_for_from_the_page_as_play_does(
         assert (game["size"], game["k"]) == (5, 4)
         names = {player["name"] for player in game["players"]}
         assert names == {"Alice", "Bob"}
+
+
+async def test_a_stranger_who_resigns_on_the_page_is_said_to_have_left_as_in_chat(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    """The winner of a game a stranger gave up on the page is told so aloud, as after the
+    chat's Resign: a board edit alone makes no sound."""
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        for user in (ALICE, BOB):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        x_board, o_board = await pair(telegram, ALICE, BOB)
+        await tap_cell(telegram, ALICE, x_board, 4)
+        url = page + f"api/games/{public_id_on(telegram, o_board)}/actions"
+        async with aiohttp.ClientSession() as http:
+            resign = {"action": "resign", "ply": 1}
+            status, body = await call(http, "POST", url, auth(telegram, BOB), resign)
+        assert status == 200 and body["game"]["status"] == "finished"
+        assert telegram.last_bot_message(ALICE["id"]).text == en.OPPONENT_LEFT.format(name="Bob")
+        assert en.RESULT_NAME_RESIGNED.format(name="Bob") in current(telegram, x_board).text
