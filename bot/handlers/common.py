@@ -206,6 +206,12 @@ async def answer_and_show(
         return
     mark = game.mark_of(query.from_user.id)
     said = tr.POPUP_JOINED.format(mark=symbol(mark, tr)) if joined and mark is not None else None
-    # The answer and the board go out together: the tapper's spinner stops and the board
-    # changes in one round trip's time, not two.
-    await asyncio.gather(answer(query, said), context.presenter.show(game, block=block))
+    # The answer goes first and is paced by nothing; the board follows at its chat's pace, in
+    # this update's own task (so that while it waits for that pace, the update gives its
+    # shared slot back: `bot.telegram.flood_gate`). Both leave at once when the chat has room:
+    # the tapper's spinner stops and the board changes in one round trip's time, not two.
+    answering = asyncio.create_task(answer(query, said), name=f"answer {query.id}")
+    try:
+        await context.presenter.show(game, block=block)
+    finally:
+        await answering

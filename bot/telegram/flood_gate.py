@@ -1,11 +1,19 @@
-"""Pacing the bot's messages ahead of Telegram's flood limits, people first.
+"""Pacing the bot's messages ahead of Telegram's flood limits, per chat, people first.
 
-Telegram lets a bot send about 30 messages a second in all, about one a second in one private
-chat (short bursts tolerated) and 20 a minute in one group; an edit counts like a send. A bot
-that goes faster is answered 429 "retry after N", with growing penalties. `FloodGate` is PTB's
-rate-limiter hook (`ApplicationBuilder.rate_limiter`): every Bot API call but getUpdates passes
-through `process_request`. A call that posts or edits a message takes a token from its chat's
-bucket, then one from the whole bot's bucket, before it goes out. Everything else (answers to
+Telegram's limits are per chat (Bots FAQ): "avoid sending more than one message per second"
+in one chat, and "your bot will not be able to send more than 20 messages per minute to the
+same group"; an edit counts like a send. There is no bot-wide limit on what people ask for:
+"You can call answerCallbackQuery without any limits; editing of the message in question is
+still subject to per chat limits" (tdlib/telegram-bot-api#648), and "there is no global limit
+on the number of sent messages for bots" (tdlib/td#3034). The FAQ's "not more than 30
+messages per second or so" is about "sending bulk notifications to multiple users". A bot
+that goes faster than a chat allows is answered 429 "retry after N", with growing penalties.
+
+`FloodGate` is PTB's rate-limiter hook (`ApplicationBuilder.rate_limiter`): every Bot API call
+but getUpdates passes through `process_request`. A call that posts or edits a message takes a
+token from its chat's bucket before it goes out; what nobody asked for (`Pace.BACKGROUND` and
+`Pace.FRAME`: nudges, notices, announcements to many chats, AI-match boards) takes one from
+the whole bot's bucket too, the FAQ's 30 a second for broadcasts. Everything else (answers to
 taps and inline queries, get/set/delete calls, chat actions) goes at once: those are not
 messages.
 
@@ -13,9 +21,11 @@ Each limit is a token bucket (`bot.telegram.flood_limits`), and its queue is ord
 people first, then background calls, and AI-match frames only when there is room for them.
 
 A 429 that comes all the same (Telegram is stricter than we know, or another process sends as
-the same bot) closes the chat's bucket for `retry_after` seconds, so nothing else is sent
-there meanwhile, and the request queues again at its pace. The Bot API request class is told
-not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): nothing waits twice.
+the same bot) closes the bucket of the chat it names for `retry_after` seconds, so nothing
+else is sent there meanwhile, and the request queues again at its pace; a call with no chat
+(an inline message's edit) waits its own `retry_after` alone. The Bot API request class is
+told not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): nothing waits
+twice.
 
 Several instances of the bot share one budget: with a `SharedBudget` (FLOOD_BUDGET,
 `bot.telegram.flood_budget`) a message that has its tokens here takes one more from the same
@@ -24,8 +34,10 @@ them. This process still orders its own calls (people first) and handles its 429
 
 A handler whose message must wait for its chat's pace is doing no work meanwhile, so it gives
 back the shared slot its update holds (`running_slot`, set by the update processor,
-`bot.telegram.update_lanes`) while it waits, and takes one again before it goes on: a chat that
-is paced keeps no other chat's update waiting for a slot.
+`bot.telegram.update_lanes`) until its call is answered, and takes one again after: a chat
+that is paced keeps no other chat's update waiting for a slot, and a call that holds its
+tokens never waits for a slot (which once let a crowd deadlock the bot: every slot held by a
+wait for tokens that calls waiting for a slot held).
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ import warnings
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -65,6 +77,7 @@ MAX_IDLE_BUCKETS = 1000
 _NO_TURN = contextlib.nullcontext()
 
 JSONResult = bool | dict[str, Any] | list[dict[str, Any]]
+T = TypeVar("T")
 
 
 class Slot(Protocol):
@@ -164,10 +177,27 @@ class FloodGate(BaseRateLimiter[Pace]):
     ) -> JSONResult:
         """Send the call when its buckets allow; after a 429, close them and queue it again."""
         pace = rate_limit_args if isinstance(rate_limit_args, Pace) else Pace.PERSON
-        buckets = self._buckets(endpoint, data) if is_message(endpoint) else []
+        buckets = self._buckets(endpoint, data, pace) if is_message(endpoint) else []
+        if pace is Pace.FRAME or all(bucket.has_token(pace) for bucket in buckets):
+            return await self._send(callback, args, kwargs, endpoint, data, pace, buckets)
+        # It must wait for its pace: out of the update's shared slot until it is sent, so that
+        # a call holding its tokens never waits for a slot (nor a slot for a paced chat).
+        return await out_of_slot(self._send(callback, args, kwargs, endpoint, data, pace, buckets))
+
+    async def _send(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, JSONResult]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        pace: Pace,
+        buckets: list[TokenBucket],
+    ) -> JSONResult:
+        """Send the call when its buckets allow; after a 429, close them and queue it again."""
         attempt = 1
         while True:
-            await _wait_for_tokens(buckets, pace)
+            await _take_all(buckets, pace)
             if buckets and self.budget is not None:
                 await self._shared_token(self.budget, data.get("chat_id"), pace, buckets)
             try:
@@ -201,7 +231,7 @@ class FloodGate(BaseRateLimiter[Pace]):
                 return
             if pace is Pace.FRAME:
                 raise FrameSkipped
-            await _out_of_slot(self._wait_shared(budget, chat_id, pace, shortfall))
+            await self._wait_shared(budget, chat_id, pace, shortfall)
         except BaseException:
             for bucket in buckets:
                 bucket.give_back()
@@ -220,15 +250,16 @@ class FloodGate(BaseRateLimiter[Pace]):
                 await asyncio.sleep(max(0.0, due - loop.time()))
                 shortfall = await budget.take(chat_id, pace)
 
-    def _buckets(self, endpoint: str, data: dict[str, Any]) -> list[TokenBucket]:
-        """The buckets a message takes tokens from: its chat's, then the whole bot's."""
+    def _buckets(self, endpoint: str, data: dict[str, Any], pace: Pace) -> list[TokenBucket]:
+        """The buckets a message takes tokens from: its chat's, then, for what nobody is
+        waiting for (background calls and frames), the whole bot's."""
         found = []
         chat_id = data.get("chat_id")
         if chat_id is not None:
             bucket = self._chat_bucket(chat_id)
             if bucket is not None:
                 found.append(bucket)
-        if self._overall is not None:
+        if self._overall is not None and pace is not Pace.PERSON:
             found.append(self._overall)
         return found
 
@@ -247,25 +278,21 @@ class FloodGate(BaseRateLimiter[Pace]):
         return bucket
 
 
-async def _wait_for_tokens(buckets: list[TokenBucket], pace: Pace) -> None:
-    """A token from each bucket; out of the update's shared slot while that means waiting."""
-    slot = running_slot.get()
-    must_wait = pace is not Pace.FRAME and not all(b.has_token(pace) for b in buckets)
-    if slot is None or not must_wait or not slot.step_out():
-        await _take_all(buckets, pace)
-        return
-    await _take_all(buckets, pace)
-    await slot.step_in()
-
-
-async def _out_of_slot(work: Coroutine[Any, Any, None]) -> None:
-    """Run `work`, a wait, with the update's shared slot given back meanwhile."""
+async def out_of_slot(work: Coroutine[Any, Any, T]) -> T:
+    """Run `work`, mostly a wait, with the update's shared slot given back meanwhile, and
+    take a slot again once it is done (not when it is cancelled: the update is ending)."""
     slot = running_slot.get()
     if slot is None or not slot.step_out():
-        await work
-        return
-    await work
+        return await work
+    try:
+        result = await work
+    except asyncio.CancelledError:
+        raise
+    except BaseException:
+        await slot.step_in()
+        raise
     await slot.step_in()
+    return result
 
 
 async def _counted(call: Coroutine[Any, Any, JSONResult], buckets: list[TokenBucket]) -> JSONResult:
@@ -307,6 +334,7 @@ __all__ = [
     "Rate",
     "SharedBudget",
     "is_message",
+    "out_of_slot",
     "pace_args",
     "running_slot",
 ]

@@ -105,8 +105,9 @@ class Rate:
 
 @dataclass(frozen=True)
 class FloodLimits:
-    """Telegram's flood limits: in all, per group, per private chat (None: not limited), and
-    the tokens of a group's bucket that background calls leave to people."""
+    """Telegram's flood limits: per group, per private chat, and for the whole bot's
+    background calls, broadcasts and notices (None: not limited); and the tokens of a group's
+    bucket that background calls leave to people."""
 
     overall: Rate | None = Rate(30, 1.0)
     group: Rate | None = Rate(20, 60.0)

@@ -28,8 +28,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import math
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,22 +56,78 @@ TAP_PATIENCE = 8.0
 #: When (the event loop's clock) the update being handled reached its lane: a tap's handler
 #: answers within Telegram's deadline counted from then (`bot.handlers.taps`).
 update_arrived: ContextVar[float | None] = ContextVar("update_arrived", default=None)
+#: Seconds an update may wait for its turn (in its chat's lane, or for a shared slot) before
+#: the log says where it waits and why; at most one such line every STUCK_LOG_EVERY seconds.
+STUCK_SECONDS = 3.0
+STUCK_LOG_EVERY = 10.0
 #: PTB's own bound on updates held at once, set out of the way: it would make every chat's
 #: updates wait in one line again. The lanes bound what is held, per chat.
 HELD_UPDATES = 1 << 30
 
 
+class Stuck:
+    """Updates that waited past `STUCK_SECONDS` for their turn: logged where and why, one line
+    for many at most every `STUCK_LOG_EVERY` seconds (a crowd would write a line each)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+        self._last = ""
+        self._logged_at = -math.inf
+        self._flush: asyncio.TimerHandle | None = None
+
+    def watch(self, key: int | None, where: str, state: Callable[[], str]) -> asyncio.TimerHandle:
+        """A timer that notes the update still waiting `where` after `STUCK_SECONDS`; cancel
+        it once the turn comes."""
+        return asyncio.get_running_loop().call_later(STUCK_SECONDS, self._note, key, where, state)
+
+    def _note(self, key: int | None, where: str, state: Callable[[], str]) -> None:
+        self._counts[where] = self._counts.get(where, 0) + 1
+        self._last = f"chat {key}: {state()}" if key is not None else state()
+        if self._flush is None:
+            loop = asyncio.get_running_loop()
+            due = max(0.0, self._logged_at + STUCK_LOG_EVERY - loop.time())
+            self._flush = loop.call_later(due, self._log)
+
+    def _log(self) -> None:
+        self._flush = None
+        self._logged_at = asyncio.get_running_loop().time()
+        counts = ", ".join(f"{count} {where}" for where, count in self._counts.items())
+        self._counts.clear()
+        log.warning(
+            "updates waiting over %gs for their turn: %s (the last: %s)",
+            STUCK_SECONDS,
+            counts,
+            self._last,
+        )
+
+    def stop(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+
+
 class SharedSlot:
     """One running update's shared slot; only the task handling the update steps it out."""
 
-    def __init__(self, bound: asyncio.Semaphore) -> None:
+    def __init__(self, bound: asyncio.Semaphore, stuck: Stuck | None = None) -> None:
         self._bound = bound
+        self._stuck = stuck
         self._task = asyncio.current_task()
         self._held = False
 
     async def take(self) -> None:
-        await self._bound.acquire()
+        timer = None
+        if self._bound.locked() and self._stuck is not None:
+            timer = self._stuck.watch(None, "for a shared slot", self._state)
+        try:
+            await self._bound.acquire()
+        finally:
+            if timer is not None:
+                timer.cancel()
         self._held = True
+
+    def _state(self) -> str:
+        return "every shared slot is running an update (none waits for its chat's pace)"
 
     def release(self) -> None:
         if self._held:
@@ -143,6 +200,7 @@ class UpdateLanes(BaseUpdateProcessor):
         self._shared = asyncio.Semaphore(running)
         self._lanes: dict[int, Lane] = {}
         self._closed = False
+        self._stuck = Stuck()
 
     def queued(self, key: int) -> int:
         """Updates waiting in a lane now (not running)."""
@@ -161,6 +219,7 @@ class UpdateLanes(BaseUpdateProcessor):
     async def shutdown(self) -> None:
         """Wake every queued update to be shed (PTB has stopped taking updates by now)."""
         self._closed = True
+        self._stuck.stop()
         for lane in self._lanes.values():
             for turn in (*lane.taps, *lane.others):
                 if not turn.done():
@@ -197,12 +256,23 @@ class UpdateLanes(BaseUpdateProcessor):
             return False
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.append(turn)
+        key = lane_key(update)
+
+        def state() -> str:
+            return (
+                f"its lane runs {lane.running} of {lane.places} at once, "
+                f"{len(lane.taps)} taps and {len(lane.others)} others queued"
+            )
+
+        timer = self._stuck.watch(key, "in their chat's lane", state)
         try:
             await asyncio.wait({turn}, timeout=self.tap_patience if tap else None)
         except asyncio.CancelledError:
             self._leave(lane, queue, turn)
             _close(coroutine)
             raise
+        finally:
+            timer.cancel()
         if turn.done() and not turn.cancelled():
             return True
         self._leave(lane, queue, turn)
@@ -223,7 +293,7 @@ class UpdateLanes(BaseUpdateProcessor):
 
     async def _run(self, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine in a shared slot, which the flood gate may step out of."""
-        slot = SharedSlot(self._shared)
+        slot = SharedSlot(self._shared, self._stuck)
         try:
             await slot.take()
         except BaseException:

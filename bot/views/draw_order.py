@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from bot.games.model import GameView
+from bot.telegram.flood_gate import out_of_slot
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,8 @@ class DrawOrder:
         self._newest: OrderedDict[int, int] = OrderedDict()
         # game id → (the lock its boards are drawn under, how many hold or wait for it).
         self._drawing: dict[int, tuple[asyncio.Lock, int]] = {}
+        # game id → the versions whose drawings wait for their turn.
+        self._waiting: dict[int, list[int]] = {}
         # game id → the redraw waiting for a doubt to pass or a claim to be let go.
         self._later: dict[int, asyncio.TimerHandle] = {}
         # game id → until when (the loop's clock) its boards are in doubt, and the version an
@@ -44,22 +47,48 @@ class DrawOrder:
         return game_id in self._drawing or game_id in self._later
 
     @contextlib.asynccontextmanager
-    async def in_order(self, game_id: int) -> AsyncIterator[None]:
+    async def in_order(self, game_id: int, version: int | None = None) -> AsyncIterator[None]:
         """One drawing of a game's boards at a time, in the order they were asked for: an
         edit that waits for a busy group's pace is not overtaken by the next one, so the
-        board ends on the newest version (each drawing checks `is_older` once its turn
-        comes)."""
+        board ends on the newest version (each drawing checks `is_older` and `is_superseded`
+        once its turn comes). `version`: the version to be drawn, which makes every older one
+        still waiting needless. The wait for the turn is out of the update's shared slot:
+        it waits for another drawing's pace."""
         lock, users = self._drawing.get(game_id, (asyncio.Lock(), 0))
         self._drawing[game_id] = (lock, users + 1)
+        waiting = self._waiting.setdefault(game_id, [])
+        if version is not None:
+            waiting.append(version)
+        held = False
+
+        async def take_turn() -> None:
+            nonlocal held
+            await lock.acquire()
+            held = True
+
         try:
-            async with lock:
-                yield
+            await (out_of_slot(take_turn()) if lock.locked() else take_turn())
+            if version is not None:
+                waiting.remove(version)
+                version = None
+            yield
         finally:
+            if held:
+                lock.release()
+            if version is not None:
+                waiting.remove(version)  # cancelled while it waited
+            if not waiting and self._waiting.get(game_id) is waiting:
+                del self._waiting[game_id]
             lock, users = self._drawing[game_id]
             if users == 1:
                 del self._drawing[game_id]
             else:
                 self._drawing[game_id] = (lock, users - 1)
+
+    def is_superseded(self, game: GameView) -> bool:
+        """Whether a drawing of a newer version of the game waits for its turn: under a
+        chat's pace only the newest version goes out, once."""
+        return any(version > game.version for version in self._waiting.get(game.id, ()))
 
     def is_older(self, game: GameView) -> bool:
         """Whether a newer version of the game has been shown already: a view read before a

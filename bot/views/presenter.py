@@ -121,8 +121,8 @@ class Presenter:
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
-            async with self.order.in_order(game.id):
-                if self.order.is_older(game):
+            async with self.order.in_order(game.id, game.version):
+                if self.order.is_older(game) or self.order.is_superseded(game):
                     return game
                 game = await self._draw(game, pace, hint, block, post_missing)
         finally:  # a board Telegram refused does not keep the AI from its turn

@@ -159,24 +159,38 @@ async def test_answers_and_other_calls_are_never_held() -> None:
     await cancel(queued)
 
 
-async def test_the_whole_bots_bucket_holds_every_chat() -> None:
+async def test_the_whole_bots_bucket_holds_every_chats_background_calls() -> None:
     limits = FloodLimits(overall=Rate(2, SLOW, burst=3), group=None, private=None, reserve=0)
     calls = Calls(FloodGate(limits))
-    await calls.send("group", GROUP)
-    await calls.send("private", PRIVATE)
-    queued = await calls.queue("another private", PRIVATE + 1)
+    await calls.send("group", GROUP, pace=Pace.BACKGROUND)
+    await calls.send("private", PRIVATE, pace=Pace.BACKGROUND)
+    queued = await calls.queue("another private", PRIVATE + 1, pace=Pace.BACKGROUND)
     assert not queued.done()
+    with pytest.raises(FrameSkipped):
+        await calls.send("frame", PRIVATE + 2, pace=Pace.FRAME)
     await cancel(queued)
+
+
+async def test_a_call_someone_waits_for_is_held_by_its_chat_alone() -> None:
+    # "There is no global limit on the number of sent messages for bots" (tdlib/td#3034):
+    # what people wait for is paced per chat, never by the whole bot's budget.
+    limits = FloodLimits(overall=Rate(1, SLOW, burst=2), group=Rate(20, 60.0), reserve=0)
+    calls = Calls(FloodGate(limits))
+    await calls.send("background", GROUP, pace=Pace.BACKGROUND)  # the bot's one token
+    for i in range(5):
+        await calls.send(f"edit {i}", PRIVATE + i)
+    await calls.send("group's edit", OTHER_GROUP)
+    assert calls.ran[-1] == "group's edit" and len(calls.ran) == 7
 
 
 async def test_a_call_in_flight_holds_its_token_until_it_is_answered() -> None:
     # Telegram counts a call when it arrives, and a busy host or network can delay that until
     # the answer: so tokens refill from the answer on, however long ago the call left.
-    limits = FloodLimits(overall=Rate(1000, 1.0, burst=3), group=None, private=None, reserve=0)
+    limits = FloodLimits(overall=None, group=Rate(1000, 1.0, burst=3), private=None, reserve=0)
     calls = Calls(FloodGate(limits))  # two tokens, then one a millisecond
     calls.in_flight = {"a": asyncio.Event(), "b": asyncio.Event()}
-    sent = [await calls.queue(name, PRIVATE + i) for i, name in enumerate("ab")]
-    third = await calls.queue("c", PRIVATE + 2)
+    sent = [await calls.queue(name, GROUP) for name in "ab"]
+    third = await calls.queue("c", GROUP)
     await asyncio.sleep(0.05)  # fifty refills' time, all spent waiting for an answer
     assert calls.ran == ["a", "b"] and not third.done()
     calls.in_flight["a"].set()
@@ -253,4 +267,6 @@ async def test_a_call_waits_for_its_pace_out_of_its_updates_slot() -> None:
     await calls.send("second")
     with pytest.raises(FrameSkipped):
         await calls.send("frame", pace=Pace.FRAME)
-    assert calls.ran == ["first", "slot given back", "slot taken again", "second"]
+    # Given back while it waits, taken again once sent: a call that holds its tokens never
+    # waits for a slot.
+    assert calls.ran == ["first", "slot given back", "second", "slot taken again"]

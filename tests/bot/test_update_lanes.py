@@ -14,6 +14,7 @@ import pytest
 from telegram import CallbackQuery, Chat, InlineQuery, Message, Update, User
 
 from bot.locales import en
+from bot.telegram import update_lanes
 from bot.telegram.flood_gate import FloodGate, FloodLimits, Rate, running_slot
 from bot.telegram.update_lanes import UpdateLanes, lane_key
 
@@ -260,3 +261,22 @@ async def test_updates_in_no_chat_go_by_their_sender_or_by_no_lane() -> None:
     tasks = await feed(lanes, handlers, [Update(8), inline], hold=False)
     await asyncio.gather(*tasks)
     assert handlers.finished == [8, 7] and not lanes._lanes
+
+
+async def test_an_update_waiting_long_for_its_turn_says_where_and_why(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(update_lanes, "STUCK_SECONDS", 0.01)
+    lanes = UpdateLanes(running=1, per_lane=1)
+    handlers = Handlers()
+    with caplog.at_level(logging.WARNING, logger="bot.telegram.update_lanes"):
+        # ALICE's second message waits in her lane; BOB's waits for the one shared slot.
+        tasks = await feed(lanes, handlers, [message(1, ALICE), message(2, ALICE)])
+        tasks += await feed(lanes, handlers, [message(3, BOB)])
+        await asyncio.sleep(0.05)
+        lines = [r.getMessage() for r in caplog.records if r.name == update_lanes.__name__]
+        assert len(lines) == 1  # one line for the crowd, not one an update
+        assert "in their chat's lane" in lines[0] and "for a shared slot" in lines[0]
+        handlers.release.set()
+        await asyncio.gather(*tasks)
+    assert sorted(handlers.finished) == [1, 2, 3]

@@ -28,7 +28,7 @@ FINALS_TIMEOUT = 90.0
 async def paced_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
     """The bot with Telegram's flood limits, against a fake that enforces them, both on the
     test's clock (`tests.support.time_scale`)."""
-    telegram.enforce_flood_limits()  # Telegram's numbers: 20 a minute per group, 30 a second
+    telegram.enforce_flood_limits()  # Telegram's numbers: 20 a minute per group
     limits = TELEGRAM_FLOOD_LIMITS.scaled(telegram.time_scale)
     runner = BotRunner(telegram, database_url, flood_limits=limits)
     await runner.start()

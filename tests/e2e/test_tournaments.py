@@ -85,7 +85,7 @@ class Bots:
 
 @pytest.fixture
 async def bots(telegram: FakeTelegram, database_url: str) -> AsyncIterator[Bots]:
-    telegram.enforce_flood_limits()  # Telegram's: 20 a minute in a group, 30 a second
+    telegram.enforce_flood_limits()  # Telegram's: 20 a minute in a group
     bots = Bots(telegram, database_url)
     await bots.start()
     try:

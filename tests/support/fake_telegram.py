@@ -1544,11 +1544,20 @@ class FakeTelegram:
     def enforce_flood_limits(
         self,
         group: FloodLimit | None = (20, 60.0),
-        overall: FloodLimit | None = (30, 1.0),
+        overall: FloodLimit | None = None,
         private: FloodLimit | None = None,
     ) -> None:
         """Answer 429 past Telegram's flood limits from now on (Telegram's numbers by default):
-        a token bucket per group, per private chat and for the whole bot. ``(count, seconds)``
+        a token bucket per group, per private chat and, when asked, for the whole bot.
+
+        Telegram's limits are per chat: "your bot will not be able to send more than 20
+        messages per minute to the same group" and "avoid sending more than one message per
+        second" in one chat (Bots FAQ). The FAQ's 30 a second is about broadcasting, and
+        Telegram's maintainers say that "there is no global limit on the number of sent
+        messages for bots" (tdlib/td#3034) and that "you can call answerCallbackQuery without
+        any limits; editing of the message in question is still subject to per chat limits"
+        (tdlib/telegram-bot-api#648): so no whole-bot limit by default, which would refuse what
+        Telegram takes. ``(count, seconds)``
         lets ``count`` messages through at once, then ``count`` more every ``seconds``, evenly;
         ``(count, seconds, burst)`` lets ``burst`` through at once; None sets no such limit.
         What counts is what Telegram counts: messages sent and edited, not answers to queries,
