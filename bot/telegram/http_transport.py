@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import urllib.request
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp
 from telegram.error import NetworkError, TimedOut
@@ -23,6 +23,8 @@ from bot.telegram.request_timeouts import Timeout, timeout_or
 
 #: aiohttp failures that happen before the request leaves: Telegram surely never saw it.
 NOT_SENT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+#: The content type of a form without files.
+FORM = "application/x-www-form-urlencoded"
 
 
 class AiohttpRequest(BaseRequest):
@@ -96,13 +98,15 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
 
 
-def _body(request_data: RequestData | None) -> aiohttp.FormData | dict[str, str] | None:
-    """Form fields as PTB encodes them (each value JSON), multipart when files go along."""
+def _body(request_data: RequestData | None) -> aiohttp.FormData | aiohttp.BytesPayload | None:
+    """Form fields as PTB encodes them (each value JSON), multipart when files go along.
+    Without files the form is encoded here: aiohttp's own `FormData` starts a multipart
+    writer for every form (a random boundary: a system call per Bot API call)."""
     if request_data is None:
         return None
     fields = request_data.json_parameters
     if not request_data.contains_files:
-        return fields
+        return aiohttp.BytesPayload(urlencode(fields).encode(), content_type=FORM)
     form = aiohttp.FormData(fields)
     for name, (filename, content, mimetype) in request_data.multipart_data.items():
         form.add_field(name, content, filename=filename, content_type=mimetype)
