@@ -178,11 +178,19 @@ class FloodGate(BaseRateLimiter[Pace]):
         """Send the call when its buckets allow; after a 429, close them and queue it again."""
         pace = rate_limit_args if isinstance(rate_limit_args, Pace) else Pace.PERSON
         buckets = self._buckets(endpoint, data, pace) if is_message(endpoint) else []
-        if pace is Pace.FRAME or all(bucket.has_token(pace) for bucket in buckets):
-            return await self._send(callback, args, kwargs, endpoint, data, pace, buckets)
-        # It must wait for its pace: out of the update's shared slot until it is sent, so that
-        # a call holding its tokens never waits for a slot (nor a slot for a paced chat).
-        return await out_of_slot(self._send(callback, args, kwargs, endpoint, data, pace, buckets))
+        # A call that waits (for its pace, another instance's tokens, a 429's retry_after) is
+        # out of the update's shared slot from then until it is answered: a paced chat holds
+        # no slot, and a call that holds its tokens never waits for one.
+        away = _Away()
+        try:
+            result = await self._send(callback, args, kwargs, endpoint, data, pace, buckets, away)
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            await away.back()
+            raise
+        await away.back()
+        return result
 
     async def _send(
         self,
@@ -193,13 +201,16 @@ class FloodGate(BaseRateLimiter[Pace]):
         data: dict[str, Any],
         pace: Pace,
         buckets: list[TokenBucket],
+        away: _Away,
     ) -> JSONResult:
         """Send the call when its buckets allow; after a 429, close them and queue it again."""
         attempt = 1
         while True:
+            if pace is not Pace.FRAME and not all(bucket.has_token(pace) for bucket in buckets):
+                away.leave()
             await _take_all(buckets, pace)
             if buckets and self.budget is not None:
-                await self._shared_token(self.budget, data.get("chat_id"), pace, buckets)
+                await self._shared_token(self.budget, data.get("chat_id"), pace, buckets, away)
             try:
                 return await _counted(callback(*args, **kwargs), buckets)
             except RetryAfter as error:
@@ -214,13 +225,19 @@ class FloodGate(BaseRateLimiter[Pace]):
                 delay,
             )
             attempt += 1
+            away.leave()
             if buckets:
                 buckets[0].close_for(delay)  # the chat's bucket when there is one
             else:
                 await asyncio.sleep(delay)
 
     async def _shared_token(
-        self, budget: SharedBudget, chat_id: object, pace: Pace, buckets: list[TokenBucket]
+        self,
+        budget: SharedBudget,
+        chat_id: object,
+        pace: Pace,
+        buckets: list[TokenBucket],
+        away: _Away,
     ) -> None:
         """A token from the limits every instance shares, once this process's are taken; a
         wait there is out of the update's slot. The local tokens go back if none comes (a
@@ -231,6 +248,7 @@ class FloodGate(BaseRateLimiter[Pace]):
                 return
             if pace is Pace.FRAME:
                 raise FrameSkipped
+            away.leave()
             await self._wait_shared(budget, chat_id, pace, shortfall)
         except BaseException:
             for bucket in buckets:
@@ -276,6 +294,25 @@ class FloodGate(BaseRateLimiter[Pace]):
             bucket = TokenBucket(rate, self.limits.reserve if group else 0)
             self._chats[key] = bucket
         return bucket
+
+
+class _Away:
+    """A call's absence from its update's shared slot: it leaves at most once, when it must
+    wait, and comes back once the call is over."""
+
+    def __init__(self) -> None:
+        self._slot = running_slot.get()
+        self._out = False
+
+    def leave(self) -> None:
+        if not self._out and self._slot is not None and self._slot.step_out():
+            self._out = True
+
+    async def back(self) -> None:
+        if self._out:
+            self._out = False
+            assert self._slot is not None
+            await self._slot.step_in()
 
 
 async def out_of_slot(work: Coroutine[Any, Any, T]) -> T:

@@ -270,3 +270,11 @@ async def test_a_call_waits_for_its_pace_out_of_its_updates_slot() -> None:
     # Given back while it waits, taken again once sent: a call that holds its tokens never
     # waits for a slot.
     assert calls.ran == ["first", "slot given back", "second", "slot taken again"]
+
+
+async def test_a_call_refused_with_429_waits_out_of_its_updates_slot() -> None:
+    calls = Calls(group_only(Rate(20, 1.0, burst=20)))
+    running_slot.set(StandInSlot(calls))  # this test's own context
+    calls.floods["flooded"] = [0]
+    await calls.send("flooded")
+    assert calls.ran == ["flooded: 429", "slot given back", "flooded", "slot taken again"]
