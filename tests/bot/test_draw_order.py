@@ -8,6 +8,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, cast
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.games.model import GameView
 from bot.telegram.flood_gate import running_slot
 from bot.views.draw_order import DrawOrder
@@ -103,3 +106,51 @@ async def test_waiting_for_another_drawing_gives_the_updates_slot_back() -> None
     drawings.paced.set()
     await asyncio.gather(first, waiting)
     assert slot.steps == ["out", "in"] and drawings.drawn == [1, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(min_value=1, max_value=6), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_drawings_end_on_the_newest_version_asked_for_in_order(
+    asked: list[tuple[int, bool, bool]],
+) -> None:
+    """Drawings of versions in any order, some paced (they wait for the test), some
+    cancelled while they wait: the drawn versions never go back, and the last drawn is the
+    newest that was not cancelled before its turn."""
+
+    async def run() -> None:
+        order = DrawOrder()
+        drawn: list[int] = []
+        release = asyncio.Event()
+
+        async def draw(version: int, paced: bool) -> None:
+            async with order.in_order(7, version):
+                if order.is_older(game(version)) or order.is_superseded(game(version)):
+                    return
+                order.showing(game(version))
+                drawn.append(version)
+                if paced:
+                    await release.wait()
+
+        tasks = []
+        for version, paced, cancelled in asked:
+            task = asyncio.create_task(draw(version, paced))
+            await let_run()
+            tasks.append((version, task, cancelled and not task.done()))
+        for _, task, cancelled in tasks:
+            if cancelled:
+                task.cancel()
+        release.set()
+        await asyncio.gather(*(task for _, task, _ in tasks), return_exceptions=True)
+        # The newest version that was drawn or never cancelled is the last one drawn.
+        survivors = [v for v, _, cancelled in tasks if not cancelled] + drawn
+        assert drawn == sorted(drawn)
+        assert not survivors or drawn[-1] == max(survivors)
+        assert not order.is_drawing(7)
+
+    asyncio.run(run())
