@@ -162,7 +162,7 @@ class SharedBudget:
                 needed = 1 + (reserve if pace is not Pace.PERSON else 0)
                 found.append(Want(f"chat:{key}", limit, rate.per_second, shared(rate), needed))
         overall = self.limits.overall
-        if overall is not None and pace is not Pace.PERSON:  # as the gate: bulk calls only
+        if overall is not None and pace.is_bulk:
             found.append(Want(OVERALL_KEY, Limit.OVERALL, overall.per_second, shared(overall), 1))
         return sorted(found, key=lambda want: want.key)
 

@@ -182,15 +182,9 @@ class FloodGate(BaseRateLimiter[Pace]):
         # out of the update's shared slot from then until it is answered: a paced chat holds
         # no slot, and a call that holds its tokens never waits for one.
         away = _Away()
-        try:
-            result = await self._send(callback, args, kwargs, endpoint, data, pace, buckets, away)
-        except asyncio.CancelledError:
-            raise
-        except BaseException:
-            await away.back()
-            raise
-        await away.back()
-        return result
+        return await away.until_done(
+            self._send(callback, args, kwargs, endpoint, data, pace, buckets, away)
+        )
 
     async def _send(
         self,
@@ -277,7 +271,7 @@ class FloodGate(BaseRateLimiter[Pace]):
             bucket = self._chat_bucket(chat_id)
             if bucket is not None:
                 found.append(bucket)
-        if self._overall is not None and pace is not Pace.PERSON:
+        if self._overall is not None and pace.is_bulk:
             found.append(self._overall)
         return found
 
@@ -298,7 +292,8 @@ class FloodGate(BaseRateLimiter[Pace]):
 
 class _Away:
     """A call's absence from its update's shared slot: it leaves at most once, when it must
-    wait, and comes back once the call is over."""
+    wait, and comes back once the call is over (not when it is cancelled: the update is
+    ending, and its slot with it)."""
 
     def __init__(self) -> None:
         self._slot = running_slot.get()
@@ -308,7 +303,19 @@ class _Away:
         if not self._out and self._slot is not None and self._slot.step_out():
             self._out = True
 
-    async def back(self) -> None:
+    async def until_done(self, work: Coroutine[Any, Any, T]) -> T:
+        """Await `work` (which may `leave`), then come back if it left."""
+        try:
+            result = await work
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            await self._back()
+            raise
+        await self._back()
+        return result
+
+    async def _back(self) -> None:
         if self._out:
             self._out = False
             assert self._slot is not None
@@ -317,19 +324,10 @@ class _Away:
 
 async def out_of_slot(work: Coroutine[Any, Any, T]) -> T:
     """Run `work`, mostly a wait, with the update's shared slot given back meanwhile, and
-    take a slot again once it is done (not when it is cancelled: the update is ending)."""
-    slot = running_slot.get()
-    if slot is None or not slot.step_out():
-        return await work
-    try:
-        result = await work
-    except asyncio.CancelledError:
-        raise
-    except BaseException:
-        await slot.step_in()
-        raise
-    await slot.step_in()
-    return result
+    take a slot again once it is done."""
+    away = _Away()
+    away.leave()
+    return await away.until_done(work)
 
 
 async def _counted(call: Coroutine[Any, Any, JSONResult], buckets: list[TokenBucket]) -> JSONResult:

@@ -41,6 +41,12 @@ class Pace(Enum):
     BACKGROUND = 1
     FRAME = 2
 
+    @property
+    def is_bulk(self) -> bool:
+        """Whether nobody waits for it (nudges, notices, announcements, AI-match boards): only
+        such calls count in the whole bot's limit, the FAQ's 30 a second for broadcasts."""
+        return self is not Pace.PERSON
+
 
 class Limit(Enum):
     """Which of Telegram's flood limits a bucket keeps."""

@@ -109,7 +109,7 @@ class Stuck:
 class SharedSlot:
     """One running update's shared slot; only the task handling the update steps it out."""
 
-    def __init__(self, bound: asyncio.Semaphore, stuck: Stuck | None = None) -> None:
+    def __init__(self, bound: asyncio.Semaphore, stuck: Stuck) -> None:
         self._bound = bound
         self._stuck = stuck
         self._task = asyncio.current_task()
@@ -117,7 +117,7 @@ class SharedSlot:
 
     async def take(self) -> None:
         timer = None
-        if self._bound.locked() and self._stuck is not None:
+        if self._bound.locked():
             timer = self._stuck.watch(None, "for a shared slot", self._state)
         try:
             await self._bound.acquire()

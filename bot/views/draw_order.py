@@ -56,9 +56,9 @@ class DrawOrder:
         it waits for another drawing's pace."""
         lock, users = self._drawing.get(game_id, (asyncio.Lock(), 0))
         self._drawing[game_id] = (lock, users + 1)
-        waiting = self._waiting.setdefault(game_id, [])
         if version is not None:
-            waiting.append(version)
+            self._waiting.setdefault(game_id, []).append(version)
+        waiting = version  # the version queued here until its turn comes
         held = False
 
         async def take_turn() -> None:
@@ -68,22 +68,27 @@ class DrawOrder:
 
         try:
             await (out_of_slot(take_turn()) if lock.locked() else take_turn())
-            if version is not None:
-                waiting.remove(version)
-                version = None
+            if waiting is not None:
+                self._unqueue(game_id, waiting)
+                waiting = None
             yield
         finally:
             if held:
                 lock.release()
-            if version is not None:
-                waiting.remove(version)  # cancelled while it waited
-            if not waiting and self._waiting.get(game_id) is waiting:
-                del self._waiting[game_id]
+            if waiting is not None:
+                self._unqueue(game_id, waiting)  # cancelled while it waited
             lock, users = self._drawing[game_id]
             if users == 1:
                 del self._drawing[game_id]
             else:
                 self._drawing[game_id] = (lock, users - 1)
+
+    def _unqueue(self, game_id: int, version: int) -> None:
+        """A drawing of this version waits for its turn no more."""
+        waiting = self._waiting[game_id]
+        waiting.remove(version)
+        if not waiting:
+            del self._waiting[game_id]
 
     def is_superseded(self, game: GameView) -> bool:
         """Whether a drawing of a newer version of the game waits for its turn: under a

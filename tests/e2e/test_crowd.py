@@ -26,7 +26,9 @@ USER_BASE = 700_000
 @pytest.fixture
 async def paced_bot(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
     """The bot on Telegram's flood limits (the test's shortened windows), private chats'
-    one message a second too, against a fake that enforces them."""
+    one message a second too, against a fake that enforces them. The whole bot's rate stays
+    on Telegram's clock: 30 a second is what once deadlocked a crowd larger than the shared
+    slots, when every message waited for it."""
     telegram.enforce_flood_limits(private=(1, 1.0, 3))
     limits = replace(TELEGRAM_FLOOD_LIMITS.scaled(telegram.time_scale), overall=Rate(30, 1.0))
     runner = BotRunner(telegram, database_url, flood_limits=limits)
