@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -263,20 +264,48 @@ async def test_updates_in_no_chat_go_by_their_sender_or_by_no_lane() -> None:
     assert handlers.finished == [8, 7] and not lanes._lanes
 
 
+class StuckLines(logging.Handler):
+    """The lane's log lines about updates waiting, and an event once they count `expected`."""
+
+    def __init__(self, expected: int) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+        self.expected = expected
+        self.all_counted = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+        if self.counted() >= self.expected:
+            self.all_counted.set()
+
+    def counted(self) -> int:
+        """The waiting updates the lines count (`5 in their chat's lane, 5 for a slot`)."""
+        return sum(int(n) for line in self.lines for n in re.findall(r"(\d+) (?:in|for) ", line))
+
+
 async def test_an_update_waiting_long_for_its_turn_says_where_and_why(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(update_lanes, "STUCK_SECONDS", 0.01)
+    monkeypatch.setattr(update_lanes, "STUCK_LOG_EVERY", 1.0)
     lanes = UpdateLanes(running=1, per_lane=1)
     handlers = Handlers()
-    with caplog.at_level(logging.WARNING, logger="bot.telegram.update_lanes"):
-        # ALICE's second message waits in her lane; BOB's waits for the one shared slot.
-        tasks = await feed(lanes, handlers, [message(1, ALICE), message(2, ALICE)])
-        tasks += await feed(lanes, handlers, [message(3, BOB)])
-        await asyncio.sleep(0.05)
-        lines = [r.getMessage() for r in caplog.records if r.name == update_lanes.__name__]
-        assert len(lines) == 1  # one line for the crowd, not one an update
-        assert "in their chat's lane" in lines[0] and "for a shared slot" in lines[0]
-        handlers.release.set()
-        await asyncio.gather(*tasks)
-    assert sorted(handlers.finished) == [1, 2, 3]
+    stuck = StuckLines(expected=10)
+    update_lanes.log.addHandler(stuck)
+    try:
+        # Alice's first message runs in the one shared slot; five more of hers wait in her
+        # lane, and five other chats' messages wait for the slot.
+        crowd = [message(i, ALICE) for i in range(1, 7)]
+        crowd += [message(i, BOB + i) for i in range(7, 12)]
+        tasks = await feed(lanes, handlers, crowd)
+        await asyncio.wait_for(stuck.all_counted.wait(), 10)
+    finally:
+        update_lanes.log.removeHandler(stuck)
+    assert stuck.counted() == 10
+    # One line for the crowd (the first waiter's may come alone, before the others).
+    assert len(stuck.lines) <= 2
+    said = " ".join(stuck.lines)
+    assert "in their chat's lane" in said and "for a shared slot" in said
+    handlers.release.set()
+    await asyncio.gather(*tasks)
+    assert sorted(handlers.finished) == list(range(1, 12))
