@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 
 from bot.app import CONCURRENT_UPDATES
+from bot.locales import en
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, Rate
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, cell_data, send
@@ -59,7 +60,11 @@ async def test_a_crowd_larger_than_the_shared_slots_is_answered_and_drawn(
     await paced_bot.quiesce(timeout=60)
     unanswered = [query for query in taps if query not in telegram.callback_answers]
     assert not unanswered, f"{len(unanswered)} of {len(taps)} taps never answered"
-    assert all(not telegram.callback_answers[query].get("text") for query in taps)
+    # Played, answered without a word; or, where the database kept a tap past
+    # TAP_ANSWER_SECONDS (PostgreSQL on a loaded machine), answered "busy" while its move
+    # still went through: the boards below show every move either way.
+    said = {telegram.callback_answers[query].get("text") for query in taps}
+    assert said <= {None, en.POPUP_GAME_BUSY}, said
     for tapper, board in zip(tappers, boards, strict=True):
         # The board shows the move and easy's reply.
         assert board_cells(telegram, board).count("_") == 7, tapper
