@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import warnings
 from collections.abc import Callable, Coroutine
@@ -182,17 +183,15 @@ class FloodGate(BaseRateLimiter[Pace]):
         # out of the update's shared slot from then until it is answered: a paced chat holds
         # no slot, and a call that holds its tokens never waits for one.
         away = _Away()
-        return await away.until_done(
-            self._send(callback, args, kwargs, endpoint, data, pace, buckets, away)
-        )
+        call = functools.partial(callback, *args, **kwargs)
+        chat_id = data.get("chat_id")
+        return await away.until_done(self._send(call, endpoint, chat_id, pace, buckets, away))
 
     async def _send(
         self,
-        callback: Callable[..., Coroutine[Any, Any, JSONResult]],
-        args: Any,
-        kwargs: dict[str, Any],
+        call: Callable[[], Coroutine[Any, Any, JSONResult]],
         endpoint: str,
-        data: dict[str, Any],
+        chat_id: object,
         pace: Pace,
         buckets: list[TokenBucket],
         away: _Away,
@@ -204,9 +203,9 @@ class FloodGate(BaseRateLimiter[Pace]):
                 away.leave()
             await _take_all(buckets, pace)
             if buckets and self.budget is not None:
-                await self._shared_token(self.budget, data.get("chat_id"), pace, buckets, away)
+                await self._shared_token(self.budget, chat_id, pace, buckets, away)
             try:
-                return await _counted(callback(*args, **kwargs), buckets)
+                return await _counted(call(), buckets)
             except RetryAfter as error:
                 delay = retry_after_seconds(error)
                 if delay > self.max_retry_after or attempt >= self.max_attempts:
