@@ -59,6 +59,7 @@ from bot.handlers import (
     taps,
     tournaments,
 )
+from bot.listeners import listen
 from bot.resources import Resources, Running
 from bot.telegram.flood_budget import SharedBudget
 from bot.telegram.flood_gate import FloodGate
@@ -300,6 +301,13 @@ def open_running(
     )
     matches = AiMatchRunner(games.store, games.ai_turns, presenter, bot, settings.ai_pause_seconds)
     presenter.ai = matches
+    listen(
+        games.store.events,
+        bot=bot,
+        presenter=presenter,
+        ai_matches=matches,
+        matchmaking=games.matchmaking,
+    )
     return Running(
         games=games,
         ai_pool=ai_pool,
@@ -364,7 +372,9 @@ async def close_resources(application: Application) -> None:
     running, resources.opened = resources.opened, None
     if running is not None:
         # The presenter's redraws first: the board catch-up's last marks then let go of
-        # every claim, so a restarted bot draws those boards at once.
+        # every claim, so a restarted bot draws those boards at once. The games' events go
+        # to their listeners before that (or are cut short, see `EventStream.close`).
+        await running.games.store.events.close()
         await running.presenter.stop()
         for chore in running.chores:
             await chore.stop()

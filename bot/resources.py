@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from telegram.error import TelegramError
-
-from bot.views.stranger_notices import tell_strangers
-
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
-    from telegram import Bot
     from telegram.request import BaseRequest
 
     from bot.ai_pool import AiPool
@@ -32,7 +26,6 @@ if TYPE_CHECKING:
     from bot.chores.tournament_rounds import TournamentRounds
     from bot.chores.turn_clock import TurnClock
     from bot.config import Settings
-    from bot.games.model import GameView
     from bot.games.use_cases import Games
     from bot.telegram.webhook_inbox import WebhookInbox
     from bot.views.presenter import Presenter
@@ -58,19 +51,6 @@ class Running:
     board_catch_up: BoardCatchUp
     matchmaker: Matchmaker
     tournament_rounds: TournamentRounds
-
-    async def show_ended(self, bot: Bot, ended: Iterable[GameView]) -> None:
-        """Games that ended off their boards (a new game replaced them, /stop, /forget, the
-        bot blocked or removed, a resignation on the Mini App): an AI match among them stops,
-        their boards show how they ended, and a stranger left is told aloud (a board edit
-        makes no sound). A board that cannot be edited any more is skipped with a log line."""
-        for game in ended:
-            self.matches.cancel(game.id)
-            try:
-                await self.presenter.show(game)
-            except TelegramError as failed:
-                log.info("game %s: its ended board not shown: %s", game.id, failed)
-            await tell_strangers(bot, game)
 
     @cached_property
     def match_games(self) -> MatchGames:

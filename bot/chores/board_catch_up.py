@@ -166,7 +166,9 @@ class BoardCatchUp:
             "board of game %s shows an older version: drawing version %s", game.id, game.version
         )
         try:
-            await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False, post_missing=True)
+            await self._presenter.show(
+                game, pace=Pace.BACKGROUND, ai=False, post_missing=True, again=True
+            )
         except (BadRequest, Forbidden) as error:
             # Refused for good: the board is no longer waiting.
             log.warning("board of game %s cannot be drawn (%s); given up", game.id, error)

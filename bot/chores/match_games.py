@@ -1,8 +1,8 @@
 """The next game of a match, posted as soon as the game before it has ended.
 
 The ending's own transaction started the next game (`bot.games.match_play`); this listener of
-the store's endings (`Store.listen_endings`, told after the commit, in the process that ended
-the game) posts its board where the game before was: in the group, or in both strangers'
+the game's `GameEnded` event (`bot.games.event_stream`, told after the commit, in the process
+that ended the game) posts its board where the game before was: in the group, or in both strangers'
 private chats, through the one presenter. A posting lost in a crash is the board catch-up's:
 it posts a game's boards that were never posted.
 """
@@ -15,6 +15,7 @@ import logging
 
 from telegram.error import TelegramError
 
+from bot.games.events import GameEnded
 from bot.games.matches import Matches
 from bot.games.model import GameView
 from bot.games.store import Store
@@ -33,14 +34,16 @@ class MatchGames:
         self._running = False
 
     def start(self) -> None:
-        """Hear the store's endings from now on."""
+        """Hear the games' endings from now on."""
         if not self._listening:
-            self._store.listen_endings(self.heard)
+            self._store.events.subscribe(GameEnded, self.heard)
             self._listening = True
         self._running = True
 
-    def heard(self, ended: GameView) -> None:
-        """A game ended (`Store.listen_endings`): if its match goes on, post the next game."""
+    async def heard(self, event: GameEnded) -> None:
+        """A game ended: if its match goes on, post the next game (in a task of its own: the
+        game's other listeners do not wait for the new game's boards)."""
+        ended = event.game
         if not self._running or ended.match is None or ended.match.is_over:
             return
         task = asyncio.create_task(self._post_next(ended), name=f"match after game {ended.id}")

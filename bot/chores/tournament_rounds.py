@@ -1,5 +1,5 @@
 """Tournaments move on, on every instance: when a game in a group ends (the store's ending
-event, `Store.listen_endings`) and every few seconds besides, each running tournament is
+event, `GameEnded`) and every few seconds besides, each running tournament is
 advanced (`Tournaments.advance`): the results of its round's games that ended are copied,
 and once the round is decided the next is paired and its boards posted, or the winner shown.
 All of it is read from the database, so a restart, a lost event or another instance loses
@@ -13,7 +13,7 @@ from telegram import Bot
 
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
-from bot.games.model import GameView
+from bot.games.events import GameEnded
 from bot.games.store import Store
 from bot.games.tournaments import Tournaments
 from bot.telegram.flood_gate import Pace
@@ -39,11 +39,12 @@ class TournamentRounds:
         self._bot = bot
         self._rounds = Rounds("tournaments", self.round, every)
         self._redrawn = False
-        store.listen_endings(self.heard)
+        store.events.subscribe(GameEnded, self.heard)
 
-    def heard(self, game: GameView) -> None:
-        """The store's ending event: a game between two people in a group ended (it may be
+    async def heard(self, event: GameEnded) -> None:
+        """A game ended: a game between two people in a group ended (it may be
         a tournament's): a round comes at once."""
+        game = event.game
         if game.chat_id is not None and game.chat_id < 0 and game.is_between_people:
             self._rounds.wake()
 

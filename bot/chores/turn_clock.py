@@ -24,7 +24,6 @@ from bot.games.timeouts import TurnTimeouts
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.presenter import Presenter
 from bot.views.render import render_nudge
-from bot.views.stranger_notices import tell_strangers
 from bot.views.texts import texts_for
 from core.board import O
 
@@ -77,8 +76,6 @@ class TurnClock:
                 game = await self._presenter.show(game, pace=Pace.BACKGROUND, ai=False)
                 if event is TurnEvent.NUDGE:
                     await self._nudge(game)
-                else:  # a loss on time, or an abort
-                    await tell_strangers(self._bot, game)
             except TelegramError:
                 log.warning("could not show the %s of game %s", event, game.id, exc_info=True)
         return happened

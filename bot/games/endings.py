@@ -8,7 +8,7 @@ exactly once, together with its end: the rating rows and the game's `x_rating_ch
 `o_rating_change` commit or roll back with the move that ended it, and of two instances ending
 the same game one wins the version race and rates it. How it ended is the game's `end_reason`
 (`EndReason`); the game as settled is the event every view of the game hears (the store tells
-its listeners after the commit, `Store.listen_endings`).
+its listeners after the commit, `bot.games.events.GameEnded`).
 
 Which games are rated, in which pool, for what score, is `rating_rules`.
 """

@@ -49,9 +49,11 @@ class Privacy:
                         )
                         or 0
                     )
+                    shut = None
                     if view.status in LIVE and view.has_board_message:
-                        ended.append(lifecycle.shut(view))
-                    await store.delete_game(session, game)
+                        shut = lifecycle.shut(view)
+                        ended.append(shut)
+                    await store.delete_game(session, game, shut)
                     deleted += 1
                     continue
                 left = lifecycle.leave(view, uid)

@@ -26,6 +26,8 @@ from bot.games.db import statements
 from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.models import utcnow
 from bot.games.db.writes import CoreTransaction, Writes
+from bot.games.event_stream import EventStream
+from bot.games.events import GameEvent, events_of
 from bot.games.lifecycle import PlayedMove
 from bot.games.live_games import LiveGames, Loaded, stored
 from bot.games.model import (
@@ -67,7 +69,8 @@ class Store:
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self.sessions = sessions
         self.live = LiveGames()
-        self._ending_listeners: list[Callable[[GameView], object]] = []
+        #: Every committed change, as events, to whoever listens (`bot.games.events`).
+        self.events = EventStream()
         self._claim = statements.claim_statement(self.dialect)
         self._writes = Writes(sessions.kw.get("bind"))
 
@@ -85,22 +88,15 @@ class Store:
             yield transaction
         self._remember(transaction)
 
-    def listen_endings(self, listener: Callable[[GameView], object]) -> None:
-        """Hear of every game this process ends, as settled (`endings`), once its transaction
-        has committed: the one event every view of an ending game hears."""
-        self._ending_listeners.append(listener)
-
     def _remember(self, session: CoreTransaction) -> None:
-        """After a commit: the games it wrote, as they are now stored; the games it ended
-        told to the listeners."""
+        """After a commit: the games it wrote, as they are now stored; its events to the
+        games' streams."""
         for game_id, loaded in session.info.get(WRITTEN, {}).items():
             if loaded is None:
                 self.live.drop(game_id)
             else:
                 self.live.put(loaded)
-        for game in session.info.get(ENDED, ()):
-            for listener in self._ending_listeners:
-                listener(game)
+        self.events.publish(session.info.get(EVENTS, ()))
 
     async def until_won(self, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` (a whole transaction) again after a lost race, on the data as it is
@@ -145,6 +141,7 @@ class Store:
                     self.claim_later(transaction, claim, guard=True, now=now)
                 started = stored(replace(game, id=game_id), 1)
                 _written(transaction)[game_id] = started
+                _happened(transaction, None, started.view)
         except _ChatBusy:
             return None
         return started, chosen_language
@@ -262,6 +259,7 @@ async def insert(
     _add_moves(session, game_id, moves)
     inserted = stored(replace(draft, id=game_id), 1)
     _written(session)[game_id] = inserted
+    _happened(session, None, inserted.view)
     return inserted
 
 
@@ -317,16 +315,19 @@ async def save(
         saved = stored(after, loaded.version + 1)
         _written(session)[before.id] = saved
         after = saved.view
-    if ending:
-        session.info.setdefault(ENDED, []).append(after)
+        _happened(session, before, after, ended=ending)
     _add_moves(session, before.id, moves)
     if following is not None:
         await insert(session, following)
     return after
 
 
-async def delete_game(session: CoreTransaction, loaded: Loaded) -> None:
-    """Delete a game (its moves go with it) unless another writer changed it first."""
+async def delete_game(
+    session: CoreTransaction, loaded: Loaded, ended: GameView | None = None
+) -> None:
+    """Delete a game (its moves go with it) unless another writer changed it first. `ended`:
+    how its boards show it went (/forget closes a live game of one player's before deleting
+    it), told to its listeners as its ending."""
     session.later(
         Later(
             statements.DELETE_GAME,
@@ -335,16 +336,26 @@ async def delete_game(session: CoreTransaction, loaded: Loaded) -> None:
         )
     )
     _written(session)[loaded.view.id] = None
+    if ended is not None:
+        # One past the version stored: the ending is news to boards that showed that one.
+        _happened(session, loaded.view, replace(ended, version=loaded.version + 1), ended=True)
 
 
 #: `session.info` key: the games a transaction wrote (None: deleted), for `LiveGames`.
 WRITTEN = "games_written"
-#: `session.info` key: the games a transaction ended, for `Store.listen_endings`.
-ENDED = "games_ended"
+#: `session.info` key: the events of a transaction's changes, published once it commits.
+EVENTS = "game_events"
 
 
 def _written(session: CoreTransaction) -> dict[int, Loaded | None]:
     return session.info.setdefault(WRITTEN, {})
+
+
+def _happened(
+    session: CoreTransaction, before: GameView | None, after: GameView, *, ended: bool = False
+) -> None:
+    events: list[GameEvent] = session.info.setdefault(EVENTS, [])
+    events.extend(events_of(before, after, ended=ended))
 
 
 def _add_moves(session: CoreTransaction, game_id: int, moves: Iterable[PlayedMove]) -> None:

@@ -13,7 +13,6 @@ from bot.handlers.common import (
     popup,
     texts_of,
 )
-from bot.handlers.searching import leave_queue_for
 from bot.handlers.taps import Tapped
 from bot.views.render import symbol
 from bot.wire.callback_data import CANCEL, DECLINE, JOIN, GameTap
@@ -58,7 +57,6 @@ async def challenge(update: Update, context: BotContext) -> None:
         best_of=best_of,
     )
     await context.presenter.post(chat.id, game)
-    await leave_queue_for(context, game)
 
 
 async def tap_challenge(tapped: Tapped[GameTap], context: BotContext) -> None:
@@ -68,8 +66,6 @@ async def tap_challenge(tapped: Tapped[GameTap], context: BotContext) -> None:
     act = {JOIN: challenges.join, DECLINE: challenges.decline, CANCEL: challenges.cancel}
     result = await act[tap.action](tap.game_id, ref, player_from(query.from_user))
     await answer_and_show(query, context, result, joined=tap.action == JOIN)
-    if tap.action == JOIN and result.played and result.game is not None:
-        await leave_queue_for(context, result.game)
 
 
 async def tap_rematch(tapped: Tapped[GameTap], context: BotContext) -> None:
@@ -89,4 +85,3 @@ async def tap_rematch(tapped: Tapped[GameTap], context: BotContext) -> None:
         await context.presenter.show(game)  # the inline message, or the accepted offer's board
     elif game.chat_id is not None:
         await context.presenter.post(game.chat_id, game)
-    await leave_queue_for(context, game)

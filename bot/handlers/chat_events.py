@@ -47,7 +47,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
         away = await context.games.chats.closed_while_away(chat.id)
         for game in away.games:
             try:
-                await context.presenter.show(game, pace=Pace.BACKGROUND, ai=False)
+                await context.presenter.show(game, pace=Pace.BACKGROUND, ai=False, again=True)
             except TelegramError as error:
                 log.info("game %s: board not shown on return: %s", game.id, error)
         if away.search_message_id is not None:
@@ -60,7 +60,7 @@ async def bot_membership(update: Update, context: BotContext) -> None:
             await context.games.matchmaking.cancel(chat.id, away=True)
         # The other player (a stranger, in their own chat) sees at once how it ended; the
         # board in the chat the bot just left cannot be edited any more.
-        await context.running.show_ended(context.bot, await context.games.chats.close_all(chat.id))
+        await context.games.chats.close_all(chat.id)  # their boards: `bot.listeners`
 
 
 def _is_in(member: ChatMember) -> bool:

@@ -200,7 +200,7 @@ async def answer_and_show(
         await answer(query, popup(tr, result.status))
         if game is not None and game is not result.game:
             # A board unknown till now (refused: out of turn, or behind the game): drawn.
-            await context.presenter.show(game, ai=False)
+            await context.presenter.show(game, ai=False, again=True)
         elif result.status in REDRAWN and game is not None:
             await redraw_if_behind(context, game)
         return

@@ -7,7 +7,6 @@ from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 
 from bot.context import BotContext
 from bot.handlers.common import answer_and_show, player_from, texts_of
-from bot.handlers.searching import leave_queue_for
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import symbol
@@ -90,8 +89,6 @@ async def tap_join(tapped: Tapped[InlineJoinTap], context: BotContext) -> None:
         tap.board.empty_board(),
     )
     await answer_and_show(query, context, result, joined=True)
-    if result.played and result.game is not None:
-        await leave_queue_for(context, result.game)
 
 
 async def tap_ai_cell(tapped: Tapped[InlineAiTap], context: BotContext) -> None:

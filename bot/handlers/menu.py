@@ -182,7 +182,6 @@ async def start_game(
             chat.id, player_from(user), board=board, seats=spec.seats, best_of=spec.best_of
         )
         await context.presenter.post(chat.id, challenge)
-        await stop_searching(context, user.id, LeftQueue.OTHER_GAME)
         await _say_games_go_on(context, chat, user, challenge)
         return ()
     started = await context.games.play.start_game(
@@ -211,9 +210,7 @@ async def start_game(
         return ()
     if started.game is None:
         return ()
-    await context.running.show_ended(context.bot, started.closed)
     await context.presenter.post(chat.id, started.game)
-    await stop_searching(context, user.id, LeftQueue.OTHER_GAME)
     if started.going_on:  # the chat's last game had ended: nothing goes on, nothing to read
         text = render_games_going_on(list(started.going_on), user.id, texts_of(user, context))
         await context.bot.send_message(chat.id, text)

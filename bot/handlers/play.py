@@ -21,7 +21,6 @@ from bot.handlers.searching import stop_searching
 from bot.handlers.taps import Tapped
 from bot.views.render import render_game, render_move_error
 from bot.views.resign_keyboard import asking_to_resign
-from bot.views.stranger_notices import tell_strangers
 from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from core.board import NotNumbersError
 
@@ -71,8 +70,6 @@ async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -
         )
         if await claimed_by(context, result.claim):
             await answer_and_show(query, context, result)
-            if result.game is not None:
-                await tell_strangers(context.bot, result.game)
         return
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     await answer(query, None if result.played else popup(tr, result.status))
@@ -146,7 +143,8 @@ async def stop(update: Update, context: BotContext) -> None:
         await message.reply_text(tr.POPUP_CONFLICT)
         return
     game = result.game
-    await context.running.show_ended(context.bot, [game])
+    if game.is_live:  # one of three or four left: the others play on (an ending's board is
+        await context.presenter.show(game)  # its listener's, `bot.listeners`)
     if chat.type == chat.PRIVATE:  # a search beside the game ends with it
         await stop_searching(context, user.id, LeftQueue.CANCELLED)
     if game.is_ai_match:

@@ -45,7 +45,6 @@ async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
         await edit_tapped(query.edit_message_text(tr.FORGET_KEPT))
         return
     report = await context.games.privacy.forget(player_from(query.from_user))
-    await context.running.show_ended(context.bot, report.ended)
     if not (report.had_profile or report.games_deleted or report.games_anonymized):
         await edit_tapped(query.edit_message_text(tr.FORGET_NOTHING))
         return

@@ -12,14 +12,15 @@ from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Mess
 from bot.context import BotContext
 from bot.games.clock_rules import Clock
 from bot.games.matchmaking import JoinStatus, LeftQueue
-from bot.games.model import GameView, PlayerInfo
+from bot.games.model import PlayerInfo
 from bot.games.pairing import Waiting, board_key
 from bot.games.use_cases import Games
 from bot.handlers.common import player_from, texts_of
+from bot.listeners.queue import leave_queue
 from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.keyboards import replace_for_search_keyboard
-from bot.views.queue import edit_waiting, render_waiting, tell_left
+from bot.views.queue import edit_waiting, render_waiting
 from bot.views.render import opponent_name, player_name
 from bot.views.texts import texts_for
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
@@ -85,7 +86,6 @@ async def look_for_opponent(
         question = tr.QUEUE_REPLACE_QUESTION.format(name=name)
         await context.bot.send_message(chat_id, question, reply_markup=keyboard)
         return
-    await context.running.show_ended(context.bot, cleared.closed)
     result = await context.games.matchmaking.join(
         user, chat_id, board_key(board), language, clock, best_of
     )
@@ -123,18 +123,5 @@ class Seekers(Protocol):
 
 
 async def stop_searching(context: Seekers, user_id: int, reason: LeftQueue) -> Waiting | None:
-    """Take the user out of the queue, if they were in it: their waiting message says why.
-    Their entry as it was, or None."""
-    left = await context.games.matchmaking.cancel(user_id)
-    if left is not None:
-        await tell_left(context.bot, left, reason, datetime.now(UTC))
-    return left
-
-
-async def leave_queue_for(context: Seekers, game: GameView) -> None:
-    """Whoever plays `game`, started otherwise than by the queue (a challenge, a rematch, an
-    inline game), stops looking for a stranger."""
-    for mark in game.marks:
-        player = game.player_id_of(mark)
-        if player is not None:
-            await stop_searching(context, player, LeftQueue.OTHER_GAME)
+    """Take the user out of the queue, if they were in it (`leave_queue`)."""
+    return await leave_queue(context.games.matchmaking, context.bot, user_id, reason)

@@ -26,6 +26,8 @@ class DrawOrder:
     def __init__(self) -> None:
         # game id → the newest version this process has shown (or is showing).
         self._newest: OrderedDict[int, int] = OrderedDict()
+        # game id → the newest version this process has delivered to every board.
+        self._delivered: OrderedDict[int, int] = OrderedDict()
         # game id → (the lock its boards are drawn under, how many hold or wait for it).
         self._drawing: dict[int, tuple[asyncio.Lock, int]] = {}
         # game id → the versions whose drawings wait for their turn.
@@ -100,6 +102,18 @@ class DrawOrder:
         write (ultimate's small board chosen as /stop ends the game) must not draw the game
         as it was over the newer board."""
         return game.version < self._newest.get(game.id, -1)
+
+    def has_delivered(self, game: GameView) -> bool:
+        """Whether this version of the game, or a newer one, is on every board (Telegram
+        answered each edit)."""
+        return game.version <= self._delivered.get(game.id, -1)
+
+    def delivered(self, game: GameView) -> None:
+        """This version of the game is on every board."""
+        self._delivered[game.id] = max(game.version, self._delivered.get(game.id, -1))
+        self._delivered.move_to_end(game.id)
+        while len(self._delivered) > REMEMBERED:
+            self._delivered.popitem(last=False)
 
     def showing(self, game: GameView) -> None:
         """This version of the game is being drawn."""

@@ -111,18 +111,25 @@ class Presenter:
         pace: Pace = Pace.PERSON,
         ai: bool = True,
         post_missing: bool = False,
+        again: bool = False,
     ) -> GameView:
         """Show the game's new state on its boards (a `hint` cell lit; on ultimate's, the
         small board `block` chosen), after the AI's quick reply (so both moves come in one
         edit); record a board that had to be posted afresh; let the AI play its turns if it
         is to move. `ai=False` for the AI-turns runner itself and the chores that only
         redraw; `post_missing` for the board catch-up (⭕'s board never posted). Returns the
-        game as shown."""
+        game as shown.
+
+        An ending is drawn once: its listener (`bot.listeners.ended_boards`) and the handler
+        or chore that ended it may both ask, and the second finds it shown. `again` draws a
+        version shown already all the same (a board in doubt, one found behind or unknown)."""
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
             async with self.order.in_order(game.id, game.version):
                 if self.order.is_older(game) or self.order.is_superseded(game):
+                    return game
+                if not again and not game.is_live and self.order.has_delivered(game):
                     return game
                 game = await self._draw(game, pace, hint, block, post_missing)
         finally:  # a board Telegram refused does not keep the AI from its turn
@@ -186,8 +193,13 @@ class Presenter:
             self.order.later(game.id, doubt, self.redraw)
         elif drawn.complete:
             self.order.settle(game.id)
-            self.hooks.delivered(game)
+            self._delivered(game)
         return game
+
+    def _delivered(self, game: GameView) -> None:
+        """This version is on every board: so this process's order knows, and the hooks."""
+        self.order.delivered(game)
+        self.hooks.delivered(game)
 
     @contextlib.asynccontextmanager
     async def _claim_kept(self, game_id: int) -> AsyncIterator[None]:
@@ -238,11 +250,11 @@ class Presenter:
             # Nothing was drawn after the unanswered edit: however late it landed, the board
             # shows this version. No edit needed.
             self.order.settle(game_id)
-            self.hooks.delivered(game)
+            self._delivered(game)
             return
         if not is_behind(game) and doubt is None:
             return  # marked shown since (by the holder of the claim): nothing to draw
-        await self.show(game, pace=pace, ai=False)
+        await self.show(game, pace=pace, ai=False, again=True)
 
     async def stop(self) -> None:
         """Forget the redraws still waiting, and end those under way (at shutdown)."""
@@ -268,7 +280,7 @@ class Presenter:
                     game = replace(game, message_id=message_id)
             if game.second_chat_id is None:
                 # Posted, or maybe (never twice): either way not a board still to draw.
-                self.hooks.delivered(game)
+                self._delivered(game)
         finally:
             if ai and self.ai is not None:
                 self.ai.follow(game)
@@ -292,10 +304,10 @@ class Presenter:
             return replace(newest, second_message_id=posted)
         if now.version == newest.version == game.version:
             # Both boards show the game as paired, and nobody moved since.
-            self.hooks.delivered(now)
+            self._delivered(now)
             return now
         if posted is None:
             # Both boards went out at the version paired, at least: shown once, which the
             # board catch-up reads as posted (it posts only a board never shown).
-            self.hooks.delivered(game)
+            self._delivered(game)
         return await self.show(now, ai=False)

@@ -20,7 +20,6 @@ Play again and Swap sides are their player's alone, as the chat's buttons are (`
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
@@ -29,7 +28,7 @@ from telegram.ext import Application
 
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.cards import send_card
-from bot.handlers.searching import Seekers, leave_queue_for, look_for_opponent
+from bot.handlers.searching import Seekers, look_for_opponent
 from bot.views.render import opponent_name, render_review
 from bot.views.texts import Texts
 from bot.webapp.state import ACTIONS, Action, PageStatus, actions
@@ -66,7 +65,7 @@ class Host(Seekers, Protocol):
 
     async def show(self, game: GameView, hint: int | None = None) -> None: ...
 
-    async def started(self, game: GameView, closed: Sequence[GameView] = ()) -> None: ...
+    async def started(self, game: GameView) -> None: ...
 
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None: ...
 
@@ -115,8 +114,7 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
         resigning = body.get("resign_underway") is True
         return await _again(host, game, user, action, resign_underway=resigning)
     new = action == Action.REMATCH
-    seated = action in (Action.REMATCH, Action.JOIN, Action.ACCEPT)
-    return await _answer(host, game, user, result, new=new, seated=seated)
+    return await _answer(host, game, user, result, new=new)
 
 
 async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Action) -> Done:
@@ -140,7 +138,7 @@ async def _after_game(host: Host, game: GameView, user: PlayerInfo, action: Acti
 
 
 async def _answer(
-    host: Host, game: GameView, user: PlayerInfo, result: MoveResult, *, new: bool, seated: bool
+    host: Host, game: GameView, user: PlayerInfo, result: MoveResult, *, new: bool
 ) -> Done:
     """Show what the use-case did in chat, and answer the page with the game now (`new`:
     the rematch's game, which the page opens)."""
@@ -151,13 +149,8 @@ async def _answer(
         return Done(status, {"status": str(result.status), "game": state})
     if new and not after.has_board_message:
         await host.started(after)  # an offer on a new board in the chat
-    elif game.is_live and not after.is_live:  # a resignation, shown as the chat shows one
-        await host.running.show_ended(host.bot, [after])
-    else:
+    elif not (game.is_live and not after.is_live):  # an ending: its listeners show it
         await host.show(after, hint=result.hint)
-    if seated:
-        # As the chat's Join and Rematch: its players stop looking for a stranger.
-        await leave_queue_for(host, after)
     body: dict[str, Any] = {
         "status": str(result.status),
         "game": await host.state(after.id, user.id),
@@ -191,7 +184,7 @@ async def _again(
         return underway(started.underway, user, await host.words_for(user))
     if started.game is None:
         return Done(409, {"status": str(MoveStatus.CONFLICT), "game": None})
-    await host.started(started.game, started.closed)
+    await host.started(started.game)
     state = await host.state(started.game.id, user.id)
     opened = started.game.public_id
     return Done(201, {"status": str(MoveStatus.PLAYED), "game": state, "opened": opened})

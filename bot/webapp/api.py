@@ -39,7 +39,6 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +47,9 @@ from telegram import Bot
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from bot.games.matchmaking import LeftQueue
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
-from bot.handlers.searching import stop_searching
 from bot.resources import Resources, Running
 from bot.views.texts import Texts, texts_for
 from bot.webapp.actions import (
@@ -323,18 +320,13 @@ class MiniApp:
             asked = underway(started.underway, player, await self.words_for(player))
             return web.json_response(asked.body, status=asked.status)
         assert started.game is not None  # only a repeated update starts none
-        await self.started(started.game, started.closed)
+        await self.started(started.game)
         state = await self.state(started.game.id, user.id)
         return web.json_response({"game": state}, status=201)
 
-    async def started(self, game: GameView, closed: Sequence[GameView] = ()) -> None:
-        """A new game: the games it closed (a private chat has one current game) shown
-        closed, its board posted."""
-        await self.running.show_ended(self.bot, closed)
+    async def started(self, game: GameView) -> None:
+        """A new game: its board posted (the games it closed are their listeners')."""
         await self.post(game)
-        if game.created_by_id is not None:
-            # As a start in chat: who starts a game stops looking for a stranger.
-            await stop_searching(self, game.created_by_id, LeftQueue.OTHER_GAME)
 
     async def show(self, game: GameView, hint: int | None = None) -> None:
         """As after a tap in chat (the presenter): the boards show the game (a `hint` cell

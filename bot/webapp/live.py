@@ -20,6 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.games.events import GameEnded
 from bot.games.model import GameView
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,10 @@ class GameNotifier:
 
     def __init__(self) -> None:
         self._waiters: dict[int, set[asyncio.Event]] = {}
+
+    async def heard(self, event: GameEnded) -> None:
+        """A game ended: its pages show how."""
+        self.notify(event.game)
 
     def notify(self, game: GameView) -> None:
         for event in self._waiters.get(game.id, ()):

@@ -11,6 +11,7 @@ from functools import partial
 from telegram.ext import Application
 
 from bot.config import Settings
+from bot.games.events import GameEnded
 from bot.games.model import GameView
 from bot.resources import MiniApp, Resources
 from bot.views.boards import BoardHooks
@@ -33,8 +34,8 @@ def open_mini_app(application: Application, settings: Settings, hooks: BoardHook
     pace = NewGamePace(settings.webapp_new_games_per_minute)
     resources.mini_app = MiniApp(links, notifier, GroupMembers(bot), pace)
     # A game that ends reaches its pages at once, even where no board of it can be edited
-    # (its chat blocked the bot): the ending's event (`bot.games.endings`).
-    resources.running.games.store.listen_endings(notifier.notify)
+    # (its chat blocked the bot): the ending's event (`bot.games.events`).
+    resources.running.games.store.events.subscribe(GameEnded, notifier.heard)
     resources.tasks["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
     drawing = hooks.shown
 

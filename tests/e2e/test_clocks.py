@@ -12,13 +12,12 @@ from datetime import timedelta
 
 import pytest
 
-from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.games.clock_rules import shown
 from bot.games.db.models import utcnow
 from bot.locales import en, fa
 from tests.e2e.test_matchmaking import ANN, BEN, pair
-from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import BotRunner, SettledClock
 from tests.support.chat import current, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
@@ -49,9 +48,8 @@ async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
             await asyncio.sleep(0.05)
 
 
-def turn_clock(bot: BotRunner) -> TurnClock:
-    assert bot.application is not None
-    return bot.application.bot_data.running.turn_clock
+def turn_clock(bot: BotRunner) -> SettledClock:
+    return bot.turn_clock
 
 
 def clock_of(message: StoredMessage) -> str:

@@ -9,7 +9,6 @@ import functools
 from datetime import timedelta
 from typing import Any
 
-from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import de, en
 from bot.views.render import render_welcome
@@ -155,7 +154,7 @@ async def test_an_unanswered_rematch_lapses_and_unplayed_games_count_nowhere(
     turn timeout. Then a game Bob stops, and one that times out, before anyone moved: neither
     counts in /top or /stats."""
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data.running.turn_clock
+    clock = bot.turn_clock
     board = await game_between(telegram, ALICE, BOB)
     await play_cells(telegram, board, ALICE, BOB, [0, 3, 1, 4, 2])
     assert not (await press(telegram, BOB, board, REMATCH)).get("text")

@@ -10,14 +10,13 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import en, fa
 from bot.views.rating import pool_label
 from bot.views.texts import Texts
 from tests.e2e.test_groups import GROUP, challenge, game_between
 from tests.e2e.test_matchmaking import pair
-from tests.support.bot_runner import BotRunner
+from tests.support.bot_runner import BotRunner, SettledClock
 from tests.support.chat import button_texts, current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
@@ -193,11 +192,8 @@ async def assert_record(
         assert row == "", rating
 
 
-def clock_of(bot: BotRunner) -> tuple[TurnClock, timedelta]:
-    assert bot.application is not None
-    return bot.application.bot_data.running.turn_clock, timedelta(
-        seconds=bot.settings.turn_timeout_seconds
-    )
+def clock_of(bot: BotRunner) -> tuple[SettledClock, timedelta]:
+    return bot.turn_clock, timedelta(seconds=bot.settings.turn_timeout_seconds)
 
 
 async def test_stop_in_a_group_game_resigns_it_and_both_see_it(

@@ -10,7 +10,6 @@ import time
 from datetime import timedelta
 from typing import Any
 
-from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import utcnow
 from bot.locales import en, ru
 from bot.views.render import render_welcome
@@ -261,7 +260,7 @@ async def test_a_slow_player_is_nudged_then_loses_on_time(
     telegram: FakeTelegram, bot: BotRunner
 ) -> None:
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data.running.turn_clock
+    clock = bot.turn_clock
     board = await game_between(telegram, ALICE, BOB)
     await tap_cell(telegram, ALICE, board, 4)
     open_challenge = await challenge(telegram, CAROL)
@@ -298,7 +297,7 @@ async def test_a_nudge_mentions_a_player_whose_name_looks_like_markup(
 ) -> None:
     """The nudge is HTML: a name with `<`, `&` is shown as it is, and still a mention."""
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data.running.turn_clock
+    clock = bot.turn_clock
     tom = FakeTelegram.user(1010, "<b>Tom & Jerry</b>")
     board = await game_between(telegram, ALICE, tom)
     await tap_cell(telegram, ALICE, board, 4)

@@ -62,7 +62,6 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.chores.turn_clock import TurnClock
 from bot.games.db.engine import create_engine
 from bot.games.db.models import utcnow
 from bot.games.model import FORFEITS, LIVE, EndReason, GameStatus, GameView
@@ -540,9 +539,7 @@ class Journey(RuleBasedStateMachine):
         return bool(count)
 
     async def _walk_away(self, ticks: int) -> None:
-        application = self.world.bot.application
-        assert application is not None
-        clock: TurnClock = application.bot_data.running.turn_clock
+        clock = self.world.bot.turn_clock
         turn = timedelta(seconds=self.world.bot.settings.turn_timeout_seconds)
         later = utcnow() + 2 * turn + timedelta(seconds=1)
         for _ in range(ticks):

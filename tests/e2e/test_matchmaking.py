@@ -12,7 +12,6 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chores.matchmaker import Matchmaker
-from bot.chores.turn_clock import TurnClock
 from bot.games.db.models import QueueEntry, utcnow
 from bot.games.rating_rules import nearest_level
 from bot.locales import en, fa
@@ -140,7 +139,7 @@ async def test_a_stranger_who_does_not_move_loses_on_time_and_the_other_is_told(
     x_board, o_board = await pair(telegram, ANN, BEN)
     await tap_cell(telegram, ANN, x_board, 4)
     assert bot.application is not None
-    clock: TurnClock = bot.application.bot_data.running.turn_clock
+    clock = bot.turn_clock
     # Strangers are on the clock, not the friends' turn timeout: no nudge, a flag at once.
     seconds = timedelta(seconds=bot.settings.stranger_clock_seconds)
     assert await clock.tick(utcnow() + seconds - timedelta(seconds=2)) == []

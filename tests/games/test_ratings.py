@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import update
 
 from bot.games.endings import RATINGS
+from bot.games.events import GameEnded
 from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo, Result
 from bot.games.rating_rules import (
     AI_RATINGS,
@@ -52,8 +53,13 @@ async def rated(games: Games, game_id: int) -> GameView:
 
 async def test_a_loss_to_hard_moves_the_vs_ai_rating_once(games: Games) -> None:
     heard: list[GameView] = []
-    games.store.listen_endings(heard.append)
+
+    async def hear(event: GameEnded) -> None:
+        heard.append(event.game)
+
+    games.store.events.subscribe(GameEnded, hear)
     game = await rated(games, await lose_to_hard(games))
+    await games.store.events.idle()
     # Rated where it ended, in the same transaction: the resignation's answer carries it.
     assert game.x_rating_change is not None
     assert game.x_rating_change < 0 and game.o_rating_change is None

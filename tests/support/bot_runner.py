@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from telegram.ext import Application
 
 from bot.app import ALLOWED_UPDATES, build_application
+from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
+from bot.games.event_stream import EventStream
+from bot.games.model import TurnEvent
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 from tests.support.fake_telegram import FakeTelegram
 
@@ -87,10 +91,29 @@ class BotRunner:
         while True:
             queued = {update["update_id"] for update in self.telegram.updates}
             if queued <= self.handled:
-                return
+                # ... and what they changed has reached the games' listeners.
+                events = self._events()
+                if events is None or not events.pending:
+                    return
+                await asyncio.wait_for(events.idle(), max(0.0, deadline - time.monotonic()))
+                continue
             if time.monotonic() > deadline:
                 raise AssertionError(f"updates not handled: {sorted(queued - self.handled)}")
             await asyncio.sleep(0.005)
+
+    @property
+    def turn_clock(self) -> SettledClock:
+        """The bot's turn clock, each tick awaited to its end: the endings it made have
+        reached their listeners (the boards, the announcer) when `tick` returns."""
+        assert self.application is not None
+        running = self.application.bot_data.running
+        return SettledClock(running.turn_clock, running.games.store.events)
+
+    def _events(self) -> EventStream | None:
+        resources = None if self.application is None else self.application.bot_data
+        if resources is None or resources.opened is None:
+            return None
+        return resources.opened.games.store.events
 
     async def quiesce(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
         """Wait until every update queued so far is handled, every AI turn they started is
@@ -124,6 +147,20 @@ class BotRunner:
             await application.post_shutdown(application)
         if getattr(self.telegram, "bot_runner", None) is self:
             del self.telegram.bot_runner  # type: ignore[attr-defined]
+
+
+class SettledClock:
+    def __init__(self, clock: TurnClock, events: EventStream) -> None:
+        self.clock = clock
+        self._events = events
+
+    async def tick(self, now: datetime) -> list[tuple[TurnEvent, int]]:
+        happened = await self.clock.tick(now)
+        await self._events.idle()
+        return happened
+
+    async def redraw_clocks(self, now: datetime) -> int:
+        return await self.clock.redraw_clocks(now)
 
 
 async def quiesce(telegram: FakeTelegram) -> None:

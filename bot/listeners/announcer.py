@@ -1,6 +1,7 @@
-"""Telling a stranger what their opponent did: a board edit makes no sound, so when the other
-player leaves (resigns, /stop) or runs out of time, the one left gets a message of its own,
-in their language, in their private chat."""
+"""The announcer: what an ending says aloud. A board edit makes no sound, so when a stranger's
+opponent leaves (resigns, /stop) or runs out of time, the one left gets a message of its own,
+in their language, in their private chat. It hears every ending (`GameEnded`); nobody calls
+it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 from telegram import Bot
 from telegram.error import TelegramError
 
+from bot.games.events import GameEnded
 from bot.games.model import FORFEITS, EndReason, GameView
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import player_name
@@ -16,6 +18,14 @@ from bot.views.texts import texts_for
 from core.board import O, X, other
 
 log = logging.getLogger(__name__)
+
+
+class Announcer:
+    def __init__(self, bot: Bot) -> None:
+        self._bot = bot
+
+    async def heard(self, event: GameEnded) -> None:
+        await tell_strangers(self._bot, event.game)
 
 
 async def tell_strangers(bot: Bot, game: GameView) -> None:

@@ -1,0 +1,63 @@
+"""What happens to a game, as typed events: the one stream every view and chore listens to.
+
+The store records them in the transaction that makes the change (`bot.games.store.save` and
+`insert`) and hands them to the game's stream once that transaction has committed
+(`bot.games.event_stream`): a rolled-back change says nothing, a committed one says it once.
+Each event carries the game as stored by that change, so a listener needs no read to act.
+
+A listener joins a feature to the others by hearing these, never by being called by them:
+the chat's ended boards, the stranger announcer, the matchmaking queue, the AI matches, a
+match's next game, a tournament's standings and the Mini App's live pages each subscribe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.games.model import EndReason, GameView
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """A game was stored: its seats so far are in `game` (an open challenge has one)."""
+
+    game: GameView
+
+
+@dataclass(frozen=True)
+class GameMoved:
+    """A live game changed: a move, a seat taken, its clock, its boards attached."""
+
+    game: GameView
+    #: The players who took a seat in this change (an accepted challenge, an inline join).
+    seated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """A game ended, settled (`bot.games.endings`: rated, its match carried on)."""
+
+    game: GameView
+
+    @property
+    def reason(self) -> EndReason | None:
+        return self.game.end_reason
+
+
+GameEvent = GameStarted | GameMoved | GameEnded
+
+
+def players_of(game: GameView) -> tuple[int, ...]:
+    """The players seated in a game, by mark."""
+    return tuple(player for mark in game.marks if (player := game.player_id_of(mark)) is not None)
+
+
+def events_of(before: GameView | None, after: GameView, *, ended: bool) -> list[GameEvent]:
+    """The events of one stored change from `before` (None: a new game) to `after`."""
+    if before is None:
+        return [GameStarted(after)]
+    if ended:
+        return [GameEnded(after)]
+    earlier = set(players_of(before))
+    seated = tuple(player for player in players_of(after) if player not in earlier)
+    return [GameMoved(after, seated)]

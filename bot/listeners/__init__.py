@@ -1,0 +1,33 @@
+"""The features that follow a game by listening to its events (`bot.games.events`): each
+subscribes here, once the bot's resources are open, and none is called by the code that
+changed the game. A new feature is one more listener; the ones here need no edit for it."""
+
+from __future__ import annotations
+
+from telegram import Bot
+
+from bot.games.event_stream import EventStream
+from bot.games.events import GameEnded, GameMoved, GameStarted
+from bot.games.matchmaking import Matchmaking
+from bot.listeners.announcer import Announcer
+from bot.listeners.ended_boards import AiMatches, EndedBoards
+from bot.listeners.queue import QueueLeaving
+from bot.views.presenter import Presenter
+
+
+def listen(
+    events: EventStream,
+    *,
+    bot: Bot,
+    presenter: Presenter,
+    ai_matches: AiMatches,
+    matchmaking: Matchmaking,
+) -> None:
+    """Subscribe the chat's listeners, in the order each event reaches them: an ending's
+    board first, then what is said aloud of it."""
+    boards = EndedBoards(presenter, ai_matches)
+    events.subscribe(GameEnded, boards.heard)
+    events.subscribe(GameEnded, Announcer(bot).heard)
+    queue = QueueLeaving(matchmaking, bot)
+    events.subscribe(GameStarted, queue.started)
+    events.subscribe(GameMoved, queue.moved)

@@ -1,0 +1,41 @@
+"""The matchmaking queue follows the games: whoever takes a seat in a game (a challenge, a
+rematch, an inline game, a game against the AI, the Mini App's) stops looking for a stranger,
+and their waiting message says why. The queue's own pairings left it in their transaction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from telegram import Bot
+
+from bot.games.events import GameMoved, GameStarted, players_of
+from bot.games.matchmaking import LeftQueue, Matchmaking
+from bot.games.pairing import Waiting
+from bot.views.queue import tell_left
+
+
+async def leave_queue(
+    matchmaking: Matchmaking, bot: Bot, user_id: int, reason: LeftQueue
+) -> Waiting | None:
+    """Take the user out of the queue, if they were in it: their waiting message says why.
+    Their entry as it was, or None."""
+    left = await matchmaking.cancel(user_id)
+    if left is not None:
+        await tell_left(bot, left, reason, datetime.now(UTC))
+    return left
+
+
+class QueueLeaving:
+    def __init__(self, matchmaking: Matchmaking, bot: Bot) -> None:
+        self._matchmaking = matchmaking
+        self._bot = bot
+
+    async def started(self, event: GameStarted) -> None:
+        await self._leave(players_of(event.game))
+
+    async def moved(self, event: GameMoved) -> None:
+        await self._leave(event.seated)
+
+    async def _leave(self, players: tuple[int, ...]) -> None:
+        for player in players:
+            await leave_queue(self._matchmaking, self._bot, player, LeftQueue.OTHER_GAME)
