@@ -344,7 +344,8 @@ ENDED = "games_ended"
 
 
 def _written(session: CoreTransaction) -> dict[int, Loaded | None]:
-    return session.info.setdefault(WRITTEN, {})
+    written: dict[int, Loaded | None] = session.info.setdefault(WRITTEN, {})
+    return written
 
 
 def _add_moves(session: CoreTransaction, game_id: int, moves: Iterable[PlayedMove]) -> None:

@@ -44,8 +44,8 @@ from bot.wire.callback_data import (
 )
 from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from core.ai import LEVELS, Level
-from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
-from core.positions import ULTIMATE, is_ultimate
+from core.board import CLASSIC, EMPTY, SIZES, ULTIMATE, Board, BoardSize, O, X, board_size
+from core.positions import is_ultimate
 from core.rules import winning_cells
 
 
