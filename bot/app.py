@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram import Update
 from telegram.ext import (
-    Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     ChatMemberHandler,
@@ -34,7 +33,7 @@ from bot.chores.matchmaker import Matchmaker
 from bot.chores.tournament_rounds import TournamentRounds
 from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
-from bot.context import BotContext
+from bot.context import BotApplication, BotContext
 from bot.games.clock_rules import Clock
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
@@ -88,7 +87,7 @@ ALLOWED_UPDATES = [
 ]
 
 
-class LoggedApplication(Application):
+class LoggedApplication(BotApplication):
     """PTB's Application that logs one line per update: id, kind, chat and handling time."""
 
     async def process_update(self, update: object) -> None:
@@ -111,7 +110,7 @@ class LoggedApplication(Application):
                 )
 
 
-def build_application(settings: Settings) -> Application:
+def build_application(settings: Settings) -> BotApplication:
     """The bot, ready for `run_polling` or `run_webhook` (both call `post_init` and
     `post_shutdown`)."""
     backoff = settings.retry_backoff_seconds
@@ -199,7 +198,7 @@ COMMANDS: dict[str | tuple[str, ...], HandlerCallback] = {
 }
 
 
-def register_handlers(application: Application) -> None:
+def register_handlers(application: BotApplication) -> None:
     """Every handler, in one place: commands, one handler per kind of button (by its
     callback-data prefix; anything else is an unknown button), inline mode, typed moves.
     First of all (group -1), an update delivered again is skipped; edited messages are never
@@ -229,7 +228,7 @@ def register_handlers(application: Application) -> None:
     application.add_error_handler(errors.on_error)
 
 
-async def open_resources(application: Application) -> None:
+async def open_resources(application: BotApplication) -> None:
     """Migrate the database, open it, resume AI matches, publish the profile."""
     resources: Resources = application.bot_data
     settings = resources.config
@@ -270,7 +269,7 @@ async def open_resources(application: Application) -> None:
     log.info("bot @%s is ready", application.bot.username)
 
 
-def share_flood_budget(application: Application, engine: AsyncEngine | None) -> None:
+def share_flood_budget(application: BotApplication, engine: AsyncEngine | None) -> None:
     """Count the flood limits in the database for every instance (FLOOD_BUDGET) while it is
     open; with None, in this process alone again."""
     gate = application.bot.rate_limiter
@@ -285,7 +284,7 @@ def share_flood_budget(application: Application, engine: AsyncEngine | None) -> 
 
 
 def open_running(
-    application: Application, settings: Settings, games: Games, ai_pool: AiPool
+    application: BotApplication, settings: Settings, games: Games, ai_pool: AiPool
 ) -> Running:
     """The presenter, the AI-turns runner and the background chores, on the use-cases (not
     started)."""
@@ -347,7 +346,7 @@ async def build_lasting_state() -> None:
     gc.enable()
 
 
-async def once_running(application: Application, work: Coroutine[Any, Any, None]) -> None:
+async def once_running(application: BotApplication, work: Coroutine[Any, Any, None]) -> None:
     """Run `work` once the application handles updates: what start-up does not need waits
     until the first getUpdates is out."""
     try:
@@ -360,7 +359,7 @@ async def once_running(application: Application, work: Coroutine[Any, Any, None]
     await work
 
 
-async def close_resources(application: Application) -> None:
+async def close_resources(application: BotApplication) -> None:
     """Stop background tasks and close the database."""
     resources: Resources = application.bot_data
     if resources.inbox is not None:

@@ -1,13 +1,14 @@
 """The handlers' context: the use-cases, the presenter, the AI-turns runner and the settings,
-typed (`bot.resources`)."""
+typed (`bot.resources`); and `BotApplication`, the type of the Application that makes it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from telegram.ext import CallbackContext, ExtBot
+from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot, JobQueue
 
 from bot.resources import Resources
+from bot.telegram.flood_limits import Pace
 
 if TYPE_CHECKING:
     from bot.chores.ai_runner import AiMatchRunner
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from bot.views.presenter import Presenter
 
 
-class BotContext(CallbackContext[ExtBot, dict, dict, Resources]):
+class BotContext(CallbackContext[ExtBot[Pace], dict[Any, Any], dict[Any, Any], Resources]):
     """PTB's context plus the resources opened in `post_init` (`bot_data`, a `Resources`).
 
     PTB makes one context per update and hands it to every handler group, so what the first
@@ -54,3 +55,16 @@ class BotContext(CallbackContext[ExtBot, dict, dict, Resources]):
     @property
     def settings(self) -> Settings:
         return self.bot_data.config
+
+
+#: The Application `bot.app.build_application` builds, as PTB's builder types it: a bot whose
+#: calls the flood gate paces (`Pace`), this context, and the resources as `bot_data`. The job
+#: queue is the builder's default type (none runs: APScheduler is no dependency).
+BotApplication: TypeAlias = Application[
+    ExtBot[Pace],
+    BotContext,
+    dict[Any, Any],
+    dict[Any, Any],
+    Resources,
+    JobQueue[ContextTypes.DEFAULT_TYPE],
+]

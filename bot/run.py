@@ -24,10 +24,10 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
-from telegram.ext import Application
 
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
+from bot.context import BotApplication
 from bot.games.db.reachable import DatabaseProblem, check_database
 from bot.telegram import request as telegram_request
 from bot.telegram.polling import Polling
@@ -117,7 +117,7 @@ def run_bot() -> int:
 class BotLife:
     """One run of the bot, from start-up to a stop signal and a clean stop."""
 
-    def __init__(self, application: Application, settings: Settings) -> None:
+    def __init__(self, application: BotApplication, settings: Settings) -> None:
         self.application = application
         self.settings = settings
         self.web_server: WebServer | None = None
@@ -261,7 +261,7 @@ class BotLife:
         return text.replace(self.settings.token.get_secret_value(), "<token>")
 
 
-async def _close_connections(application: Application) -> None:
+async def _close_connections(application: BotApplication) -> None:
     """Close the Bot API connections of a bot whose initialize failed: PTB's shutdown skips a
     bot that never finished initializing, and an open aiohttp session would be reported."""
     transports = application.bot_data.transports

@@ -14,8 +14,9 @@ from bot.games.db.batch import Later
 from bot.games.db.models import utcnow
 from bot.games.db.writes import CoreTransaction
 from bot.games.lifecycle import PlayedMove
+from bot.games.live_games import Loaded
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
-from bot.games.store import Loaded, Store
+from bot.games.store import Store
 from core.ai import Level
 from core.solver import best_moves
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from bot.games import challenge_rules, lifecycle, match_play, player_rows, reads, store
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction
+from bot.games.live_games import Loaded
 from bot.games.model import (
     USER,
     BoardRef,
@@ -22,7 +23,7 @@ from bot.games.model import (
     MoveStatus,
     PlayerInfo,
 )
-from bot.games.store import LOST_RACE, Loaded, Store
+from bot.games.store import LOST_RACE, Store
 from core.board import MARKS, Board, O, X
 
 

@@ -108,11 +108,12 @@ async def stored_rating(session: reads.Db, player_id: int, pool: str) -> glicko2
 
 async def _strongest_scored(session: Db, player_id: int, pool: str) -> float | None:
     """The strongest rating the player has won or drawn against in `pool` (`bounded`)."""
-    return await session.scalar(
+    strongest: float | None = await session.scalar(
         select(RATINGS.c.strongest_scored).where(
             RATINGS.c.player_id == player_id, RATINGS.c.pool == pool
         )
     )
+    return strongest
 
 
 async def _store(

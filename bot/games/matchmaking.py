@@ -217,7 +217,7 @@ class Matchmaking:
             claimed = await session.execute(
                 update(QueueEntry).where(QueueEntry.player_id == user_id, due).values(**values)
             )
-        return claimed.rowcount == 1
+        return bool(claimed.rowcount == 1)
 
     async def pair_waiting(self, only: int | None = None) -> list[Paired]:
         """Make every pair `pairing.pairs` allows now (with `only`, just that player's): the

@@ -123,7 +123,8 @@ class BoardOutbox:
             "until": now + timedelta(seconds=seconds),
         }
         async with self._store.transaction() as transaction:
-            return await transaction.scalar(_CLAIM, parameters)
+            version: int | None = await transaction.scalar(_CLAIM, parameters)
+            return version
 
     async def mark_shown(self, shown: Iterable[Shown]) -> None:
         """These boards show these versions of their games now; those released are let go."""

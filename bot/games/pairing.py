@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from core.board import Board, BoardSize, board_size
-from core.positions import ULTIMATE, is_ultimate
+from core.board import ULTIMATE, Board, BoardSize, board_size
+from core.positions import is_ultimate
 
 WINDOW_AT_ONCE = 100.0  # rating points either way, as soon as one joins
 WINDOW_PER_SECOND = 10.0  # the window's growth per second waited

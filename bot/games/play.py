@@ -9,6 +9,7 @@ from bot.games import lifecycle, player_rows, reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, utcnow
 from bot.games.db.writes import CoreTransaction
+from bot.games.live_games import Loaded
 from bot.games.model import (
     USER,
     BoardRef,
@@ -21,7 +22,7 @@ from bot.games.model import (
     StartResult,
     UpdateClaim,
 )
-from bot.games.store import LOST_RACE, Loaded, Store
+from bot.games.store import LOST_RACE, Store
 from core.ai import LEVELS, Level
 from core.board import Board, MoveError, NotNumbersError
 from core.notation import plain_digits

@@ -348,7 +348,8 @@ EVENTS = "game_events"
 
 
 def _written(session: CoreTransaction) -> dict[int, Loaded | None]:
-    return session.info.setdefault(WRITTEN, {})
+    written: dict[int, Loaded | None] = session.info.setdefault(WRITTEN, {})
+    return written
 
 
 def _happened(

@@ -54,7 +54,7 @@ POPUPS = {
 
 def popup(tr: Texts, status: MoveStatus) -> str:
     """Why a tap did nothing, in the tapper's language."""
-    return getattr(tr, POPUPS.get(status, "POPUP_ERROR"))
+    return tr.text(POPUPS.get(status, "POPUP_ERROR"))
 
 
 def player_from(user: User) -> PlayerInfo:

@@ -35,7 +35,7 @@ REFUSALS = {
 
 
 def refusal_text(tr: Texts, refusal: Refusal) -> str:
-    return getattr(tr, REFUSALS.get(refusal, "POPUP_TOURNAMENT_OVER"))
+    return tr.text(REFUSALS.get(refusal, "POPUP_TOURNAMENT_OVER"))
 
 
 async def tournament(update: Update, context: BotContext) -> None:

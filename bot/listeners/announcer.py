@@ -64,7 +64,7 @@ async def _tell(bot: Bot, game: GameView, mark: str, message: str) -> None:
     name = player_name(game, other(mark), tr)  # a stranger's first name only
     try:
         await bot.send_message(
-            chat_id, getattr(tr, message).format(name=name), **pace_args(bot, Pace.PERSON)
+            chat_id, tr.text(message).format(name=name), **pace_args(bot, Pace.PERSON)
         )
     except TelegramError as error:  # e.g. they blocked the bot meanwhile
         log.warning("could not tell a player of game %s: %s", game.id, error)

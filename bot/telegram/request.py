@@ -138,7 +138,7 @@ class Retrying(BaseRequest):
 
     def backoff(self, attempt: int) -> float:
         """The wait after failed attempt number `attempt` (1-based): base, 2·base, 4·base …"""
-        return min(self.max_backoff, self.backoff_base * 2 ** (attempt - 1))
+        return min(self.max_backoff, self.backoff_base * 2.0 ** (attempt - 1))
 
     async def do_request(
         self,

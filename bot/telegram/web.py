@@ -30,8 +30,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 from aiohttp.log import server_logger
-from telegram.ext import Application
 
+from bot.context import BotApplication
 from bot.games.db.health import DatabaseState, probe
 from bot.telegram.incoming import NotAnUpdate, OutOfRange, read_update
 from bot.telegram.webhook_inbox import WebhookInbox
@@ -47,12 +47,12 @@ HEALTH_DB_TIMEOUT = 3.0
 #: How long a stopping server waits for requests in flight (ours answer in milliseconds).
 SHUTDOWN_TIMEOUT = 5.0
 
-APPLICATION = web.AppKey("application", Application)
+APPLICATION = web.AppKey("application", BotApplication)
 WEBHOOK_SECRET = web.AppKey("webhook_secret", bytes)
 
 
 def build_web_app(
-    application: Application,
+    application: BotApplication,
     webhook_path: str | None = None,
     secret: str | None = None,
     *,

@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 from datetime import timedelta
+from typing import Any
 
 from telegram import Update
 from telegram.ext import Application
@@ -43,7 +44,15 @@ STOP_WAIT_SECONDS = 5.0
 
 
 class WebhookInbox:
-    def __init__(self, inbox: Inbox, application: Application, *, every: float = 5.0) -> None:
+    # Any Application: the inbox only hands it updates. (`bot.context.BotApplication` would close
+    # an import cycle: `bot.resources` names this class.)
+    def __init__(
+        self,
+        inbox: Inbox,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        *,
+        every: float = 5.0,
+    ) -> None:
         self._inbox, self._application, self._every = inbox, application, every
         self._started = asyncio.Event()
         self._arrived: list[tuple[int, str, asyncio.Future[None]]] = []

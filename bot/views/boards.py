@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -141,7 +142,7 @@ async def show_board(
         # Posted, or no answer came: then it may well be there, and it is never posted twice.
         second = Drawn(complete=True, second_posted=posted)
     if game.inline_message_id is not None:
-        where: dict = {"inline_message_id": game.inline_message_id}
+        where: dict[str, Any] = {"inline_message_id": game.inline_message_id}
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
     elif post_missing and game.chat_id is not None and live:

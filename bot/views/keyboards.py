@@ -44,8 +44,8 @@ from bot.wire.callback_data import (
 )
 from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from core.ai import LEVELS, Level
-from core.board import CLASSIC, EMPTY, SIZES, Board, BoardSize, O, X, board_size
-from core.positions import ULTIMATE, is_ultimate
+from core.board import CLASSIC, EMPTY, SIZES, ULTIMATE, Board, BoardSize, O, X, board_size
+from core.positions import is_ultimate
 from core.rules import winning_cells
 
 
@@ -168,8 +168,8 @@ def _cell_label(tr: Texts, mark: str, highlighted: bool, last: bool = False) -> 
     if mark == EMPTY:
         return tr.EMPTY_SYMBOL
     if highlighted:
-        return getattr(tr, f"{mark}_WIN_SYMBOL")
-    symbol = getattr(tr, f"{mark}_SYMBOL")
+        return tr.text(f"{mark}_WIN_SYMBOL")
+    symbol = tr.text(f"{mark}_SYMBOL")
     # The last move stands out, so a player sees at once where the AI or the opponent went.
     return tr.LAST_MOVE_FRAME.format(mark=symbol) if last else symbol
 

@@ -85,4 +85,4 @@ def match_lines(game: GameView, tr: Texts, name: Namer) -> list[str]:
     if summary.ending is None:
         return [line]
     winner = "" if summary.winner is None else name(game, summary.winner, tr)
-    return [line, getattr(tr, summary.ending).format(name=winner, score=summary.score)]
+    return [line, tr.text(summary.ending).format(name=winner, score=summary.score)]

@@ -103,7 +103,7 @@ def _clock_line(game: GameView, tr: Texts) -> str:
 
 def symbol(mark: str, tr: Texts) -> str:
     """❌ ⭕ 🔺 🟦 for X, O, T and S."""
-    return getattr(tr, f"{mark}_SYMBOL")
+    return tr.text(f"{mark}_SYMBOL")
 
 
 def player_name(game: GameView, mark: str, tr: Texts) -> str:
@@ -177,7 +177,7 @@ def _opener(game: GameView, tr: Texts) -> str:
 
 
 def _invitation(game: GameView, tr: Texts) -> str:
-    text = getattr(tr, invitation(game).key)
+    text = tr.text(invitation(game).key)
     name, invited = _opener(game, tr), _invited(game, tr)
     return text.format(
         name=name, invited=invited, seats=game.seats, left=seats_left(game), o=tr.O_SYMBOL
@@ -226,7 +226,7 @@ def ending_text(game: GameView, tr: Texts, you: str | None = None) -> str:
     """The `ending` line in words."""
     end = ending(game, you)
     page_key = end.key.removeprefix("PAGE.")
-    text = tr.PAGE[page_key] if page_key != end.key else getattr(tr, end.key)
+    text = tr.PAGE[page_key] if page_key != end.key else tr.text(end.key)
     if end.key == "CHALLENGE_DECLINED":
         return text.format(invited=_invited(game, tr))
     if end.mark is None:

@@ -21,6 +21,8 @@ from typing import Any
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from bot.views.message_names import Messages, PluralName
+
 DEFAULT_LANGUAGE = "en"
 LOCALES = Path(__file__).parent.parent / "locales"
 TEMPLATE = LOCALES / "messages.pot"
@@ -57,13 +59,13 @@ SYMBOLS = {
 }
 
 
-class Texts:
+class Texts(Messages):
     """One language's strings as attributes (`tr.WELCOME`); grouped messages (`LEVEL_NAMES.hard`)
-    as a dict (`tr.LEVEL_NAMES["hard"]`), the command menu as `(command, description)` pairs."""
+    as a dict (`tr.LEVEL_NAMES["hard"]`), the command menu as `(command, description)` pairs.
+    Every name is declared, with its type, in `bot.views.message_names`."""
 
     code: str
     rtl: bool
-    COMMANDS: tuple[tuple[str, str], ...]
 
     def __init__(
         self,
@@ -86,15 +88,19 @@ class Texts:
         values["COMMANDS"] = tuple(values.get("COMMANDS", {}).items())
         self.__dict__.update(values)
 
-    def count(self, key: str, n: int) -> str:
+    def count(self, key: PluralName, n: int) -> str:
         """The plural message `key` for the number `n`, with `{count}` filled in."""
         forms = self._plurals[key]
         index = self._plural_index(n)
         return forms[index if 0 <= index < len(forms) else -1].format(count=n)
 
-    def __getattr__(self, name: str) -> Any:
-        # Only reached for a name no catalog defines: a typo in the code, not a translation gap.
-        raise AttributeError(f"no message {name!r} in the {self.code} catalog")
+    def text(self, name: str) -> str:
+        """The message or symbol called `name` where the name is data (a refusal's pop-up, a
+        mark's symbol): `tr.text("POPUP_ERROR")` is `tr.POPUP_ERROR`, typed as a `str`."""
+        value = getattr(self, name)
+        if not isinstance(value, str):
+            raise TypeError(f"{name!r} is no single message but a {type(value).__name__}")
+        return value
 
     def __repr__(self) -> str:
         return f"<Texts {self.code}>"

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
 from telegram.error import TelegramError
-from telegram.ext import Application
 
+from bot.context import BotApplication
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.cards import send_card
 from bot.handlers.searching import Seekers, look_for_opponent
@@ -61,7 +61,7 @@ class Host(Seekers, Protocol):
     """What an action needs of the Mini App (bot.webapp.api.MiniApp): what the queue's
     steps need (`Seekers`: the use-cases, the bot, the running chores), and more."""
 
-    application: Application
+    application: BotApplication
 
     async def show(self, game: GameView, hint: int | None = None) -> None: ...
 

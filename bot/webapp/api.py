@@ -45,8 +45,8 @@ from typing import Any
 from aiohttp import web
 from telegram import Bot
 from telegram.error import TelegramError
-from telegram.ext import Application
 
+from bot.context import BotApplication
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
@@ -88,7 +88,7 @@ NEW_GAME_BOARDS = [
 MINI_APP: web.AppKey[MiniApp] = web.AppKey("mini_app")
 
 
-def add_routes(web_app: web.Application, application: Application) -> None:
+def add_routes(web_app: web.Application, application: BotApplication) -> None:
     """The Mini App's page and API on `web_app`, for the bot `application`."""
     mini_app = MiniApp(application)
     web_app[MINI_APP] = mini_app
@@ -131,7 +131,7 @@ def error(status: int, message: str, refusal: str | None = None) -> web.HTTPExce
 class MiniApp:
     """The API's handlers, on the running bot's resources."""
 
-    def __init__(self, application: Application) -> None:
+    def __init__(self, application: BotApplication) -> None:
         self.application = application
         self.closing = asyncio.Event()
         self.streams = StreamGate()

@@ -8,9 +8,8 @@ import asyncio
 from dataclasses import replace
 from functools import partial
 
-from telegram.ext import Application
-
 from bot.config import Settings
+from bot.context import BotApplication
 from bot.games.events import GameEnded
 from bot.games.model import GameView
 from bot.resources import MiniApp, Resources
@@ -22,7 +21,7 @@ from bot.webapp.members import GroupMembers
 from bot.webapp.pace import NewGamePace
 
 
-def open_mini_app(application: Application, settings: Settings, hooks: BoardHooks) -> BoardHooks:
+def open_mini_app(application: BotApplication, settings: Settings, hooks: BoardHooks) -> BoardHooks:
     """The Mini App (WEBAPP_URL): every board gets its "Open board" button and tells the
     pages showing it; private chats' menu button opens it (set meanwhile, like the profile).
     Returns `hooks` with the Mini App's."""

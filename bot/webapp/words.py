@@ -111,10 +111,10 @@ REFUSALS = {
 def page_texts(language: str | None) -> dict[str, Any]:
     """What `GET /app/api/texts` answers: the language, its direction and every word."""
     tr = texts_for(language)
-    words: dict[str, Any] = {key: getattr(tr, key) for key in SHARED}
+    words: dict[str, Any] = {key: tr.text(key) for key in SHARED}
     words.update({f"PAGE.{key}": text for key, text in tr.PAGE.items()})
     words["LEVEL_NAMES"] = dict(tr.LEVEL_NAMES)
-    words["REFUSALS"] = {status: getattr(tr, key) for status, key in REFUSALS.items()}
+    words["REFUSALS"] = {status: tr.text(key) for status, key in REFUSALS.items()}
     words["REFUSALS"]["error"] = tr.POPUP_ERROR
     # A new game beyond the user's pace (bot.webapp.pace): only the page has one.
     words["REFUSALS"][PageStatus.TOO_FAST] = tr.PAGE["too_fast"]
@@ -123,7 +123,7 @@ def page_texts(language: str | None) -> dict[str, Any]:
 
 def refusal(tr: Texts, status: str) -> str:
     """A refusal in words, as the chat's pop-up says it."""
-    return getattr(tr, REFUSALS.get(status, "POPUP_ERROR"))
+    return tr.text(REFUSALS.get(status, "POPUP_ERROR"))
 
 
 def _html_language(tr: Texts) -> str:

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from core.board import CLASSIC, BoardSize, board_size
-from core.positions import ULTIMATE
+from core.board import CLASSIC, ULTIMATE, BoardSize, board_size
 
 MAX_ID = 2**63 - 1
 MAX_GAME_ID = 2**31 - 1  # games.id is a 32-bit INTEGER: PostgreSQL refuses bigger parameters

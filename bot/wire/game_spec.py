@@ -11,8 +11,7 @@ from bot.games.match_rules import BEST_OF
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
 from bot.games.pairing import board_key
 from bot.games.tournament_rules import Format
-from core.board import CLASSIC, SIZES, BoardSize, board_size
-from core.positions import ULTIMATE
+from core.board import CLASSIC, SIZES, ULTIMATE, BoardSize, board_size
 
 #: The /start parameter that only opens the menu (the "Add to a group" link sends it).
 MENU_DEEP_LINK = "menu"

@@ -1,15 +1,18 @@
 """The message catalogs: every language translates every message of the English template,
 nothing fuzzy or empty, the same named placeholders, plural forms by the language's rule; and
-every message of every language renders with sample values."""
+every message of every language renders with sample values; and the code declares every
+message by name (`bot/views/message_names.py`), and nothing else."""
 
 from __future__ import annotations
 
 import re
 import string
+from typing import get_args, get_type_hints
 
 import pytest
 from babel.messages.catalog import Catalog, Message
 
+from bot.views.message_names import Messages, PluralName
 from bot.views.texts import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
@@ -196,6 +199,40 @@ def test_symbols_are_shared() -> None:
     for code in LANGUAGES:
         for name, symbol in SYMBOLS.items():
             assert getattr(texts_for(code), name) == symbol
+
+
+def test_every_message_is_declared_and_every_declaration_is_a_message() -> None:
+    # mypy checks each `tr.NAME` against bot/views/message_names.py: it must name exactly the
+    # template's messages (and the symbols), each with the type Texts gives it.
+    keys = [str(m.context) for m in SOURCES]
+    plural = {str(m.context) for m in SOURCES if isinstance(m.id, tuple)}
+    wanted: dict[str, object] = dict.fromkeys(SYMBOLS, str)
+    wanted.update((k, str) for k in keys if "." not in k and k not in plural)
+    wanted.update((k.partition(".")[0], dict[str, str]) for k in keys if "." in k)
+    wanted["COMMANDS"] = tuple[tuple[str, str], ...]
+    declared = get_type_hints(Messages)
+    assert sorted(wanted.keys() - declared.keys()) == [], "messages with no declaration"
+    assert sorted(declared.keys() - wanted.keys()) == [], "declarations with no message"
+    assert {k: t for k, t in declared.items() if t != wanted[k]} == {}, "declared as another type"
+    assert set(get_args(PluralName)) == plural
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_declaration_is_filled_in(code: str) -> None:
+    tr = texts_for(code)
+    for name, kind in get_type_hints(Messages).items():
+        assert isinstance(getattr(tr, name), getattr(kind, "__origin__", kind)), name
+
+
+def test_a_name_no_catalog_has_is_an_attribute_error() -> None:
+    tr = texts_for(DEFAULT_LANGUAGE)
+    with pytest.raises(AttributeError):
+        _ = tr.WELCOM  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        tr.text("WELCOM")
+    assert tr.text("WELCOME") == tr.WELCOME and tr.text("X_SYMBOL") == SYMBOLS["X_SYMBOL"]
+    with pytest.raises(TypeError):
+        tr.text("LEVEL_NAMES")
 
 
 def test_names_are_isolated_where_directions_mix() -> None:

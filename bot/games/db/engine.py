@@ -12,6 +12,7 @@ from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
+    AsyncSession,
     async_sessionmaker,
     create_async_engine,
 )
@@ -85,7 +86,7 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
     return writer
 
 
-def create_session_factory(engine: AsyncEngine) -> async_sessionmaker:
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded values after commit, so views can be built after a transaction."""
     return async_sessionmaker(engine, expire_on_commit=False)
 

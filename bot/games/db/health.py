@@ -86,7 +86,9 @@ class SqliteFile:
         event.listen(engine, "connect", self._opened)
         event.listen(engine, "checkout", self._checkout)
 
-    def _connect(self, _dialect: Any, _record: Any, cargs: list[Any], cparams: dict) -> None:
+    def _connect(
+        self, _dialect: Any, _record: Any, cargs: list[Any], cparams: dict[str, Any]
+    ) -> None:
         if self.identity is None:
             return  # the first: it may create the file, as on a first start
         if self.missing():

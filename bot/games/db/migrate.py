@@ -64,7 +64,9 @@ async def is_current(engine: AsyncEngine) -> bool:
     """Whether the database's schema is at the packaged migrations' head already."""
     try:
         async with engine.connect() as connection:
-            stored = await connection.scalar(text("SELECT version_num FROM alembic_version"))
+            stored: str | None = await connection.scalar(
+                text("SELECT version_num FROM alembic_version")
+            )
     except SQLAlchemyError:
         return False  # no schema yet (or no such table): Alembic will say what is wrong
     return stored == head_revision()

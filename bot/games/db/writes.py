@@ -123,7 +123,7 @@ class CoreTransaction:
     do is checked on its result: a guarded one must return a row (else `GuardFailed`), a
     versioned UPDATE or DELETE must change exactly one row (else `StaleDataError`)."""
 
-    def __init__(self, run: Run, bind: Any) -> None:
+    def __init__(self, run: Run[Any], bind: Any) -> None:
         self._run = run
         self.bind = bind  # what `player_rows.upsert_player` reads the dialect from
         self.info: dict[str, Any] = {}
