@@ -915,7 +915,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
         ]
         async with engine.begin() as conn:
             await conn.execute(upsert(players).on_conflict_do_nothing(index_elements=["id"]), rows)
-        from bot.games.public_ids import new_public_id
+        from bot.games.db.public_ids import new_public_id
         from core.board import Board
         from core.notation import format_cells
 
@@ -1133,7 +1133,7 @@ PROFILE_CATEGORIES = (
             "sqlite3",
             "greenlet",
             "bot/games/db/",
-            "bot/games/store.py",
+            "bot/games/db/store.py",
             "bot/games/updates.py",
         ),
     ),
@@ -1143,8 +1143,8 @@ PROFILE_CATEGORIES = (
         (
             "bot/views/render.py",
             "bot/views/keyboards.py",
-            "bot/views/texts.py",
-            "bot/views/boards.py",
+            "bot/locales/texts.py",
+            "bot/chat/boards.py",
             "bot/wire/callback_data.py",
             "bot/wire/codec.py",
             "/babel/",

@@ -1,4 +1,4 @@
-"""Benchmark: what one token of the shared flood budget costs (`bot.telegram.flood_budget`).
+"""Benchmark: what one token of the shared flood budget costs (`bot.flood_budget`).
 
 Run from the repository root:
 
@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 async def cost(database_url: str, takes: int) -> list[float]:
+    from bot.flood_budget import SharedBudget
     from bot.games.db.engine import create_engine
     from bot.games.db.migrate import upgrade_database
-    from bot.telegram.flood_budget import SharedBudget
     from bot.telegram.flood_limits import FloodLimits, Pace, Rate
 
     await asyncio.to_thread(upgrade_database, database_url)

@@ -26,6 +26,8 @@ from telegram.ext import (
 )
 
 from bot.ai_pool import AiPool
+from bot.chat.boards import BoardHooks
+from bot.chat.presenter import Presenter
 from bot.chores.ai_runner import AiMatchRunner
 from bot.chores.board_catch_up import BoardCatchUp
 from bot.chores.housekeeping import Housekeeping
@@ -34,21 +36,19 @@ from bot.chores.tournament_rounds import TournamentRounds
 from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.context import BotApplication, BotContext
-from bot.games.clock_rules import Clock
+from bot.flood_budget import SharedBudget
 from bot.games.db.engine import create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
+from bot.games.play.clock_rules import Clock
 from bot.games.use_cases import Games, open_games
 from bot.handlers import (
     assists,
     cards,
-    challenges,
-    chat_events,
     common,
     delivery,
     errors,
     inline,
     language,
-    matchmaking,
     menu,
     play,
     privacy,
@@ -56,18 +56,16 @@ from bot.handlers import (
     records,
     replays,
     taps,
-    tournaments,
 )
+from bot.handlers.groups import challenges, chat_events, tournaments
+from bot.handlers.strangers import matchmaking
+from bot.intake.webhook_inbox import WebhookInbox
 from bot.listeners import listen
 from bot.resources import Resources, Running
-from bot.telegram.flood_budget import SharedBudget
 from bot.telegram.flood_gate import FloodGate
-from bot.telegram.profile import publish_profile
 from bot.telegram.request import RetryingRequest
 from bot.telegram.update_lanes import UpdateLanes
-from bot.telegram.webhook_inbox import WebhookInbox
-from bot.views.boards import BoardHooks
-from bot.views.presenter import Presenter
+from bot.views.profile import publish_profile
 from bot.wire import callback_data as data
 from core.solver import solved_table
 
@@ -115,7 +113,7 @@ def build_application(settings: Settings) -> BotApplication:
     `post_shutdown`)."""
     backoff = settings.retry_backoff_seconds
     # One long poll at a time (never rate limited); a failed poll is tried again by the
-    # polling loop (`bot.telegram.polling`), which logs an outage once a minute, not each try.
+    # polling loop (`bot.intake.polling`), which logs an outage once a minute, not each try.
     polls = RetryingRequest(connection_pool_size=1, max_attempts=1, backoff_base=backoff)
     calls = RetryingRequest(
         connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
@@ -254,7 +252,7 @@ async def open_resources(application: BotApplication) -> None:
         once_running(application, publish_profile(application.bot))
     )
     # Both modes: a webhook's updates and long polling's batches are stored before Telegram
-    # is told they arrived (`bot.telegram.polling`).
+    # is told they arrived (`bot.intake.polling`).
     every = settings.board_catch_up_seconds
     resources.inbox = WebhookInbox(games.inbox, application, every=every)
     if settings.webapp_url is not None:

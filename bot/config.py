@@ -199,7 +199,7 @@ class Settings(BaseSettings):
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.
     turn_timeout_seconds: Annotated[float, _seconds(1.0, 7 * 24 * 3600.0)] = 600.0
-    # Games between strangers (/play) are on the clock instead (`bot.games.clock_rules`):
+    # Games between strangers (/play) are on the clock instead (`bot.games.play.clock_rules`):
     # this long a side, and up to this much back after each move; a running clock is
     # redrawn on both boards this often.
     stranger_clock_seconds: Annotated[float, _seconds(1.0, 3600.0)] = 60.0
@@ -216,13 +216,13 @@ class Settings(BaseSettings):
     # A player looking for a stranger leaves the queue after waiting this long for nobody
     # (their waiting message says so).
     queue_wait_seconds: Annotated[float, _seconds(1.0, 24 * 3600.0)] = 300.0
-    # A board whose edit went unanswered is drawn again after this long (`bot.views.presenter`):
+    # A board whose edit went unanswered is drawn again after this long (`bot.chat.presenter`):
     # the unanswered edit may still land meanwhile, after a newer one.
     board_doubt_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
     # A tap is answered within this long, "busy, try again" if its work is not done by then:
     # Telegram takes an answer for 15 s only (`bot.handlers.taps`).
     tap_answer_seconds: Annotated[float, _seconds(0.1, 14.0)] = 8.0
-    # While Telegram fails, one WARNING this often (`bot.telegram.polling`).
+    # While Telegram fails, one WARNING this often (`bot.intake.polling`).
     telegram_outage_log_seconds: Annotated[float, _seconds(0.1, 3600.0)] = 60.0
     # Webhook mode when `webhook_url` is set (long polling otherwise).
     webhook_port: Port = DEFAULT_WEBHOOK_PORT

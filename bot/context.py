@@ -11,13 +11,13 @@ from bot.resources import Resources
 from bot.telegram.flood_limits import Pace
 
 if TYPE_CHECKING:
+    from bot.chat.presenter import Presenter
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.config import Settings
     from bot.games.model import UpdateClaim
     from bot.games.use_cases import Games
     from bot.resources import Running
-    from bot.views.presenter import Presenter
 
 
 class BotContext(CallbackContext[ExtBot[Pace], dict[Any, Any], dict[Any, Any], Resources]):
@@ -41,7 +41,7 @@ class BotContext(CallbackContext[ExtBot[Pace], dict[Any, Any], dict[Any, Any], R
 
     @property
     def presenter(self) -> Presenter:
-        """The one way a game is shown (`bot.views.presenter`)."""
+        """The one way a game is shown (`bot.chat.presenter`)."""
         return self.bot_data.running.presenter
 
     @property

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from telegram.request import BaseRequest
 
     from bot.ai_pool import AiPool
+    from bot.chat.presenter import Presenter
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
     from bot.chores.housekeeping import Housekeeping
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
     from bot.chores.turn_clock import TurnClock
     from bot.config import Settings
     from bot.games.use_cases import Games
-    from bot.telegram.webhook_inbox import WebhookInbox
-    from bot.views.presenter import Presenter
+    from bot.intake.webhook_inbox import WebhookInbox
     from bot.webapp.links import WebAppLinks
     from bot.webapp.live import GameNotifier
     from bot.webapp.members import GroupMembers

@@ -5,8 +5,8 @@ of its own on WEB_PORT in polling mode.
 
 The order is `run_polling`'s: initialize, post_init, start receiving updates, start … stop
 receiving, stop, post_stop, shutdown, post_shutdown. It is written out here rather than left to
-`run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.telegram.web, which
-also serves /healthz), long polling our own loop (bot.telegram.polling, which stores a batch
+`run_polling`/`run_webhook` so that webhook mode can use our own web server (bot.intake.web, which
+also serves /healthz), long polling our own loop (bot.intake.polling, which stores a batch
 before acknowledging it), and so that a Telegram that cannot be reached at start-up (or that
 refuses the webhook) is one line on stderr, not a traceback.
 """
@@ -29,9 +29,9 @@ from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.context import BotApplication
 from bot.games.db.reachable import DatabaseProblem, check_database
+from bot.intake.polling import Polling
+from bot.intake.web import WebServer, build_web_app
 from bot.telegram import request as telegram_request
-from bot.telegram.polling import Polling
-from bot.telegram.web import WebServer, build_web_app
 
 TELEGRAM_API = "https://api.telegram.org"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -200,7 +200,7 @@ class BotLife:
         inbox.start()
 
     async def start_polling(self) -> None:
-        """Handle updates, then long poll (`bot.telegram.polling`: each batch goes into the
+        """Handle updates, then long poll (`bot.intake.polling`: each batch goes into the
         inbox before Telegram is told it arrived)."""
         application, settings = self.application, self.settings
         inbox = application.bot_data.inbox

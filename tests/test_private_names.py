@@ -61,7 +61,7 @@ def private_uses_in(source: str, where: str) -> list[Use]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if is_ours(alias.name):
-                    # `import bot.games.store` binds bot, and bot.games.store is ours too.
+                    # `import bot.games.db.store` binds bot, and bot.games.db.store is ours too.
                     parts = alias.name.split(".")
                     ours.add(alias.asname or parts[0])
                     ours.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))

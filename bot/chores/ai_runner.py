@@ -17,12 +17,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.games import lifecycle
-from bot.games.ai_turns import AiTurns
+from bot.chat.presenter import Presenter
+from bot.games.db.store import Store
 from bot.games.model import GameView
-from bot.games.store import Store
+from bot.games.play import lifecycle
+from bot.games.play.ai_turns import AiTurns
 from bot.telegram.flood_gate import FrameSkipped, Pace
-from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

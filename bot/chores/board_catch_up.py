@@ -1,8 +1,8 @@
 """Boards catch up with their games, whatever crashes: the running side of the board outbox
-(`bot.games.outbox` has the database side).
+(`bot.games.db.outbox` has the database side).
 
 The presenter tells of every game whose boards Telegram has, all of them, at a version
-(`delivered`, a `bot.views.boards.BoardHooks` hook). Shown boards are marked in the database
+(`delivered`, a `bot.chat.boards.BoardHooks` hook). Shown boards are marked in the database
 in batches, which let go of the presenter's claims on them (a mark lost in a crash costs one
 needless redraw, never a frozen board). A background round (`every` seconds, on every
 instance) reads the games whose board is behind and that no other live process draws, and
@@ -25,12 +25,12 @@ from datetime import datetime, timedelta
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from bot.chat.presenter import Presenter
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
+from bot.games.db.outbox import BoardOutbox, Shown, is_behind
 from bot.games.model import GameView
-from bot.games.outbox import BoardOutbox, Shown, is_behind
 from bot.telegram.flood_gate import Pace
-from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

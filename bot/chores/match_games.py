@@ -1,6 +1,6 @@
 """The next game of a match, posted as soon as the game before it has ended.
 
-The ending's own transaction started the next game (`bot.games.match_play`); this listener of
+The ending's own transaction started the next game (`bot.games.matches.play`); this listener of
 the game's `GameEnded` event (`bot.games.event_stream`, told after the commit, in the process
 that ended the game) posts its board where the game before was: in the group, or in both strangers'
 private chats, through the one presenter. A posting lost in a crash is the board catch-up's:
@@ -15,11 +15,11 @@ import logging
 
 from telegram.error import TelegramError
 
+from bot.chat.presenter import Presenter
+from bot.games.db.store import Store
 from bot.games.events import GameEnded
-from bot.games.matches import Matches
+from bot.games.matches.use_cases import Matches
 from bot.games.model import GameView
-from bot.games.store import Store
-from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ keeps every waiting message's seconds counting, offers the AI to whoever waited
 (`QUEUE_WAIT_SECONDS`), their message saying so. A game whose first board cannot be posted
 (its player blocked the bot, or their chat is gone) is undone, and the other player is back
 at the head of the queue, their waiting message as it was. The queue itself is in the database
-(`bot.games.matchmaking`), so any instance may pair, redraw or cancel any entry.
+(`bot.games.strangers.matchmaking`), so any instance may pair, redraw or cancel any entry.
 
 Waiting messages are redrawn at `Pace.BACKGROUND`: people's moves go first.
 """
@@ -18,15 +18,15 @@ from datetime import datetime, timedelta
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from bot.chat.presenter import Presenter
+from bot.chat.queue import edit_waiting, render_waiting, tell_left
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
-from bot.games.matchmaking import LeftQueue, Matchmaking, Paired
 from bot.games.model import GameView
-from bot.games.pairing import AI_OFFER_AFTER, Waiting
-from bot.views.presenter import Presenter
-from bot.views.queue import edit_waiting, render_waiting, tell_left
+from bot.games.strangers.matchmaking import LeftQueue, Matchmaking, Paired
+from bot.games.strangers.pairing import AI_OFFER_AFTER, Waiting
+from bot.locales.texts import isolate, texts_for
 from bot.views.rating import first_name
-from bot.views.texts import isolate, texts_for
 
 log = logging.getLogger(__name__)
 

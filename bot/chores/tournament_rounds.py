@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from telegram import Bot
 
+from bot.chat.presenter import Presenter
+from bot.chat.tournament import show_tournament
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
+from bot.games.db.store import Store
 from bot.games.events import GameEnded
-from bot.games.store import Store
-from bot.games.tournaments import Tournaments
+from bot.games.tournaments.use_cases import Tournaments
 from bot.telegram.flood_gate import Pace
-from bot.views.presenter import Presenter
-from bot.views.tournament import show_tournament
 
 #: Seconds between rounds when no ending wakes it sooner.
 EVERY_SECONDS = 5.0

@@ -1,5 +1,5 @@
 """Turn timeouts for games between people: nudge, then a loss by timeout; games between
-strangers on the clock (`bot.games.clock_rules`): a flag loses at once (both told), ❌ who
+strangers on the clock (`bot.games.play.clock_rules`): a flag loses at once (both told), ❌ who
 never began aborts the game (both told), and a running clock is redrawn on both boards every
 `redraw_seconds` (each board is in a private chat: one edit per 10 s is far under its pace; a
 group's boards on the clock, a tournament's, are not redrawn between moves).
@@ -18,13 +18,13 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
+from bot.chat.presenter import Presenter
 from bot.games.db.models import utcnow
 from bot.games.model import GameView, TurnEvent
-from bot.games.timeouts import TurnTimeouts
+from bot.games.play.timeouts import TurnTimeouts
+from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import Pace, pace_args
-from bot.views.presenter import Presenter
 from bot.views.render import render_nudge
-from bot.views.texts import texts_for
 from core.board import O
 
 log = logging.getLogger(__name__)

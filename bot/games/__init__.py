@@ -1,8 +1,10 @@
 """The games layer: use-cases that take and return plain values (`bot.games.model`), one
-database transaction each, one module per family. Nothing here imports Telegram.
+database transaction each. Nothing here imports Telegram or the web.
 
-    model       the plain values: GameView, PlayerInfo, BoardRef, results, statuses
-    lifecycle   the game's rules as pure functions on a GameView
-    store       transactions, loading a game once, versioned writes; db/ the tables
-    play, challenges, ai_turns, timeouts, records, review, privacy, chats   the use-cases
+    model, summaries   the plain values: GameView, PlayerInfo, BoardRef, results, reports
+    events, event_stream   what happens to a game, delivered in order per game to listeners
+    db/          storage: the tables, transactions, loading a game once, versioned writes
+    play/        playing a game: moves, lifecycle, endings, assists, the AI's turns, clocks
+    matches/  challenges/  strangers/  tournaments/  ratings/   one folder per feature
+    chats, players, privacy, records, inbox, updates   the rest of the use-cases
 """

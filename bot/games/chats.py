@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from sqlalchemy import or_, select, update
 
-from bot.games import lifecycle, reads, store, tournament_rows
-from bot.games.db import statements
+from bot.games.db import reads, statements, store
 from bot.games.db.batch import Later
 from bot.games.db.models import Game, Player, utcnow
+from bot.games.db.store import Store
 from bot.games.model import EndReason, GameStatus, GameView
-from bot.games.store import Store
+from bot.games.play import lifecycle
+from bot.games.tournaments import rows as tournament_rows
 
 
 class Chats:

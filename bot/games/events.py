@@ -1,6 +1,6 @@
 """What happens to a game, as typed events: the one stream every view and chore listens to.
 
-The store records them in the transaction that makes the change (`bot.games.store.save` and
+The store records them in the transaction that makes the change (`bot.games.db.store.save` and
 `insert`) and hands them to the game's stream once that transaction has committed
 (`bot.games.event_stream`): a rolled-back change says nothing, a committed one says it once.
 Each event carries the game as stored by that change, so a listener needs no read to act.
@@ -35,7 +35,7 @@ class GameMoved:
 
 @dataclass(frozen=True)
 class GameEnded:
-    """A game ended, settled (`bot.games.endings`: rated, its match carried on)."""
+    """A game ended, settled (`bot.games.play.endings`: rated, its match carried on)."""
 
     game: GameView
 

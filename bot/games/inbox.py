@@ -1,5 +1,5 @@
 """The webhook inbox's rows: updates stored before Telegram is answered, deleted once handled
-(`bot.telegram.webhook_inbox` is the running side)."""
+(`bot.intake.webhook_inbox` is the running side)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sqlalchemy import bindparam, delete, select, update
 from bot.games.db import statements
 from bot.games.db.batch import Later
 from bot.games.db.models import InboxUpdate, utcnow
-from bot.games.store import Store
+from bot.games.db.store import Store
 
 _DONE = delete(InboxUpdate).where(InboxUpdate.update_id == bindparam("done_id"))
 _LEFT = (

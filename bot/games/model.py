@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 from functools import cached_property
 
-from bot.games.match_rules import MatchScore
+from bot.games.matches.rules import MatchScore
 from core.ai import Level
 from core.board import SEAT_MARKS, Board, MoveError, O, T, X
 from core.rules import turn
@@ -81,7 +81,7 @@ LIVE = (GameStatus.OPEN, GameStatus.ACTIVE)
 
 
 class EndReason(StrEnum):
-    """How a game ended (`bot.games.endings`): the stored `end_reason`."""
+    """How a game ended (`bot.games.play.endings`): the stored `end_reason`."""
 
     LINE = "line"  # won: a line of k
     FULL = "full"  # drawn: the board is full

@@ -9,9 +9,9 @@ from sqlalchemy import select
 
 from bot.games.db import statements
 from bot.games.db.models import Player, utcnow
+from bot.games.db.store import Db
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import PlayerInfo
-from bot.games.store import Db
 
 
 async def upsert_player(session: CoreTransaction, user: PlayerInfo) -> PlayerInfo:

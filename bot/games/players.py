@@ -6,8 +6,8 @@ from sqlalchemy import update
 
 from bot.games import player_rows
 from bot.games.db.models import Player
+from bot.games.db.store import Store
 from bot.games.model import PlayerInfo
-from bot.games.store import Store
 
 
 class Players:

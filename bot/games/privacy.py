@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from sqlalchemy import delete, func, or_, select, update
 
-from bot.games import lifecycle, reads, store, tournament_rows
+from bot.games.db import reads, store
 from bot.games.db.models import Game, Move, Player
+from bot.games.db.store import Store
 from bot.games.model import LIVE, GameView, PlayerInfo
-from bot.games.store import Store
+from bot.games.play import lifecycle
 from bot.games.summaries import ForgetReport
+from bot.games.tournaments import rows as tournament_rows
 
 
 class Privacy:

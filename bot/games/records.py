@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import or_
 
-from bot.games import reads
+from bot.games.db import reads
 from bot.games.db.models import Game
-from bot.games.lifecycle import outcome_for
+from bot.games.db.store import Store
 from bot.games.model import HUMAN, USER, GameStatus, Outcome
-from bot.games.store import Store
+from bot.games.play.lifecycle import outcome_for
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
 from core.mnk_results import is_forced_win

@@ -1,5 +1,6 @@
 """What the records use-cases answer: a player's wins, losses and draws (/stats), a group's
-leaderboard (/top), a game's review and replay, and what /forget deleted. Plain values, as
+leaderboard (/top), a game's review and replay, what /forget deleted, and the ratings (/rating,
+the ladder). Plain values, as
 `model`'s."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from bot.games.model import GameStatus, GameView, Outcome
+from core import glicko2
 from core.board import Board
 
 
@@ -136,3 +138,27 @@ class Replay:
         """The move that made position `ply` (None for the empty board)."""
         ply = self.clamp(ply)
         return self.moves[ply - 1] if ply else None
+
+
+@dataclass(frozen=True)
+class PoolRating:
+    """A player's rating in one pool, as /rating shows it."""
+
+    pool: str
+    rating: float
+    deviation: float
+    games: int
+    last_change: int
+
+    @property
+    def is_provisional(self) -> bool:
+        return self.deviation > glicko2.PROVISIONAL_DEVIATION
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    player_id: int
+    name: str
+    rating: float
+    deviation: float
+    games: int

@@ -14,8 +14,8 @@ from sqlalchemy import bindparam, delete
 
 from bot.games.db.batch import Later
 from bot.games.db.models import HandledUpdate, utcnow
+from bot.games.db.store import Store
 from bot.games.model import Claim, UpdateClaim
-from bot.games.store import Store
 
 #: How long a handled update id is remembered. Telegram stops redelivering long before, and
 #: update ids may start again from a random number after a week without updates.

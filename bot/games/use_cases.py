@@ -7,25 +7,25 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.games.ai_turns import AiTurns, Thinker
-from bot.games.assists import Assists
-from bot.games.challenges import Challenges
+from bot.games.challenges.use_cases import Challenges
 from bot.games.chats import Chats
-from bot.games.clock_rules import DEFAULT_CLOCK, Clock
+from bot.games.db.outbox import BoardOutbox
+from bot.games.db.store import Store
 from bot.games.inbox import Inbox
-from bot.games.matchmaking import Matchmaking
-from bot.games.outbox import BoardOutbox
-from bot.games.play import Play
+from bot.games.play.ai_turns import AiTurns, Thinker
+from bot.games.play.assists import Assists
+from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
+from bot.games.play.replays import Replays
+from bot.games.play.review import Reviews
+from bot.games.play.timeouts import TurnTimeouts
+from bot.games.play.use_cases import Play
 from bot.games.players import Players
 from bot.games.privacy import Privacy
-from bot.games.ratings import Ratings
+from bot.games.ratings.use_cases import Ratings
 from bot.games.records import Records
-from bot.games.replays import Replays
-from bot.games.review import Reviews
-from bot.games.store import Store
-from bot.games.stranger_chats import StrangerChats
-from bot.games.timeouts import TurnTimeouts
-from bot.games.tournaments import Tournaments
+from bot.games.strangers.chats import StrangerChats
+from bot.games.strangers.matchmaking import Matchmaking
+from bot.games.tournaments.use_cases import Tournaments
 from bot.games.updates import HandledUpdates
 
 

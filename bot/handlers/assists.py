@@ -8,7 +8,7 @@ from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult
 from bot.handlers.common import answer, player_from, popup, texts_of
 from bot.handlers.taps import Tapped
-from bot.views.texts import Texts
+from bot.locales.texts import Texts
 from bot.wire.callback_data import HINT, AssistTap
 from core.positions import cell_words
 

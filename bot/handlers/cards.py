@@ -10,7 +10,7 @@ from bot.context import BotContext
 from bot.games.model import GameView, MoveStatus
 from bot.handlers.common import answer, popup, texts_of
 from bot.handlers.taps import Tapped
-from bot.views.texts import Texts
+from bot.locales.texts import Texts
 from bot.wire.callback_data import GameTap
 
 

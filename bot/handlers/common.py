@@ -24,8 +24,8 @@ from telegram.error import BadRequest
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.delivery import claim_now
+from bot.locales.texts import Texts, texts_for
 from bot.views.render import symbol
-from bot.views.texts import Texts, texts_for
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from telegram import Update
 from telegram.error import Forbidden, TelegramError
 
 from bot.context import BotContext
-from bot.games.store import LOST_RACE
+from bot.games.db.store import LOST_RACE
 from bot.handlers.common import answer, texts_of
 from bot.telegram.request import OutcomeUnknown
 

@@ -8,9 +8,9 @@ from telegram import InlineQueryResultArticle, InputTextMessageContent, Update
 from bot.context import BotContext
 from bot.handlers.common import answer_and_show, player_from, texts_of
 from bot.handlers.taps import Tapped
+from bot.locales.texts import Texts, isolate
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import symbol
-from bot.views.texts import Texts, isolate
 from bot.wire.callback_data import InlineAiTap, InlineJoinTap
 from bot.wire.codec import inline_key
 from bot.wire.game_spec import parse_board_size

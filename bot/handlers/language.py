@@ -15,9 +15,9 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.taps import Tapped
-from bot.telegram.profile import command_menus
+from bot.locales.texts import texts_for
 from bot.views.keyboards import language_keyboard
-from bot.views.texts import texts_for
+from bot.views.profile import command_menus
 from bot.wire.callback_data import LanguageTap
 
 

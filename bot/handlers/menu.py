@@ -6,8 +6,8 @@ from __future__ import annotations
 from telegram import Chat, Update, User
 
 from bot.context import BotContext
-from bot.games.matchmaking import LeftQueue
 from bot.games.model import USER, GameView
+from bot.games.strangers.matchmaking import LeftQueue
 from bot.handlers.common import (
     answer,
     edit_tapped,
@@ -17,8 +17,9 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
-from bot.handlers.searching import play, stop_searching
+from bot.handlers.strangers.searching import play, stop_searching
 from bot.handlers.taps import Tapped
+from bot.locales.texts import Texts
 from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
 from bot.views.render import (
     opponent_name,
@@ -27,7 +28,6 @@ from bot.views.render import (
     render_help,
     render_welcome,
 )
-from bot.views.texts import Texts
 from bot.wire.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
 from bot.wire.game_spec import (
     MENU_DEEP_LINK,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from telegram import Update
 
 from bot.context import BotContext
-from bot.games.matchmaking import LeftQueue
 from bot.games.model import GameStatus, MoveStatus
+from bot.games.strangers.matchmaking import LeftQueue
 from bot.handlers.common import (
     answer,
     answer_and_show,
@@ -17,7 +17,7 @@ from bot.handlers.common import (
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
-from bot.handlers.searching import stop_searching
+from bot.handlers.strangers.searching import stop_searching
 from bot.handlers.taps import Tapped
 from bot.views.render import render_game, render_move_error
 from bot.views.resign_keyboard import asking_to_resign

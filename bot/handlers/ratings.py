@@ -5,12 +5,12 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from bot.context import BotContext
-from bot.games.rating_rules import POOLS, ai_pool
+from bot.games.ratings.rules import POOLS, ai_pool
 from bot.handlers.common import answer, is_group, player_from, texts_of
 from bot.handlers.taps import Tapped
+from bot.locales.texts import Texts
 from bot.views.rating import render_ladders, render_ratings
 from bot.views.render import render_top
-from bot.views.texts import Texts
 from bot.wire.callback_data import LadderTap, pack
 
 

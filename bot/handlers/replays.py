@@ -12,8 +12,8 @@ from bot.games.model import BoardRef, MoveStatus
 from bot.games.summaries import Replay
 from bot.handlers.common import answer, edit_tapped, popup, texts_of
 from bot.handlers.taps import Tapped
+from bot.locales.texts import Texts
 from bot.views.replay import render_replay
-from bot.views.texts import Texts
 from bot.wire.callback_data import GameTap, ReplayTap
 
 

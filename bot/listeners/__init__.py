@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from telegram import Bot
 
+from bot.chat.presenter import Presenter
 from bot.games.event_stream import EventStream
 from bot.games.events import GameEnded, GameMoved, GameStarted
-from bot.games.matchmaking import Matchmaking
+from bot.games.strangers.matchmaking import Matchmaking
 from bot.listeners.announcer import Announcer
 from bot.listeners.ended_boards import AiMatches, EndedBoards
 from bot.listeners.queue import QueueLeaving
-from bot.views.presenter import Presenter
 
 
 def listen(

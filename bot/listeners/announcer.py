@@ -12,9 +12,9 @@ from telegram.error import TelegramError
 
 from bot.games.events import GameEnded
 from bot.games.model import FORFEITS, EndReason, GameView
+from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import player_name
-from bot.views.texts import texts_for
 from core.board import O, X, other
 
 log = logging.getLogger(__name__)

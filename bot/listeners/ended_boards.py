@@ -9,8 +9,8 @@ from typing import Protocol
 
 from telegram.error import TelegramError
 
+from bot.chat.presenter import Presenter
 from bot.games.events import GameEnded
-from bot.views.presenter import Presenter
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 from telegram import Bot
 
+from bot.chat.queue import tell_left
 from bot.games.events import GameMoved, GameStarted, players_of
-from bot.games.matchmaking import LeftQueue, Matchmaking
-from bot.games.pairing import Waiting
-from bot.views.queue import tell_left
+from bot.games.strangers.matchmaking import LeftQueue, Matchmaking
+from bot.games.strangers.pairing import Waiting
 
 
 async def leave_queue(
@@ -31,6 +31,10 @@ class QueueLeaving:
         self._bot = bot
 
     async def started(self, event: GameStarted) -> None:
+        if event.game.is_between_strangers:
+            # The queue's own pairing: it took both out in its transaction, and may put one
+            # back (`Matchmaking.undo_pairing`) before this is heard.
+            return
         await self._leave(players_of(event.game))
 
     async def moved(self, event: GameMoved) -> None:

@@ -28,7 +28,7 @@ told not to wait out 429s itself (`RetryingRequest(retry_flood_limits=False)`): 
 twice.
 
 Several instances of the bot share one budget: with a `SharedBudget` (FLOOD_BUDGET,
-`bot.telegram.flood_budget`) a message that has its tokens here takes one more from the same
+`bot.flood_budget`) a message that has its tokens here takes one more from the same
 limits kept in the database for every instance, and waits there when another instance spent
 them. This process still orders its own calls (people first) and handles its 429s.
 
@@ -94,7 +94,7 @@ class Slot(Protocol):
 
 
 class SharedBudget(Protocol):
-    """The flood limits every instance counts in (`bot.telegram.flood_budget`)."""
+    """The flood limits every instance counts in (`bot.flood_budget`)."""
 
     async def take(self, chat_id: object | None, pace: Pace) -> Shortfall | None:
         """A token for a message to this chat, or what is short (nothing taken then)."""

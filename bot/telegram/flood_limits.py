@@ -59,7 +59,7 @@ class Limit(Enum):
 class Sharing(StrEnum):
     """Where the flood limits are counted (FLOOD_BUDGET): by each process for itself
     (`LOCAL`), or in the database for every instance together (`SHARED`,
-    `bot.telegram.flood_budget`); `AUTO` shares on PostgreSQL, not on SQLite."""
+    `bot.flood_budget`); `AUTO` shares on PostgreSQL, not on SQLite."""
 
     AUTO = "auto"
     SHARED = "shared"

@@ -39,8 +39,8 @@ from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import BaseUpdateProcessor
 
+from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import running_slot
-from bot.views.texts import texts_for
 
 log = logging.getLogger(__name__)
 

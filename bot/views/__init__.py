@@ -1,2 +1,3 @@
-"""What players see: board messages rendered and shown (the presenter, the one way a game is
-shown), keyboards, texts in every language, result cards, the rating and queue views."""
+"""What players see, rendered without I/O: board messages, keyboards, result cards, the
+rating views, the bot's command menus. Showing them in chats is `bot.chat`'s; the texts in
+every language are `bot.locales`'."""

@@ -9,9 +9,9 @@ from typing import TypedDict
 
 from bot.games.model import FORFEITS, EndReason, GameView, Result
 from bot.games.summaries import Replay
+from bot.locales.texts import Texts
 from bot.views.card import Card
 from bot.views.render import player_name
-from bot.views.texts import Texts
 from core.board import other
 from core.positions import is_ultimate, ultimate_board
 from core.rules import winning_cells

@@ -8,11 +8,11 @@ from functools import partial
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
-from bot.games.clock_rules import Clock, control_of
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
+from bot.games.play.clock_rules import Clock, control_of
 from bot.games.summaries import Replay
+from bot.locales.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.views import ultimate as ultimate_view
-from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.wire.callback_data import (
     ANIMATION,
     CANCEL,

@@ -1,5 +1,5 @@
 """A match game's score on its board, and on the board that ends the match, how the match
-ended (`bot.games.match_rules`): `match_summary` says it as plain values, once, for the chat
+ended (`bot.games.matches.rules`): `match_summary` says it as plain values, once, for the chat
 board (`match_lines`, in words) and the Mini App (its state) alike."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.games.match_rules import MatchStatus, Side, mark_of, points
+from bot.games.matches.rules import MatchStatus, Side, mark_of, points
 from bot.games.model import GameView
-from bot.views.texts import Texts
+from bot.locales.texts import Texts
 
 #: How a board names the player of a mark (`render.player_name`).
 Namer = Callable[[GameView, str, Texts], str]

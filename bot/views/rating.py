@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.games.model import USER, GameView
-from bot.games.rating_rules import AI_PREFIX, AI_RATINGS, POOLS
-from bot.games.ratings import LadderRow, PoolRating
-from bot.views.texts import Texts, isolate
+from bot.games.ratings.rules import AI_PREFIX, AI_RATINGS, POOLS
+from bot.games.summaries import LadderRow, PoolRating
+from bot.locales.texts import Texts, isolate
 from core.board import O, X
 
 PlayerName = Callable[[GameView, str, Texts], str]

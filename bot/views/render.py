@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup
 
-from bot.games import clock_rules
 from bot.games.model import HUMAN, USER, GameStatus, GameView, Result
+from bot.games.play import clock_rules
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
-from bot.telegram.profile import PRIVATE_COMMANDS
+from bot.locales.texts import Texts, isolate, texts_for
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import board_keyboard
 from bot.views.match_score import match_lines
+from bot.views.profile import PRIVATE_COMMANDS
 from bot.views.rating import first_name, rating_lines
-from bot.views.texts import Texts, isolate, texts_for
 from bot.views.ultimate import position_lines, where_to_play
 from bot.wire.game_spec import StartProblem
 from core.ai import LEVELS

@@ -4,9 +4,9 @@ through it (each tap edits the one message) and a button for its animated pictur
 from __future__ import annotations
 
 from bot.games.summaries import Replay
+from bot.locales.texts import Texts
 from bot.views.keyboards import replay_keyboard
 from bot.views.render import BoardMessage, board_lines, game_title, result_lines, symbol
-from bot.views.texts import Texts
 from core.positions import cell_words
 
 

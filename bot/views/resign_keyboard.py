@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.views.texts import Texts
+from bot.locales.texts import Texts
 from bot.wire.callback_data import ResignAnswer, pack
 
 

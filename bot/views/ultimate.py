@@ -9,7 +9,7 @@ from collections.abc import Callable
 from telegram import InlineKeyboardButton
 
 from bot.games.model import USER, GameView
-from bot.views.texts import Texts
+from bot.locales.texts import Texts
 from bot.wire.callback_data import BlockTap, CellTap, pack
 from core.board import EMPTY, X
 from core.positions import ultimate_board

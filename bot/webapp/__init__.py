@@ -1,5 +1,5 @@
 """The board as a Telegram Mini App: a static page (static/) and its JSON API, served by the
-bot's own aiohttp server (bot.telegram.web).
+bot's own aiohttp server (bot.intake.web).
 
     init_data   who is asking: Telegram's signed initData, checked (pure)
     links       where the Mini App lives, and the "Open board" button's target (pure)

@@ -28,9 +28,9 @@ from telegram.error import TelegramError
 from bot.context import BotApplication
 from bot.games.model import USER, BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.cards import send_card
-from bot.handlers.searching import Seekers, look_for_opponent
+from bot.handlers.strangers.searching import Seekers, look_for_opponent
+from bot.locales.texts import Texts
 from bot.views.render import opponent_name, render_review
-from bot.views.texts import Texts
 from bot.webapp.state import ACTIONS, Action, PageStatus, actions
 from bot.wire.game_spec import (
     AI_MATCH,
@@ -199,7 +199,7 @@ def underway(game: GameView, user: PlayerInfo, tr: Texts) -> Done:
 
 async def look_for_someone(host: Host, user: PlayerInfo, body: dict[str, Any]) -> Done:
     """Look for a stranger on the board `body` names, as /play does in the user's private
-    chat (bot.handlers.searching: the waiting message there, or both boards once paired).
+    chat (bot.handlers.strangers.searching: the waiting message there, or both boards once paired).
     202: the chat tells the rest."""
     seek = play_board(body)
     if seek is None:

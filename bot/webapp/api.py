@@ -1,4 +1,4 @@
-"""The Mini App's routes on the bot's web server (bot.telegram.web), under /app/:
+"""The Mini App's routes on the bot's web server (bot.intake.web), under /app/:
 
     GET  /app/                        the page (static/index.html); no data in it
     GET  /app/static/…                its CSS and JavaScript
@@ -47,11 +47,11 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.context import BotApplication
+from bot.games.db.public_ids import is_public_id
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
-from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
+from bot.locales.texts import Texts, texts_for
 from bot.resources import Resources, Running
-from bot.views.texts import Texts, texts_for
 from bot.webapp.actions import (
     REFUSED,
     SOMEONE,

@@ -9,7 +9,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MenuButton
 from telegram.error import TelegramError
 
 from bot.games.model import GameView
-from bot.views.texts import texts_for
+from bot.locales.texts import texts_for
 from bot.webapp.links import WebAppLinks
 from core.positions import is_ultimate
 

@@ -1,5 +1,5 @@
 """Live updates for the Mini App's pages: a notifier fed by every board the bot shows in chat
-(bot.views.boards' hooks), and the server-sent events that carry a game's state to a page.
+(bot.chat.boards' hooks), and the server-sent events that carry a game's state to a page.
 
 An events stream re-reads the game when the notifier says it was shown, and every
 `POLL_SECONDS` besides: a move made by another instance of the bot (sharing the database)

@@ -8,12 +8,12 @@ import asyncio
 from dataclasses import replace
 from functools import partial
 
+from bot.chat.boards import BoardHooks
 from bot.config import Settings
 from bot.context import BotApplication
 from bot.games.events import GameEnded
 from bot.games.model import GameView
 from bot.resources import MiniApp, Resources
-from bot.views.boards import BoardHooks
 from bot.webapp.buttons import publish_menu_button, with_open_board
 from bot.webapp.links import WebAppLinks
 from bot.webapp.live import GameNotifier

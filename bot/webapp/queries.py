@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from sqlalchemy import or_, select
 
-from bot.games import reads
+from bot.games.db import reads
 from bot.games.db.models import Game, Player
+from bot.games.db.store import Store
 from bot.games.model import LIVE, GameView
-from bot.games.store import Store
 from bot.webapp.state import MoveRow
 
 #: A game's seats: a user plays in a game if any of them is theirs (three or four in games

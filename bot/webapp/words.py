@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.views.texts import Texts, texts_for
+from bot.locales.texts import Texts, texts_for
 from bot.webapp.state import PageStatus
 
 #: The chat's messages the page says too, by their names in the catalogs.

@@ -51,10 +51,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.games.clock_rules import Clock, clock_key, clock_of_key
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
-from bot.games.pairing import ULTIMATE_KEY, board_key
-from bot.views.texts import available_languages
+from bot.games.play.clock_rules import Clock, clock_key, clock_of_key
+from bot.games.strangers.pairing import ULTIMATE_KEY, board_key
+from bot.locales.texts import available_languages
 from bot.wire.codec import (
     MAX_GAME_ID,
     Button,

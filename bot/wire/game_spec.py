@@ -6,11 +6,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from bot.games.clock_rules import Clock, parse_clock
-from bot.games.match_rules import BEST_OF
+from bot.games.matches.rules import BEST_OF
 from bot.games.model import PLAYER_KINDS, USER, PlayerKind
-from bot.games.pairing import board_key
-from bot.games.tournament_rules import Format
+from bot.games.play.clock_rules import Clock, parse_clock
+from bot.games.strangers.pairing import board_key
+from bot.games.tournaments.rules import Format
 from core.board import CLASSIC, SIZES, ULTIMATE, BoardSize, board_size
 
 #: The /start parameter that only opens the menu (the "Add to a group" link sends it).

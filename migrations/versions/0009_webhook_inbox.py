@@ -3,7 +3,7 @@
 Telegram does not send an update again once it was answered; the bot used to answer before
 acting, so a crash in between lost it. Now the answer waits for this row, the row goes once
 the update is handled, and any instance handles the rows a crash left
-(`bot.telegram.webhook_inbox`).
+(`bot.intake.webhook_inbox`).
 
 Revision ID: 0009
 Revises: 0008

@@ -4,7 +4,7 @@ Two instances that each edit a board in the order they were asked could still la
 edit after a newer one (each paces its own calls). `games.drawer` names the process drawing
 the game's boards now, until `drawer_until` (a lease, so a process that died holds nothing for
 long); the others leave the board to it, and it draws the newest version before it lets go
-(`bot.games.outbox`).
+(`bot.games.db.outbox`).
 
 Revision ID: 0011
 Revises: 0010

@@ -2,7 +2,7 @@
 
 - `flood_budget`: a token bucket per chat messaged (`chat:<id>`) and one for the whole bot
   (`bot`): its tokens, when it was last refilled (the database's clock, seconds since 1970),
-  and the rate and burst it refills at (`bot.telegram.flood_budget`).
+  and the rate and burst it refills at (`bot.flood_budget`).
 
 Revision ID: 0012
 Revises: 0011

@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.games.model import PLAYER_KINDS, USER, EndReason, GameStatus, GameView
+from bot.locales.texts import available_languages
 from bot.views.render import render_game
-from bot.views.texts import available_languages
 from core.board import SIZES, Board, BoardSize
 from core.positions import ULTIMATE, is_full, move_error, play, winner
 

@@ -11,9 +11,9 @@ from typing import Any, cast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.chat.draw_order import DrawOrder
 from bot.games.model import GameView
 from bot.telegram.flood_gate import running_slot
-from bot.views.draw_order import DrawOrder
 
 
 @dataclass(frozen=True)

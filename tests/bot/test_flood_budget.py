@@ -1,4 +1,4 @@
-"""The flood budget shared in the database (`bot.telegram.flood_budget`): its buckets on a real
+"""The flood budget shared in the database (`bot.flood_budget`): its buckets on a real
 database (a SQLite file, or PostgreSQL with TEST_DATABASE_URL), and two flood gates, two
 "instances" each with an engine of its own, sending through one database to the fake Bot API
 server, which answers 429 past Telegram's limits."""
@@ -16,10 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.ext import ExtBot
 
+from bot import flood_budget
+from bot.flood_budget import OVERALL_KEY, SharedBudget, shared
 from bot.games.db.engine import create_engine
 from bot.games.db.models import FloodBucket
-from bot.telegram import flood_budget
-from bot.telegram.flood_budget import OVERALL_KEY, SharedBudget, shared
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodGate, FloodLimits, Pace, Rate
 from bot.telegram.flood_limits import Limit, capacity
 from tests.support.fake_telegram import FakeTelegram
@@ -116,7 +116,7 @@ async def test_a_crowd_of_messages_waits_its_turn_not_the_timeout(
     monkeypatch.setattr(flood_budget, "TAKE_TIMEOUT", 0.5)
     limits = FloodLimits(overall=Rate(1, SLOW, burst=1000), group=None, private=None, reserve=0)
     budgets = [SharedBudget(engine, limits) for engine in engines]
-    with caplog.at_level(logging.WARNING, logger="bot.telegram.flood_budget"):
+    with caplog.at_level(logging.WARNING, logger="bot.flood_budget"):
         results = await asyncio.gather(
             *(budgets[i % 2].take(ALICE["id"], Pace.BACKGROUND) for i in range(300))
         )
@@ -198,12 +198,12 @@ async def test_a_database_out_of_reach_leaves_the_local_gate_and_one_warning(
     bot = ExtBot(strict_fake.token, base_url=strict_fake.base_url, rate_limiter=gate)
     await bot.initialize()
     try:
-        with caplog.at_level(logging.WARNING, logger="bot.telegram.flood_budget"):
+        with caplog.at_level(logging.WARNING, logger="bot.flood_budget"):
             await send_all(bot, GROUP["id"], 10, "still sent")
     finally:
         await bot.shutdown()
         await engine.dispose()
     assert len([c for c in strict_fake.calls if c.method == "sendMessage" and c.ok]) == 10
-    warnings = [r for r in caplog.records if r.name == "bot.telegram.flood_budget"]
+    warnings = [r for r in caplog.records if r.name == "bot.flood_budget"]
     assert len(warnings) == 1, warnings
     assert "does not answer" in warnings[0].getMessage()

@@ -24,9 +24,9 @@ from bot.console import hyperskill_error
 from bot.games.db.models import Game, Move
 from bot.games.model import PLAYER_KINDS, USER
 from bot.locales import en
+from bot.locales.texts import texts_for
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import render_bad_parameters, render_move_error
-from bot.views.texts import texts_for
 from bot.wire.callback_data import (
     GAME_ACTIONS,
     HELP_DATA,

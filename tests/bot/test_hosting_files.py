@@ -22,7 +22,7 @@ import yaml
 
 from bot import config
 from bot.config import DEFAULT_WEBHOOK_PORT
-from bot.telegram import web
+from bot.intake import web
 
 ROOT = Path(__file__).resolve().parents[2]
 #: `${NAME}`, `${NAME:?message}`, `${NAME:-default}` or `$NAME`; `$$` is a literal dollar.

@@ -1,7 +1,7 @@
 """The message catalogs: every language translates every message of the English template,
 nothing fuzzy or empty, the same named placeholders, plural forms by the language's rule; and
 every message of every language renders with sample values; and the code declares every
-message by name (`bot/views/message_names.py`), and nothing else."""
+message by name (`bot/locales/message_names.py`), and nothing else."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import get_args, get_type_hints
 import pytest
 from babel.messages.catalog import Catalog, Message
 
-from bot.views.message_names import Messages, PluralName
-from bot.views.texts import (
+from bot.locales.message_names import Messages, PluralName
+from bot.locales.texts import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
     SYMBOLS,
@@ -202,7 +202,7 @@ def test_symbols_are_shared() -> None:
 
 
 def test_every_message_is_declared_and_every_declaration_is_a_message() -> None:
-    # mypy checks each `tr.NAME` against bot/views/message_names.py: it must name exactly the
+    # mypy checks each `tr.NAME` against bot/locales/message_names.py: it must name exactly the
     # template's messages (and the symbols), each with the type Texts gives it.
     keys = [str(m.context) for m in SOURCES]
     plural = {str(m.context) for m in SOURCES if isinstance(m.id, tuple)}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.games.model import USER, EndReason, GameStatus, GameView
+from bot.locales.texts import texts_for
 from bot.views.keyboards import board_keyboard
-from bot.views.texts import texts_for
 from core.board import Board, BoardSize
 from core.notation import parse_cells
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.games import lifecycle
+from bot.chat.boards import second_view
 from bot.games.db.models import utcnow
 from bot.games.model import USER, GameStatus, PlayerInfo
-from bot.views.boards import second_view
+from bot.games.play import lifecycle
 from bot.views.render import render_game
 from bot.webapp.state import player
 from core.board import Board

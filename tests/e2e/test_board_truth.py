@@ -17,11 +17,11 @@ import functools
 import pytest
 
 from bot import app
+from bot.chat.boards import BoardHooks
+from bot.chat.presenter import Presenter
 from bot.chores.board_catch_up import BoardCatchUp
+from bot.games.db.outbox import BoardOutbox
 from bot.games.model import BoardRef, GameView, PlayerInfo
-from bot.games.outbox import BoardOutbox
-from bot.views.boards import BoardHooks
-from bot.views.presenter import Presenter
 from bot.views.render import render_game
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner

@@ -13,8 +13,8 @@ from datetime import timedelta
 import pytest
 
 from bot.config import Settings
-from bot.games.clock_rules import shown
 from bot.games.db.models import utcnow
+from bot.games.play.clock_rules import shown
 from bot.locales import en, fa
 from tests.e2e.test_matchmaking import ANN, BEN, pair
 from tests.support.bot_runner import BotRunner, SettledClock

@@ -12,8 +12,8 @@ from datetime import timedelta
 
 from bot.games.db.models import utcnow
 from bot.locales import en, fa
+from bot.locales.texts import Texts
 from bot.views.rating import pool_label
-from bot.views.texts import Texts
 from tests.e2e.test_groups import GROUP, challenge, game_between
 from tests.e2e.test_matchmaking import pair
 from tests.support.bot_runner import BotRunner, SettledClock

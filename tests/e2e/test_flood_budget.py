@@ -1,5 +1,5 @@
 """Two bot processes in webhook mode on one database count Telegram's flood limits together
-(FLOOD_BUDGET=shared, `bot.telegram.flood_budget`): under a load one instance holds without a
+(FLOOD_BUDGET=shared, `bot.flood_budget`): under a load one instance holds without a
 429, two instances sharing it get none either.
 
 Both are real `python -m bot` processes on the test's database (a SQLite file, or PostgreSQL

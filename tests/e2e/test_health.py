@@ -22,8 +22,8 @@ from bot.app import build_application
 from bot.config import Settings
 from bot.games.db import health
 from bot.games.db.engine import create_engine
-from bot.telegram import web
-from bot.telegram.web import WebServer, build_web_app
+from bot.intake import web
+from bot.intake.web import WebServer, build_web_app
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import free_port, get_json
 

@@ -165,7 +165,7 @@ async def assert_moves_in_order(engine: AsyncEngine, game: Tracked) -> tuple[Gam
 
 async def until_board_shown(fake: FakeTelegram, game: Tracked, row: Game) -> None:
     """The board shows the stored game soon: the instance that handled the move may have
-    found the board claimed by the other, which was still drawing it (`bot.games.outbox`),
+    found the board claimed by the other, which was still drawing it (`bot.games.db.outbox`),
     and draws it a moment later."""
     deadline = time.monotonic() + WAIT
     while True:

@@ -62,14 +62,14 @@ from hypothesis.stateful import (
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.chat.boards import second_view
 from bot.games.db.engine import create_engine
 from bot.games.db.models import utcnow
 from bot.games.model import FORFEITS, LIVE, EndReason, GameStatus, GameView
-from bot.games.rating_rules import ai_pool, pool_of
+from bot.games.ratings.rules import ai_pool, pool_of
+from bot.locales.texts import Texts, available_languages, texts_for
 from bot.telegram.flood_gate import FloodGate
-from bot.views.boards import second_view
 from bot.views.render import player_name, render_game
-from bot.views.texts import Texts, available_languages, texts_for
 from core.board import O, X, other
 from core.positions import is_ultimate
 from tests.support.bot_runner import BotRunner

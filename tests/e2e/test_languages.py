@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from bot.locales.texts import LANGUAGE_NAMES, Texts, available_languages, texts_for
 from bot.views.render import render_help
-from bot.views.texts import LANGUAGE_NAMES, Texts, available_languages, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, cell_data, send, tap_cell, tap_data
 from tests.support.fake_telegram import FakeTelegram

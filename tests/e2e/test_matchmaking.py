@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.chores.matchmaker import Matchmaker
 from bot.games.db.models import QueueEntry, utcnow
-from bot.games.rating_rules import nearest_level
+from bot.games.ratings.rules import nearest_level
 from bot.locales import en, fa
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (

@@ -15,7 +15,7 @@ from bot.games.db.engine import create_session_factory
 from bot.games.db.models import Game, QueueEntry, utcnow
 from bot.games.model import LIVE
 from bot.locales import en
-from bot.telegram.profile import PRIVATE_COMMANDS
+from bot.views.profile import PRIVATE_COMMANDS
 from tests.e2e.test_matchmaking import LOOKING, boards_of, matchmaker
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import button_texts, current, press, send, settle, tap_cell

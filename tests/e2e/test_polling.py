@@ -1,4 +1,4 @@
-"""Long polling as a real process (`bot.telegram.polling`): a batch Telegram was told arrived
+"""Long polling as a real process (`bot.intake.polling`): a batch Telegram was told arrived
 is handled after a `kill -9`, exactly once; Telegram down is one WARNING a while, not a
 traceback a call; an update with an id no database column holds is dropped calmly.
 
@@ -96,12 +96,12 @@ async def test_telegram_down_is_a_warning_a_while_and_a_line_when_back(
         await fake.wait_until(lambda: replies_to(fake, ALICE["id"]) == 2, WAIT)
         await asyncio.sleep(0.3)
         log = bot.output.splitlines()
-        warnings = [line for line in log if " WARNING bot.telegram.polling: " in line]
+        warnings = [line for line in log if " WARNING bot.intake.polling: " in line]
         # Backing off 0.5, 1 and 2 s: the failures come at 0, 0.5, 1.5 and 3.5 s; one line
         # a second at most logs the first, the third and the fourth.
         assert 1 <= len(warnings) <= 3, "\n".join(warnings)
         assert "Telegram's getUpdates fails: 1 failed calls in 0 s" in warnings[0]
-        [back] = [line for line in log if " INFO bot.telegram.polling: " in line]
+        [back] = [line for line in log if " INFO bot.intake.polling: " in line]
         assert "answers again, after 4 failed calls" in back
         assert "Traceback" not in bot.output and " ERROR " not in bot.output, bot.tail()
         assert fake.token not in bot.output
@@ -140,7 +140,7 @@ async def test_an_id_no_column_holds_is_dropped_with_one_line(
         assert [call for call in fake.calls if call.params.get("chat_id") == huge] == []
         log = bot.output
         for update, where in zip(dropped, ("message.chat.id", "message.message_id"), strict=True):
-            line = f"WARNING bot.telegram.polling: dropped update {update['update_id']}: "
+            line = f"WARNING bot.intake.polling: dropped update {update['update_id']}: "
             assert f"{line}update.{where} is out of range" in log, bot.tail()
         assert "Traceback" not in log and " ERROR " not in log, bot.tail()
     finally:

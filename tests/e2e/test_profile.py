@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from bot.locales import de, en, ru
+from bot.locales.texts import available_languages, telegram_language_code, texts_for
 from bot.views.render import render_welcome
-from bot.views.texts import available_languages, telegram_language_code, texts_for
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import send
 from tests.support.fake_telegram import FakeTelegram

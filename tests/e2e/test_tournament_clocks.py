@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.games.clock_rules import Clock, clock_key
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
+from bot.games.play.clock_rules import Clock, clock_key
 from bot.locales import en
 from tests.e2e.test_clocks import clock_of, turn_clock, until
 from tests.e2e.test_tournaments import GROUP, PEOPLE, new_boards, standings

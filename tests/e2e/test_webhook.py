@@ -24,8 +24,8 @@ from telegram.ext import Application
 from bot.app import build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.games.db.engine import create_engine
-from bot.telegram import web
-from bot.telegram.web import SECRET_HEADER, WebServer, build_web_app
+from bot.intake import web
+from bot.intake.web import SECRET_HEADER, WebServer, build_web_app
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import WebhookBot, free_port, get_json, post_update, run_to_exit
 
@@ -366,6 +366,6 @@ async def test_an_update_with_an_id_no_column_holds_is_dropped(
     assert await post_update(webhook_bot.url, genuine, SECRET) == 200
     await webhook_bot.wait_handled({genuine["update_id"]})
     assert webhook_bot.handled() == {genuine["update_id"]}, webhook_bot.tail()
-    line = f"WARNING bot.telegram.web: dropped update {huge['update_id']}: "
+    line = f"WARNING bot.intake.web: dropped update {huge['update_id']}: "
     assert f"{line}update.message.chat.id is out of range" in webhook_bot.output
     assert "Traceback" not in webhook_bot.output and " ERROR " not in webhook_bot.output

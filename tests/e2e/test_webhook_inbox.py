@@ -1,4 +1,4 @@
-"""Durable webhook receipt (`bot.telegram.webhook_inbox`): an update answered 200 is handled even
+"""Durable webhook receipt (`bot.intake.webhook_inbox`): an update answered 200 is handled even
 when the bot is killed (SIGKILL) right after the answer. `python -m bot` runs in webhook mode as
 a real process; SQLite by default, PostgreSQL with TEST_DATABASE_URL.
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.games.assist_rules import take_back
-from bot.games.lifecycle import PlayedMove
 from bot.games.model import BoardRef, GameStatus, GameView, MoveStatus, PlayerInfo
+from bot.games.play.assist_rules import take_back
+from bot.games.play.lifecycle import PlayedMove
 from bot.games.use_cases import Games
 from core.board import Board
 from core.notation import parse_cells

@@ -18,7 +18,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.games import reads, store
+from bot.games.db import reads, store
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.db.models import Game, Move

@@ -1,4 +1,4 @@
-"""The game's rules on plain values (`bot.games.lifecycle`): no database, no clock."""
+"""The game's rules on plain values (`bot.games.play.lifecycle`): no database, no clock."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.games import challenge_rules, lifecycle
+from bot.games.challenges import rules as challenge_rules
 from bot.games.model import (
     USER,
     EndReason,
@@ -21,6 +21,7 @@ from bot.games.model import (
     Result,
     TurnEvent,
 )
+from bot.games.play import lifecycle
 from bot.wire.callback_data import InlineAiTap, NewGameTap, pack, parse_callback_data
 from core.ai import Level
 from core.board import SEAT_MARKS, Board

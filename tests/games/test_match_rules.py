@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.games.match_rules import (
+from bot.games.matches.rules import (
     MatchScore,
     MatchStatus,
     Side,
@@ -16,7 +16,7 @@ from bot.games.match_rules import (
     points,
     side_of,
 )
-from bot.games.pairing import Waiting, pairs
+from bot.games.strangers.pairing import Waiting, pairs
 from bot.wire.game_spec import Seek, parse_match_words, parse_play_args
 from core.board import CLASSIC, O, X
 

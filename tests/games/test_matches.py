@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Game, Match
-from bot.games.match_rules import MatchScore, MatchStatus, score_after
+from bot.games.matches.rules import MatchScore, MatchStatus, score_after
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
 from bot.games.use_cases import Games, open_games
 from bot.views.match_score import match_summary

@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.games.db.engine import create_engine, create_session_factory
-from bot.games.matchmaking import JoinStatus
 from bot.games.model import BoardRef, GameStatus, PlayerInfo
-from bot.games.pairing import Waiting, board_key, board_of_key, pairs, window
+from bot.games.strangers.matchmaking import JoinStatus
+from bot.games.strangers.pairing import Waiting, board_key, board_of_key, pairs, window
 from bot.games.use_cases import Games, open_games
 from core import glicko2
 from core.board import Board

@@ -8,10 +8,10 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import update
 
-from bot.games.endings import RATINGS
 from bot.games.events import GameEnded
 from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo, Result
-from bot.games.rating_rules import (
+from bot.games.play.endings import RATINGS
+from bot.games.ratings.rules import (
     AI_RATINGS,
     BOUND_DEVIATIONS,
     bounded,
@@ -19,10 +19,10 @@ from bot.games.rating_rules import (
     rated_game,
     strongest_scored,
 )
-from bot.games.ratings import LADDER_DEVIATION
+from bot.games.ratings.use_cases import LADDER_DEVIATION
 from bot.games.use_cases import Games
+from bot.locales.texts import texts_for
 from bot.views.render import render_game, render_stats
-from bot.views.texts import texts_for
 from core import glicko2
 from core.board import Board
 from core.mnk_results import first_player_wins, is_forced_win

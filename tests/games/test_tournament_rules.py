@@ -1,4 +1,4 @@
-"""Tournament pairing and standings (`bot.games.tournament_rules`), over random results."""
+"""Tournament pairing and standings (`bot.games.tournaments.rules`), over random results."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.clock_rules import Clock
 from bot.games.model import EndReason, GameStatus, Result
-from bot.games.pairing import board_key
-from bot.games.tournament_rules import (
+from bot.games.play.clock_rules import Clock
+from bot.games.strangers.pairing import board_key
+from bot.games.tournaments.rules import (
     Format,
     Pairing,
     PairResult,

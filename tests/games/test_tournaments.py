@@ -9,12 +9,12 @@ import asyncio
 import random
 from datetime import timedelta
 
-from bot.games.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Rating, utcnow
 from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result, TurnEvent
-from bot.games.tournament_rules import Format, PairResult, TournamentStatus
-from bot.games.tournaments import SIGNUP_LAPSE, Refusal
+from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
+from bot.games.tournaments.rules import Format, PairResult, TournamentStatus
+from bot.games.tournaments.use_cases import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games
 from bot.locales import en
 from bot.views.render import render_game

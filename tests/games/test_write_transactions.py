@@ -17,11 +17,9 @@ from sqlalchemy import Engine, event, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import reads, store
-from bot.games.db import statements
+from bot.games.db import reads, statements, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
-from bot.games.lifecycle import PlayedMove
 from bot.games.model import (
     BoardRef,
     Claim,
@@ -31,6 +29,7 @@ from bot.games.model import (
     StartResult,
     UpdateClaim,
 )
+from bot.games.play.lifecycle import PlayedMove
 from bot.games.use_cases import Games
 
 ALICE = PlayerInfo(101, "Alice", "en")

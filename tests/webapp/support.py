@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import aiohttp
 
-from bot.telegram.web import WebServer, build_web_app
+from bot.intake.web import WebServer, build_web_app
 from tests.support.bot_runner import BotRunner
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 

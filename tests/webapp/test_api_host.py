@@ -10,7 +10,7 @@ import asyncio
 import aiohttp
 
 from bot.locales import en, ru
-from bot.views.texts import texts_for
+from bot.locales.texts import texts_for
 from bot.webapp.words import page_texts
 from tests.e2e.test_matchmaking import pair
 from tests.support.chat import current, press, send, tap_cell

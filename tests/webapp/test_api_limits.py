@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 
 from bot.games.model import MoveStatus
-from bot.views.texts import available_languages, texts_for
+from bot.locales.texts import available_languages, texts_for
 from bot.webapp.live import POLL_SECONDS, STREAMS_PER_USER, StreamGate, TooManyStreams
 from bot.webapp.words import REFUSALS, page_texts
 from tests.support.chat import press, send

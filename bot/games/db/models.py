@@ -20,7 +20,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from bot.games.match_rules import MatchStatus
+from bot.games.matches.rules import MatchStatus
 from bot.games.model import GameStatus
 
 
@@ -65,7 +65,7 @@ class Game(Base):
 
     `version` is the game's version counter: every UPDATE says `WHERE id = ? AND version = ?`,
     so of two concurrent writers exactly one wins. The store's writes are Core statements and
-    check it themselves (`bot.games.store`); the mapper's `version_id_col` makes a write
+    check it themselves (`bot.games.db.store`); the mapper's `version_id_col` makes a write
     through an ORM session (a test's, a tool's) check it too.
     """
 
@@ -90,7 +90,7 @@ class Game(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    # The name links and the Mini App use for the game (`bot.games.public_ids.new_public_id`):
+    # The name links and the Mini App use for the game (`bot.games.db.public_ids.new_public_id`):
     # random, so a link to one game tells nothing of another's.
     public_id: Mapped[str] = mapped_column(String(32))
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
@@ -134,7 +134,7 @@ class Game(Base):
     # The language the board message is written in (the creator's).
     language: Mapped[str | None] = mapped_column(String(16))
     rematch_of_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
-    # A game of a match of several games (`bot.games.match_rules`), and which of them (1-based).
+    # A game of a match of several games (`bot.games.matches.rules`), and which of them (1-based).
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
     match_game: Mapped[int | None] = mapped_column(Integer)
     # a GameStatus
@@ -149,7 +149,7 @@ class Game(Base):
     # When the player to move got the turn, and how often they were nudged since.
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     nudges: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    # A game between strangers on the clock (`bot.games.clock_rules`): the time control,
+    # A game between strangers on the clock (`bot.games.play.clock_rules`): the time control,
     # each side's seconds left as of the turn's start, and when the side to move flags.
     clock_seconds: Mapped[float | None] = mapped_column(Float)
     clock_delay: Mapped[float | None] = mapped_column(Float)
@@ -160,7 +160,7 @@ class Game(Base):
     # The version its board message shows (`bot.chores.board_catch_up`): behind `version`
     # until drawn.
     shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
-    # The process drawing the game's boards now, until when (`bot.games.outbox`): one
+    # The process drawing the game's boards now, until when (`bot.games.db.outbox`): one
     # instance at a time edits a board, so an older edit never lands after a newer one.
     # The seats (bit i: `marks[i]`) told that typed words do not reach a stranger: told once
     # a game each, whichever instance hears them (`Play.first_chatter`).
@@ -185,7 +185,7 @@ class Game(Base):
 
 
 class Match(Base):
-    """A match of several games between two people (`bot.games.match_rules`): side A plays
+    """A match of several games between two people (`bot.games.matches.rules`): side A plays
     ❌ in its odd games. The score is in half points (a draw is ½ each); it counts the games
     that ended, and the next game is started in the ending's transaction (`match_play`)."""
 
@@ -233,7 +233,7 @@ class HandledUpdate(Base):
 
 class InboxUpdate(Base):
     """An update Telegram POSTed to the webhook, stored before the answer and deleted once
-    handled: one a crash left here is handled by any instance (`bot.telegram.webhook_inbox`)."""
+    handled: one a crash left here is handled by any instance (`bot.intake.webhook_inbox`)."""
 
     __tablename__ = "inbox_updates"
 
@@ -291,7 +291,7 @@ class QueueEntry(Base):
     # The time control sought (`clock_rules.clock_key`); NULL: the bot's default, so that a
     # host who changes the default pairs everyone waiting for it alike.
     clock: Mapped[str | None] = mapped_column(String(16))
-    # A match of so many games sought (`bot.games.match_rules`); 1: a single game.
+    # A match of so many games sought (`bot.games.matches.rules`); 1: a single game.
     best_of: Mapped[int] = mapped_column(Integer, server_default="1")
     # The player's rating in the board's pool when they joined.
     rating: Mapped[float] = mapped_column(Float)
@@ -322,7 +322,7 @@ class PairingBlock(Base):
 
 class FloodBucket(Base):
     """One of Telegram's flood limits counted for every instance together
-    (`bot.telegram.flood_budget`): a chat's (`chat:<id>`) or the whole bot's (`bot`). Times are
+    (`bot.flood_budget`): a chat's (`chat:<id>`) or the whole bot's (`bot`). Times are
     the database's clock, in seconds since 1970."""
 
     __tablename__ = "flood_budget"

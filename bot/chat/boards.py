@@ -1,0 +1,207 @@
+"""Sending and editing board messages (chat messages and inline messages alike).
+
+Nothing here writes to the database: a function that posts a new board returns its message
+id, and the caller records it (`Games.chats.attach_message`).
+
+A board whose posting got no answer (`OutcomeUnknown`) is not posted again: it may well be in
+the chat already. Its message id stays unknown; the next tap on it tells the bot which message
+it is, and a game nobody taps is shown afresh by the turn clock. Background callers (AI
+matches, the turn clock) pass a slower `Pace`, so people's boards go first
+(`bot.telegram.flood_gate`).
+
+A running bot adds `BoardHooks` (`bot.chat.presenter.Presenter` holds them): the Mini App adds its
+"Open board" button to every board's keyboard, and hears of every board shown, so that its
+pages show each move the moment the chat does, whoever made it; the board outbox
+(`bot.chores.board_catch_up`) hears of every board Telegram has, to mark it shown.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from telegram import Bot, InlineKeyboardMarkup
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+from bot.games.model import GameView
+from bot.telegram.flood_gate import Pace, pace_args
+from bot.telegram.request import OutcomeUnknown
+from bot.views.render import BoardMessage, render_game
+
+log = logging.getLogger(__name__)
+
+KeyboardHook = Callable[[InlineKeyboardMarkup | None, GameView], InlineKeyboardMarkup | None]
+
+
+def _same_keyboard(
+    keyboard: InlineKeyboardMarkup | None, _game: GameView
+) -> InlineKeyboardMarkup | None:
+    return keyboard
+
+
+def _nobody(_game: GameView) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class BoardHooks:
+    """What a running bot adds to its boards: `keyboard` turns a board's keyboard into the
+    one shown, `shown` hears of every game whose board is about to be posted or edited, and
+    `delivered` of every game whose boards Telegram has, all of them, at that version
+    (`bot.chat.presenter` decides: an answer that came late or not at all is no delivery)."""
+
+    keyboard: KeyboardHook = _same_keyboard
+    shown: Callable[[GameView], None] = _nobody
+    delivered: Callable[[GameView], None] = _nobody
+
+
+#: A bot's boards with nothing added (tests that draw boards without a running bot).
+NO_HOOKS = BoardHooks()
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """What drawing a game's boards did. `complete`: Telegram has every board of the game at
+    this version (posted, edited, or showing it already). A board still to post (⭕'s, while
+    the pairing posts it) or an edit that failed leaves the game incomplete; a posting that
+    got no answer does not (it may well be there, and a board is never posted twice).
+    `posted` / `second_posted`: a board posted afresh."""
+
+    complete: bool
+    posted: int | None = None
+    second_posted: int | None = None
+
+
+def _render(
+    hooks: BoardHooks, game: GameView, hint: int | None = None, block: int | None = None
+) -> BoardMessage:
+    """The board message with the hooks applied, which are told of it."""
+    board = render_game(game, hint, block)
+    hooks.shown(game)
+    return BoardMessage(board.text, hooks.keyboard(board.keyboard, game))
+
+
+async def send_board(
+    bot: Bot,
+    chat_id: int,
+    game: GameView,
+    *,
+    hooks: BoardHooks,
+    reply_to: int | None = None,
+    pace: Pace = Pace.PERSON,
+) -> int | None:
+    """Post a new board message for the game; returns its message id, or None when Telegram's
+    answer was lost (the board may be there: it is not posted twice)."""
+    board = _render(hooks, game)
+    try:
+        message = await bot.send_message(
+            chat_id,
+            board.text,
+            reply_markup=board.keyboard,
+            reply_to_message_id=reply_to,
+            **pace_args(bot, pace),
+        )
+    except OutcomeUnknown:
+        log.info(
+            "board of game %s: posted with no answer; the next tap on it will show it", game.id
+        )
+        return None
+    return message.message_id
+
+
+def _second_missing(game: GameView) -> bool:
+    """Whether a game between strangers has no second board yet (its pairing posts it)."""
+    return game.second_chat_id is not None and game.second_message_id is None
+
+
+async def show_board(
+    bot: Bot,
+    game: GameView,
+    *,
+    hooks: BoardHooks,
+    pace: Pace = Pace.PERSON,
+    hint: int | None = None,
+    block: int | None = None,
+    post_missing: bool = False,
+) -> Drawn:
+    """Show the game's current state on its board messages. A running game whose chat board
+    is gone (deleted by a user) continues on a fresh one; with `post_missing`, a board never
+    posted is posted (the board catch-up decides: only for a game whose posting never went
+    out, once the posting had time to). The edited board lights a `hint` cell; ultimate's shows
+    the small board `block` chosen. Raises `FrameSkipped` for a `Pace.FRAME` that Telegram's
+    flood limits have no room for now."""
+    live = game.is_live
+    second: Drawn = Drawn(complete=not _second_missing(game))
+    if game.second_message_id is not None:
+        # Before the first board: ⭕ sees a move no later than ❌.
+        second = Drawn(complete=await _show_second(bot, game, hooks, pace))
+    elif post_missing and live and _second_missing(game):
+        posted = await send_second_board(bot, game, hooks)
+        # Posted, or no answer came: then it may well be there, and it is never posted twice.
+        second = Drawn(complete=True, second_posted=posted)
+    if game.inline_message_id is not None:
+        where: dict[str, Any] = {"inline_message_id": game.inline_message_id}
+    elif game.chat_id is not None and game.message_id is not None:
+        where = {"chat_id": game.chat_id, "message_id": game.message_id}
+    elif post_missing and game.chat_id is not None and live:
+        posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+        return replace(second, posted=posted)
+    else:
+        # A board not known yet: still being posted, or posted with no answer (it may well be
+        # there: never posted twice; a tap on it says which message it is), or a closed game's
+        # (closed while it was being posted). Nothing to update now.
+        return replace(second, complete=False)
+    board = _render(hooks, game, hint, block)
+    try:
+        await bot.edit_message_text(
+            board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)
+        )
+    except BadRequest as error:
+        text = str(error).lower()
+        if "not modified" in text:
+            return second  # already showing this state (e.g. a retried update)
+        if "not found" in text and game.chat_id is not None and live:
+            log.info("board message of game %s is gone; posting a fresh one", game.id)
+            posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+            return replace(second, posted=posted)
+        raise
+    return second
+
+
+def second_view(game: GameView) -> GameView:
+    """A game between strangers as its second board shows it: in ⭕'s language."""
+    return replace(game, language=game.second_language)
+
+
+async def send_second_board(bot: Bot, game: GameView, hooks: BoardHooks) -> int | None:
+    """Post the second board of a game between strangers, in ⭕'s private chat."""
+    assert game.second_chat_id is not None
+    return await send_board(bot, game.second_chat_id, second_view(game), hooks=hooks)
+
+
+async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> bool:
+    """Edit ⭕'s board of a game between strangers; whether Telegram has it now. A failure
+    here (⭕ blocked the bot, deleted the board) must not keep ❌'s board from showing the
+    move: it is logged, and ⭕'s board stays behind (a block ends the game, which draws
+    both again)."""
+    board = render_game(second_view(game))
+    keyboard = hooks.keyboard(board.keyboard, game)
+    try:
+        await bot.edit_message_text(
+            board.text,
+            reply_markup=keyboard,
+            chat_id=game.second_chat_id,
+            message_id=game.second_message_id,
+            **pace_args(bot, pace),
+        )
+    except BadRequest as error:
+        if "not modified" in str(error).lower():
+            return True
+        log.warning("second board of game %s: %s", game.id, error)
+        return "not found" in str(error).lower()  # deleted by ⭕: nothing more to draw
+    except TelegramError as error:
+        log.warning("second board of game %s: %s", game.id, error)
+        return isinstance(error, Forbidden)  # blocked: the block ends the game
+    return True

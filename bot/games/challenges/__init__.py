@@ -1,0 +1,1 @@
+"""Challenges in a group or any chat: their rules and use-cases."""

@@ -1,0 +1,1 @@
+"""A match (best of three, five): its rules, its rows' play, its use-cases."""

@@ -1,0 +1,1 @@
+"""Playing strangers: the matchmaking queue, its pairing rules, their private chats."""

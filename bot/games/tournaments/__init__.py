@@ -1,0 +1,1 @@
+"""Tournaments in a group: the rules of rounds and standings, their rows, the use-cases."""

@@ -1,0 +1,1 @@
+"""Groups: challenges, tournaments, the bot joining or leaving a chat."""

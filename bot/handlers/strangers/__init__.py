@@ -1,0 +1,1 @@
+"""Looking for a stranger: /play, the queue's buttons."""

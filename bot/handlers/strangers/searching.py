@@ -1,0 +1,127 @@
+"""Looking for a stranger, as any handler starts or ends it: /play and its buttons join the
+queue (one waiting message per player, edited again by a second /play), and /stop or a game
+started otherwise takes the player out of it, their waiting message saying why."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Protocol
+
+from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+
+from bot.chat.queue import edit_waiting, render_waiting
+from bot.context import BotContext
+from bot.games.model import PlayerInfo
+from bot.games.play.clock_rules import Clock
+from bot.games.strangers.matchmaking import JoinStatus, LeftQueue
+from bot.games.strangers.pairing import Waiting, board_key
+from bot.games.use_cases import Games
+from bot.handlers.common import player_from, texts_of
+from bot.listeners.queue import leave_queue
+from bot.locales.texts import texts_for
+from bot.resources import Running
+from bot.telegram.flood_gate import Pace
+from bot.views.keyboards import replace_for_search_keyboard
+from bot.views.render import opponent_name, player_name
+from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
+from core.board import BoardSize, X, other
+
+
+async def play(
+    context: BotContext, message: Message, chat: Chat, user: User, args: list[str]
+) -> None:
+    """/play's words (or `/start play`'s): in a private chat, look for a stranger on that
+    board; /play's usage for words that name none; in a group, a button to the private chat
+    that opens it on /play."""
+    tr = texts_of(user, context)
+    if chat.type != Chat.PRIVATE:
+        link = InlineKeyboardButton(
+            tr.BUTTON_OPEN_PRIVATE,
+            url=f"https://t.me/{context.bot.username}?start={PLAY_DEEP_LINK}",
+        )
+        await message.reply_text(tr.QUEUE_PRIVATE_ONLY, reply_markup=InlineKeyboardMarkup([[link]]))
+        return
+    seek = parse_play_args(args)
+    if seek is None:
+        await message.reply_text(tr.PLAY_USAGE)
+        return
+    await look_for_opponent(
+        context,
+        chat.id,
+        player_from(user),
+        seek.board,
+        language_of(user, context),
+        seek.clock,
+        best_of=seek.best_of,
+    )
+
+
+def language_of(user: User, context: BotContext) -> str | None:
+    """The language the user speaks here: the one chosen with /language, else their app's."""
+    return context.chosen_language or user.language_code
+
+
+async def look_for_opponent(
+    context: Seekers,
+    chat_id: int,
+    user: PlayerInfo,
+    board: BoardSize,
+    language: str | None,
+    clock: Clock | None = None,
+    *,
+    resign_underway: bool = False,
+    best_of: int = 1,
+) -> None:
+    """Join the queue (with `clock`; None: the default; for a match of `best_of` games):
+    paired at once (both boards posted), or a waiting message with Cancel (the one they have
+    already, if they were waiting: edited, never a second one), or told to finish the game
+    against a stranger they play already. The chat's current game closes first, as for a new
+    game: one the user moved in only with `resign_underway` (else they are asked first). From
+    a chat, or the Mini App (`context` is either's)."""
+    tr = texts_for(language)
+    cleared = await context.games.stranger_chats.clear_for_stranger(chat_id, user, resign_underway)
+    if cleared.underway is not None:
+        name = opponent_name(cleared.underway, user.id, tr)
+        keyboard = replace_for_search_keyboard(tr, board, clock, user.id)
+        question = tr.QUEUE_REPLACE_QUESTION.format(name=name)
+        await context.bot.send_message(chat_id, question, reply_markup=keyboard)
+        return
+    result = await context.games.matchmaking.join(
+        user, chat_id, board_key(board), language, clock, best_of
+    )
+    if result.status is JoinStatus.PLAYING and result.game is not None:
+        opponent = other(result.game.mark_of(user.id) or X)
+        name = player_name(result.game, opponent, tr)
+        await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
+        return
+    waiting = result.waiting
+    if result.paired is not None:
+        if await context.running.matchmaker.begin(result.paired):
+            return
+        # Undone (the other's board could not be posted): waiting on, told nothing else.
+        waiting = await context.games.matchmaking.waiting_of(user.id)
+    if waiting is not None:
+        shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
+        if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
+            return
+        posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
+        await context.games.matchmaking.attach_message(user.id, posted.message_id)
+
+
+class Seekers(Protocol):
+    """What the queue's steps need: the use-cases, the bot and the running chores (a
+    handler's context, or the Mini App's)."""
+
+    @property
+    def games(self) -> Games: ...
+
+    @property
+    def bot(self) -> Bot: ...
+
+    @property
+    def running(self) -> Running: ...
+
+
+async def stop_searching(context: Seekers, user_id: int, reason: LeftQueue) -> Waiting | None:
+    """Take the user out of the queue, if they were in it (`leave_queue`)."""
+    return await leave_queue(context.games.matchmaking, context.bot, user_id, reason)

@@ -1,0 +1,178 @@
+"""Long polling that loses nothing: a batch of updates is handled or stored before Telegram is
+told it arrived.
+
+Telegram forgets the updates of a batch when the next getUpdates asks for the offset after
+them. PTB's updater asks at once, while the batch is still being handled: a bot killed then
+(`kill -9`, a power cut) lost the updates it was handling. `Polling` asks only once every
+update of the batch is handled or in the durable inbox (`bot.intake.webhook_inbox`, the same
+rows and rounds as in webhook mode): the batch is handled at once, and what is still being
+handled after `KEEP_AFTER_SECONDS` is stored; from then on the inbox answers for it, handled
+now or, after a crash, by the next start's rounds. Updates stored but not yet acknowledged come
+back from Telegram after a crash too; the update claim (`bot.handlers.delivery`) makes the
+second handling do nothing.
+
+Each update is checked by `bot.intake.incoming` (one that the database cannot hold is dropped
+with one line). While Telegram fails, the loop waits a little longer after each failure (the
+`backoff` doubled up to `MAX_BACKOFF_FACTOR` times it), and `Outage` logs one WARNING a minute,
+not a traceback a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from telegram import Bot
+from telegram.error import TelegramError
+
+from bot.intake.incoming import NotAnUpdate, check
+from bot.intake.webhook_inbox import WebhookInbox
+
+log = logging.getLogger(__name__)
+
+#: Seconds Telegram holds a getUpdates open while there is nothing to send (PTB's default).
+POLL_TIMEOUT = 10
+#: Seconds a polled batch is handled before those of its updates still being handled are
+#: stored: the next getUpdates (which acknowledges the batch) waits that long at most.
+KEEP_AFTER_SECONDS = 0.05
+#: The longest wait between failed polls, as a multiple of the first.
+MAX_BACKOFF_FACTOR = 16
+#: How often an outage is logged while it lasts (TELEGRAM_OUTAGE_LOG_SECONDS).
+OUTAGE_LOG_SECONDS = 60.0
+
+
+class Outage:
+    """Failed calls of one kind while Telegram is down: one WARNING when it begins and one
+    every `every` seconds while it lasts, each with how many failed; one INFO when a call
+    succeeds again."""
+
+    def __init__(
+        self,
+        what: str,
+        every: float = OUTAGE_LOG_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.what, self.every, self._clock = what, every, clock
+        self.failures = 0
+        self._began = 0.0
+        self._logged_at: float | None = None
+
+    def failed(self, error: Exception) -> None:
+        now = self._clock()
+        if not self.failures:
+            self._began = now
+        self.failures += 1
+        if self._logged_at is not None and now - self._logged_at < self.every:
+            return
+        self._logged_at = now
+        log.warning(
+            "%s fails: %d failed calls in %.0f s, the last: %s",
+            self.what,
+            self.failures,
+            now - self._began,
+            _one_line(error),
+        )
+
+    def succeeded(self) -> None:
+        if not self.failures:
+            return
+        log.info(
+            "%s answers again, after %d failed calls in %.0f s",
+            self.what,
+            self.failures,
+            self._clock() - self._began,
+        )
+        self.failures = 0
+        self._logged_at = None
+
+
+def _one_line(error: Exception) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class Polling:
+    """getUpdates in a loop, each batch stored in `inbox` (which has it handled) before the
+    next getUpdates acknowledges it."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        inbox: WebhookInbox,
+        allowed_updates: Sequence[str],
+        *,
+        backoff: float,
+        outage_log_seconds: float = OUTAGE_LOG_SECONDS,
+        poll_timeout: int = POLL_TIMEOUT,
+        keep_after: float = KEEP_AFTER_SECONDS,
+    ) -> None:
+        self._bot, self._inbox = bot, inbox
+        self._allowed_updates = list(allowed_updates)
+        self._backoff, self._poll_timeout = backoff, poll_timeout
+        self._keep_after = keep_after
+        self.outage = Outage("Telegram's getUpdates", outage_log_seconds)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Drop a webhook left from webhook mode (getUpdates is refused while one is set),
+        then poll."""
+        await self._bot.delete_webhook()
+        self._task = asyncio.create_task(self._poll(), name="polling")
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def stop(self) -> None:
+        """Stop polling; the updates fetched so far are stored (or come again)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _poll(self) -> None:
+        offset: int | None = None
+        failures = 0
+        while True:
+            try:
+                offset = await self.poll_once(offset)
+            except TelegramError as error:
+                self.outage.failed(error)
+                failures += 1
+                factor = min(2 ** (failures - 1), MAX_BACKOFF_FACTOR)
+                await asyncio.sleep(self._backoff * factor)
+                continue
+            except Exception as error:  # the inbox's driver: the batch comes again
+                log.warning("could not store polled updates: %s", _one_line(error))
+                await asyncio.sleep(self._backoff * MAX_BACKOFF_FACTOR)
+                continue
+            failures = 0
+
+    async def poll_once(self, offset: int | None) -> int | None:
+        """One getUpdates after `offset`, its updates stored and on their way to be handled;
+        the offset that acknowledges them (`offset` if none came)."""
+        updates = await self._bot.get_updates(
+            offset=offset, timeout=self._poll_timeout, allowed_updates=self._allowed_updates
+        )
+        self.outage.succeeded()
+        if not updates:
+            return offset
+        received = []
+        for update in updates:
+            # Parsed once, by get_updates: only the range check is left to do.
+            data = update.to_dict()
+            try:
+                check(data)
+            except NotAnUpdate as error:
+                log.warning("dropped update %s: %s", update.update_id, error)
+                continue
+            received.append((update, json.dumps(data, separators=(",", ":"))))
+        # Handled at once; those still being handled in a moment are stored (one INSERT), and
+        # only then acknowledged. (An error: nothing acknowledged, the batch comes again.)
+        await self._inbox.hand_over(received, self._keep_after)
+        return max(update.update_id for update in updates) + 1
