@@ -142,3 +142,14 @@ def test_no_folder_holds_more_than_15_modules() -> None:
         folders[path.parent] = folders.get(path.parent, 0) + 1
     crowded = {str(f.relative_to(ROOT)): n for f, n in folders.items() if n > MAX_FOLDER_MODULES}
     assert crowded == {}
+
+
+def test_no_handler_chore_or_page_announces_an_ending_by_hand() -> None:
+    # An ending is shown and said by the game's listeners (`bot.listeners`, wired once by
+    # `bot.app`): whoever ends a game only changes it, and the event does the rest.
+    announcers = {"bot.listeners", "bot.listeners.announcer", "bot.listeners.ended_boards"}
+    callers = ("bot.handlers", "bot.chores", "bot.webapp", "bot.intake", "bot.chat")
+    for name in (m for m in modules() if m.startswith(callers)):
+        assert not project_imports(name) & announcers, name
+    wired_by = {m for m in modules() if "bot.listeners" in project_imports(m)}
+    assert wired_by == {"bot.app"}

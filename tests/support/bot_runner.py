@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -14,6 +15,7 @@ from bot.app import ALLOWED_UPDATES, build_application
 from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.games.event_stream import EventStream
+from bot.games.events import GameEnded
 from bot.games.model import TurnEvent
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 from tests.support.fake_telegram import FakeTelegram
@@ -50,6 +52,11 @@ class BotRunner:
         if not hasattr(telegram, "handled_update_ids"):
             telegram.handled_update_ids = set()  # type: ignore[attr-defined]
         self.handled: set[int] = telegram.handled_update_ids  # type: ignore[attr-defined]
+        # Every game ended, as its listeners heard it, by every runner on this fake server:
+        # an ending is told once, whatever ended it and whichever instance (`stop` checks).
+        if not hasattr(telegram, "endings_heard"):
+            telegram.endings_heard = Counter()  # type: ignore[attr-defined]
+        self.endings: Counter[int] = telegram.endings_heard  # type: ignore[attr-defined]
 
     async def start(self) -> Application:
         application = build_application(self.settings)
@@ -70,6 +77,7 @@ class BotRunner:
         await application.initialize()
         if application.post_init is not None:
             await application.post_init(application)
+        application.bot_data.running.games.store.events.subscribe(GameEnded, self._heard)
         await application.start()
         assert application.updater is not None
         await application.updater.start_polling(
@@ -135,6 +143,9 @@ class BotRunner:
             await asyncio.sleep(0.005)
         await self.telegram.wait_idle(quiet=0.0, timeout=max(0.0, deadline - time.monotonic()))
 
+    async def _heard(self, event: GameEnded) -> None:
+        self.endings[event.game.id] += 1
+
     async def stop(self) -> None:
         application, self.application = self.application, None
         if application is None:
@@ -147,6 +158,8 @@ class BotRunner:
             await application.post_shutdown(application)
         if getattr(self.telegram, "bot_runner", None) is self:
             del self.telegram.bot_runner  # type: ignore[attr-defined]
+        told_twice = {game: n for game, n in self.endings.items() if n > 1}
+        assert not told_twice, f"endings told more than once: {told_twice}"
 
 
 class SettledClock:
