@@ -18,14 +18,14 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
-from bot.games.events import GameEnded, GameEvent, GameMoved, GameStarted
+from bot.games.events import GameEnded, GameEvent, GameMoved, GameStarted, SeatsTaken
 
 log = logging.getLogger(__name__)
 
 #: Seconds a shutdown waits for the events already queued to reach their listeners.
 CLOSE_SECONDS = 5.0
 
-E = TypeVar("E", GameStarted, GameMoved, GameEnded)
+E = TypeVar("E", GameStarted, SeatsTaken, GameMoved, GameEnded)
 Listener = Callable[[E], Awaitable[object]]
 
 
@@ -42,7 +42,8 @@ class EventStream:
         self._listeners.setdefault(kind, []).append(listener)  # type: ignore[arg-type]
 
     def publish(self, events: Iterable[GameEvent]) -> None:
-        """Queue committed events for their games' listeners (called after the commit)."""
+        """Queue committed events for their games' listeners (called after the commit). An
+        event nobody listens to costs nothing more: no queue, no task (a move, today)."""
         for event in events:
             if not self._listeners.get(type(event)):
                 continue

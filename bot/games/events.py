@@ -29,8 +29,16 @@ class GameMoved:
     """A live game changed: a move, a seat taken, its clock, its boards attached."""
 
     game: GameView
-    #: The players who took a seat in this change (an accepted challenge, an inline join).
-    seated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeatsTaken:
+    """Players took a seat in a game stored before (an accepted challenge or rematch, an
+    inline join), told before the change's `GameMoved`: most changes are moves, and only the
+    few listeners of seats are woken for these."""
+
+    game: GameView
+    players: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -44,7 +52,7 @@ class GameEnded:
         return self.game.end_reason
 
 
-GameEvent = GameStarted | GameMoved | GameEnded
+GameEvent = GameStarted | SeatsTaken | GameMoved | GameEnded
 
 
 def players_of(game: GameView) -> tuple[int, ...]:
@@ -60,4 +68,4 @@ def events_of(before: GameView | None, after: GameView, *, ended: bool) -> list[
         return [GameEnded(after)]
     earlier = set(players_of(before))
     seated = tuple(player for player in players_of(after) if player not in earlier)
-    return [GameMoved(after, seated)]
+    return [SeatsTaken(after, seated), GameMoved(after)] if seated else [GameMoved(after)]

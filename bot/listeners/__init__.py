@@ -8,7 +8,7 @@ from telegram import Bot
 
 from bot.chat.presenter import Presenter
 from bot.games.event_stream import EventStream
-from bot.games.events import GameEnded, GameMoved, GameStarted
+from bot.games.events import GameEnded, GameStarted, SeatsTaken
 from bot.games.strangers.matchmaking import Matchmaking
 from bot.listeners.announcer import Announcer
 from bot.listeners.ended_boards import AiMatches, EndedBoards
@@ -30,4 +30,4 @@ def listen(
     events.subscribe(GameEnded, Announcer(bot).heard)
     queue = QueueLeaving(matchmaking, bot)
     events.subscribe(GameStarted, queue.started)
-    events.subscribe(GameMoved, queue.moved)
+    events.subscribe(SeatsTaken, queue.seated)

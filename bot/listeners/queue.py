@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from telegram import Bot
 
 from bot.chat.queue import tell_left
-from bot.games.events import GameMoved, GameStarted, players_of
+from bot.games.events import GameStarted, SeatsTaken, players_of
 from bot.games.strangers.matchmaking import LeftQueue, Matchmaking
 from bot.games.strangers.pairing import Waiting
 
@@ -37,8 +37,8 @@ class QueueLeaving:
             return
         await self._leave(players_of(event.game))
 
-    async def moved(self, event: GameMoved) -> None:
-        await self._leave(event.seated)
+    async def seated(self, event: SeatsTaken) -> None:
+        await self._leave(event.players)
 
     async def _leave(self, players: tuple[int, ...]) -> None:
         for player in players:

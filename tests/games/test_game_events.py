@@ -11,7 +11,7 @@ import pytest
 
 from bot.games.db import store
 from bot.games.event_stream import EventStream
-from bot.games.events import GameEnded, GameEvent, GameMoved, GameStarted
+from bot.games.events import GameEnded, GameEvent, GameMoved, GameStarted, SeatsTaken
 from bot.games.model import BoardRef, EndReason, GameView, PlayerInfo
 from bot.games.play import lifecycle
 from bot.games.use_cases import Games
@@ -29,7 +29,7 @@ def record(games: Games) -> list[GameEvent]:
     async def hear(event: GameEvent) -> None:
         heard.append(event)
 
-    for kind in (GameStarted, GameMoved, GameEnded):
+    for kind in (GameStarted, SeatsTaken, GameMoved, GameEnded):
         games.store.events.subscribe(kind, hear)
     return heard
 
@@ -52,12 +52,13 @@ async def test_a_challenge_taken_played_and_resigned_is_told_once_each_in_order(
     await games.store.events.idle()
     assert told(heard, challenge.id) == [
         ("GameStarted", 1),
+        ("SeatsTaken", 2),
         ("GameMoved", 2),
         ("GameMoved", 3),
         ("GameEnded", 4),
     ]
-    _, seated, _, ended = [e for e in heard if e.game.id == challenge.id]
-    assert isinstance(seated, GameMoved) and seated.seated == (BOB.id,)
+    _, seated, _, _, ended = [e for e in heard if e.game.id == challenge.id]
+    assert isinstance(seated, SeatsTaken) and seated.players == (BOB.id,)
     assert isinstance(ended, GameEnded) and ended.reason is EndReason.RESIGNED
     # The ending carries the game as stored by it: won by the one left.
     assert ended.game.result == X and ended.game.version == 4
@@ -163,3 +164,17 @@ async def test_closing_cuts_a_stuck_listener_short() -> None:
 def _view(game_id: int, version: int) -> GameView:
     # The stream reads a game's id alone (and a listener here its version).
     return cast(GameView, SimpleNamespace(id=game_id, version=version))
+
+
+async def test_an_event_nobody_hears_starts_no_task() -> None:
+    stream = EventStream()
+
+    async def hear(event: GameEnded) -> None:
+        pass
+
+    stream.subscribe(GameEnded, hear)
+    stream.publish([GameMoved(_view(3, 2))])
+    assert stream.pending == 0
+    stream.publish([GameEnded(_view(3, 3))])
+    assert stream.pending == 1
+    await stream.idle()
