@@ -915,7 +915,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
         ]
         async with engine.begin() as conn:
             await conn.execute(upsert(players).on_conflict_do_nothing(index_elements=["id"]), rows)
-        from bot.games.db.public_ids import new_public_id
+        from bot.games.public_ids import new_public_id
         from core.board import Board
         from core.notation import format_cells
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Coroutine
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram import Update
 from telegram.ext import (
     ApplicationBuilder,
@@ -37,7 +36,7 @@ from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.context import BotApplication, BotContext
 from bot.flood_budget import SharedBudget
-from bot.games.db.engine import create_engine, create_session_factory, open_pool
+from bot.games.db.engine import DatabaseEngine, create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
 from bot.games.play.clock_rules import Clock
 from bot.games.use_cases import Games, open_games
@@ -267,7 +266,7 @@ async def open_resources(application: BotApplication) -> None:
     log.info("bot @%s is ready", application.bot.username)
 
 
-def share_flood_budget(application: BotApplication, engine: AsyncEngine | None) -> None:
+def share_flood_budget(application: BotApplication, engine: DatabaseEngine | None) -> None:
     """Count the flood limits in the database for every instance (FLOOD_BUDGET) while it is
     open; with None, in this process alone again."""
     gate = application.bot.rate_limiter

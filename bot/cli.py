@@ -69,9 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def migrate() -> int:
     """Apply the migrations to DATABASE_URL; one line on stdout, or one on stderr and 1."""
-    from sqlalchemy.exc import SQLAlchemyError
-
     from bot.config import ConfigError, load_database_url
+    from bot.games.db.engine import StorageError
     from bot.games.db.migrate import upgrade_database
     from bot.games.db.reachable import DatabaseProblem, first_line, parse_database_url, shown
 
@@ -83,7 +82,7 @@ def migrate() -> int:
         return 2
     try:
         upgrade_database(url)
-    except (SQLAlchemyError, OSError) as error:
+    except (StorageError, OSError) as error:
         print(f"cannot migrate {shown(url)}: {first_line(error)}", file=sys.stderr)
         return 1
     print(f"{shown(url)}: the schema is up to date")

@@ -60,13 +60,8 @@ import math
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import Float, cast, delete, extract, func, literal, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from sqlalchemy.sql.elements import ColumnElement
-
-from bot.games.db.models import FloodBucket
+from bot.games.db.engine import DatabaseEngine, StorageError
+from bot.games.db.flood_buckets import BucketWant, FloodBuckets
 from bot.telegram.flood_limits import (
     FloodLimits,
     Limit,
@@ -93,8 +88,6 @@ SWEEP_SECONDS = 600.0
 FLIGHT_MARGIN = 0.2
 #: The key of the whole bot's bucket; a chat's is `chat:<id>`.
 OVERALL_KEY = "bot"
-#: The Julian day of 1970-01-01 00:00 UTC (SQLite's clock counts Julian days).
-UNIX_EPOCH_JULIAN_DAY = 2440587.5
 
 
 @dataclass(frozen=True)
@@ -117,10 +110,10 @@ def shared(rate: Rate) -> float:
 class SharedBudget:
     """Telegram's flood limits in the database, shared by every instance on it."""
 
-    def __init__(self, engine: AsyncEngine, limits: FloodLimits) -> None:
+    def __init__(self, engine: DatabaseEngine, limits: FloodLimits) -> None:
         self.engine = engine
         self.limits = limits
-        self._postgres = engine.dialect.name == "postgresql"
+        self._buckets = FloodBuckets(engine)
         self._down_until = 0.0  # the local gate alone until then (monotonic)
         self._warned = False
         self._swept_at = time.monotonic()
@@ -142,8 +135,8 @@ class SharedBudget:
                     shortfall = await self._take(wants)
                     if now - self._swept_at > SWEEP_SECONDS:
                         self._swept_at = now
-                        await self._sweep()
-            except (SQLAlchemyError, OSError, TimeoutError) as error:
+                        await self._buckets.sweep(IDLE_SECONDS)
+            except (StorageError, OSError, TimeoutError) as error:
                 self._failed(error)
                 return None
         if self._warned:
@@ -167,71 +160,17 @@ class SharedBudget:
         return sorted(found, key=lambda want: want.key)
 
     async def _take(self, wants: list[Want]) -> Shortfall | None:
-        async with self.engine.begin() as connection:
-            levels = await self._refill(connection, wants)
-            short = [
-                Shortfall((want.needed - levels[want.key]) / want.rate, want.limit)
-                for want in wants
-                if levels[want.key] < want.needed
-            ]
-            if short:
-                return max(short, key=lambda shortfall: shortfall.wait)
-            await connection.execute(
-                update(FloodBucket)
-                .where(FloodBucket.key.in_([want.key for want in wants]))
-                .values(tokens=FloodBucket.tokens - 1)
-            )
+        levels = await self._buckets.take(
+            [BucketWant(want.key, want.rate, want.capacity, want.needed) for want in wants]
+        )
+        if levels is None:
             return None
-
-    async def _refill(self, connection: AsyncConnection, wants: list[Want]) -> dict[str, float]:
-        """Refill the wanted buckets (make the missing ones full); their tokens by key."""
-        insert = postgresql.insert if self._postgres else sqlite.insert
-        now = self._clock()
-        rows = [
-            {
-                "key": want.key,
-                "tokens": want.capacity,
-                "refilled_at": now,
-                "rate": want.rate,
-                "capacity": want.capacity,
-            }
+        short = [
+            Shortfall((want.needed - levels[want.key]) / want.rate, want.limit)
             for want in wants
+            if levels[want.key] < want.needed
         ]
-        statement = insert(FloodBucket).values(rows)
-        given = statement.excluded
-        elapsed = self._greatest(literal(0.0, Float), now - FloodBucket.refilled_at)
-        refilled = self._least(given.capacity, FloodBucket.tokens + elapsed * given.rate)
-        upsert = statement.on_conflict_do_update(
-            index_elements=[FloodBucket.key],
-            set_={
-                "tokens": refilled,
-                "refilled_at": now,
-                "rate": given.rate,
-                "capacity": given.capacity,
-            },
-        ).returning(FloodBucket.key, FloodBucket.tokens)
-        result = await connection.execute(upsert)
-        return {key: tokens for key, tokens in result.all()}
-
-    async def _sweep(self) -> None:
-        """Delete the rows of buckets idle so long that they are full."""
-        async with self.engine.begin() as connection:
-            await connection.execute(
-                delete(FloodBucket).where(FloodBucket.refilled_at < self._clock() - IDLE_SECONDS)
-            )
-
-    def _clock(self) -> ColumnElement[float]:
-        """The database's clock, in seconds since 1970 (to the microsecond on PostgreSQL, the
-        millisecond on SQLite)."""
-        if self._postgres:
-            return cast(extract("epoch", func.clock_timestamp()), Float)
-        return (func.julianday("now") - UNIX_EPOCH_JULIAN_DAY) * 86400.0
-
-    def _least(self, a: ColumnElement[float], b: ColumnElement[float]) -> ColumnElement[float]:
-        return func.least(a, b) if self._postgres else func.min(a, b)
-
-    def _greatest(self, a: ColumnElement[float], b: ColumnElement[float]) -> ColumnElement[float]:
-        return func.greatest(a, b) if self._postgres else func.max(a, b)
+        return max(short, key=lambda shortfall: shortfall.wait)
 
     def _failed(self, error: BaseException) -> None:
         self._down_until = time.monotonic() + RETRY_SECONDS

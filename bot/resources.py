@@ -14,7 +14,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncEngine
     from telegram.request import BaseRequest
 
     from bot.ai_pool import AiPool
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from bot.chores.tournament_rounds import TournamentRounds
     from bot.chores.turn_clock import TurnClock
     from bot.config import Settings
+    from bot.games.db.engine import DatabaseEngine
     from bot.games.use_cases import Games
     from bot.intake.webhook_inbox import WebhookInbox
     from bot.webapp.links import WebAppLinks
@@ -97,7 +97,7 @@ class Resources:
     #: The Bot API transports (getUpdates, everything else): closed by the start-up should
     #: initialize fail (PTB does not close those of a bot that never finished initializing).
     transports: tuple[BaseRequest, ...] = ()
-    engine: AsyncEngine | None = None
+    engine: DatabaseEngine | None = None
     opened: Running | None = None
     inbox: WebhookInbox | None = None  # webhook mode
     mini_app: MiniApp | None = None  # with WEBAPP_URL

@@ -33,7 +33,6 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Protocol
 
-from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 
 from bot.chat.boards import (
@@ -46,6 +45,7 @@ from bot.chat.boards import (
 )
 from bot.chat.draw_order import DrawOrder
 from bot.games.chats import Chats
+from bot.games.db.engine import StorageError
 from bot.games.db.outbox import CLAIM_SECONDS, BoardOutbox, is_behind
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
@@ -148,7 +148,7 @@ class Presenter:
         """Draw the game's boards under this process's claim, the newest version there is."""
         try:
             stored_version = await self._outbox.claim(game.id, self._claim_seconds)
-        except SQLAlchemyError:
+        except StorageError:
             # The database is away: draw what we have (the board tells more than nothing).
             log.warning("could not claim the board of game %s; drawing it all the same", game.id)
             stored_version = game.version
@@ -210,7 +210,7 @@ class Presenter:
         renewals: list[asyncio.Task[None]] = []
 
         async def renew() -> None:
-            with contextlib.suppress(SQLAlchemyError):
+            with contextlib.suppress(StorageError):
                 await self._outbox.claim(game_id, self._claim_seconds)
 
         timers: list[asyncio.TimerHandle] = []

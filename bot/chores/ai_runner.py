@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sqlalchemy.exc import SQLAlchemyError
 from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.chat.presenter import Presenter
+from bot.games.db.engine import StorageError
 from bot.games.db.store import Store
 from bot.games.model import GameView
 from bot.games.play import lifecycle
@@ -78,7 +78,7 @@ class AiMatchRunner:
             return game
         try:
             return await self._ai_turns.step(game.id) or game
-        except (SQLAlchemyError, OSError):
+        except (StorageError, OSError):
             log.warning("the AI's reply in game %s: the database failed", game.id, exc_info=True)
             return game
 
@@ -104,7 +104,7 @@ class AiMatchRunner:
                 try:
                     await self._play(game_id)
                     return
-                except (SQLAlchemyError, OSError):
+                except (StorageError, OSError):
                     # The database is down or busy: the match's state is in it, so try again
                     # later rather than let the task die (matches resume only at start-up).
                     log.warning(

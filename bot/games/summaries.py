@@ -162,3 +162,12 @@ class LadderRow:
     rating: float
     deviation: float
     games: int
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """One played move, as the page lists it."""
+
+    ply: int
+    cell: int
+    mark: str

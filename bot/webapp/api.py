@@ -47,8 +47,15 @@ from telegram import Bot
 from telegram.error import TelegramError
 
 from bot.context import BotApplication
-from bot.games.db.public_ids import is_public_id
 from bot.games.model import BoardRef, GameView, MoveStatus, PlayerInfo
+from bot.games.page_reads import (
+    chosen_language,
+    game_and_moves,
+    game_by_public_id,
+    open_games_of,
+    rematch_offer_of,
+)
+from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
 from bot.locales.texts import Texts, texts_for
 from bot.resources import Resources, Running
@@ -66,13 +73,6 @@ from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
 from bot.webapp.members import GroupMembers
-from bot.webapp.queries import (
-    chosen_language,
-    game_and_moves,
-    game_by_public_id,
-    open_games_of,
-    rematch_offer_of,
-)
 from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.games.db.public_ids import is_public_id
+from bot.games.public_ids import is_public_id
 
 #: The page's path on the bot's web server; the API and the events live under it.
 PAGE_PATH = "/app/"

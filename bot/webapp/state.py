@@ -20,12 +20,12 @@ finished game against the AI (for its player), Rematch under a finished game bet
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from enum import Enum, StrEnum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
-from bot.games.summaries import Replay
+from bot.games.summaries import MoveRow, Replay
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
 from bot.views.match_score import match_summary
@@ -76,15 +76,6 @@ class PageStatus(StrEnum):
 
 #: What the page may ask the server for (POST …/actions).
 ACTIONS = frozenset(Action) - {Action.OTHER_LEVEL}
-
-
-@dataclass(frozen=True)
-class MoveRow:
-    """One played move, as the page lists it."""
-
-    ply: int
-    cell: int
-    mark: str
 
 
 def version(game: GameView) -> str:

@@ -3,7 +3,7 @@
 tells nothing of any other game.
 
 - `games.public_id`: 16 characters of `A-Z a-z 0-9 _ -` (`secrets.token_urlsafe(12)`, as
-  `bot.games.db.public_ids.new_public_id` makes them), unique. Existing games get one here.
+  `bot.games.public_ids.new_public_id` makes them), unique. Existing games get one here.
 
 Revision ID: 0013
 Revises: 0012
@@ -22,7 +22,7 @@ down_revision = "0012"
 branch_labels = None
 depends_on = None
 
-#: As `bot.games.db.public_ids.PUBLIC_ID_BYTES` (written out: a migration keeps what it did).
+#: As `bot.games.public_ids.PUBLIC_ID_BYTES` (written out: a migration keeps what it did).
 PUBLIC_ID_BYTES = 12
 #: Games given their public id per statement.
 BATCH = 1000

@@ -14,8 +14,8 @@ from sqlalchemy.exc import IntegrityError
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import alembic_config, upgrade_database
 from bot.games.db.outbox import Shown
-from bot.games.db.public_ids import is_public_id
 from bot.games.model import BoardRef, MoveStatus, PlayerInfo
+from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games, open_games
 
 REVISIONS = ["0001", "0002", "0003"]

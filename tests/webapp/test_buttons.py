@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.games.db.public_ids import new_public_id
 from bot.games.model import GameView, PlayerInfo
 from bot.games.play.lifecycle import new_game
+from bot.games.public_ids import new_public_id
 from bot.views.render import render_game
 from bot.webapp.buttons import with_open_board
 from bot.webapp.links import WebAppLinks

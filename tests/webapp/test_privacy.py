@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.games.db.public_ids import is_public_id
+from bot.games.public_ids import is_public_id
 from tests.support.bot_runner import settle
 from tests.support.chat import board_cells, game_id_on, press, send
 from tests.support.fake_telegram import FakeTelegram, StoredMessage

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, event
 from sqlalchemy import create_engine as create_sync_engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -26,6 +27,11 @@ log = logging.getLogger(__name__)
 #: they are given back) opened and closed connections all the time under load: a new one
 #: costs the server a process and the bot a handshake. Beyond this, a transaction waits for one.
 POOL_SIZE = 20
+
+#: The database as the rest of the bot holds it (only `bot.games` imports SQLAlchemy).
+DatabaseEngine = AsyncEngine
+#: What a database that does not answer, or refuses, raises: the rest of the bot catches this.
+StorageError = SQLAlchemyError
 
 
 def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> AsyncEngine:

@@ -90,7 +90,7 @@ class Game(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    # The name links and the Mini App use for the game (`bot.games.db.public_ids.new_public_id`):
+    # The name links and the Mini App use for the game (`bot.games.public_ids.new_public_id`):
     # random, so a link to one game tells nothing of another's.
     public_id: Mapped[str] = mapped_column(String(32))
     chat_id: Mapped[int | None] = mapped_column(BigInteger)

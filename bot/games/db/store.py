@@ -25,7 +25,6 @@ from bot.games.db import reads, statements
 from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.live_games import LiveGames, Loaded, stored
 from bot.games.db.models import utcnow
-from bot.games.db.public_ids import new_public_id
 from bot.games.db.writes import CoreTransaction, Writes
 from bot.games.event_stream import EventStream
 from bot.games.events import GameEvent, events_of
@@ -41,6 +40,7 @@ from bot.games.model import (
 )
 from bot.games.play import endings
 from bot.games.play.lifecycle import PlayedMove
+from bot.games.public_ids import new_public_id
 from core.notation import format_cells
 from core.positions import variant_of
 

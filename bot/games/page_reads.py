@@ -1,5 +1,6 @@
-"""The reads the Mini App needs beyond the use-cases: a game's moves, a user's open games.
-Reads only: every change goes through the use-cases (bot.games)."""
+"""The reads the Mini App's pages need beyond the other use-cases: a game and its moves, a
+rematch offered, a game by its public id, a user's open games, their chosen language. Reads
+only: every change goes through the use-cases."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from bot.games.db import reads
 from bot.games.db.models import Game, Player
 from bot.games.db.store import Store
 from bot.games.model import LIVE, GameView
-from bot.webapp.state import MoveRow
+from bot.games.summaries import MoveRow
 
 #: A game's seats: a user plays in a game if any of them is theirs (three or four in games
 #: of more people).
