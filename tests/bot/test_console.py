@@ -22,6 +22,7 @@ import pytest
 
 from bot.console import hyperskill_error, run_console
 from core.board import CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
+from tests.support.processes import sigint_at_its_default
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -777,6 +778,7 @@ def test_ctrl_c_ends_the_console_quietly(typed: str, prompt: str) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=ROOT,
+        preexec_fn=sigint_at_its_default,
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None

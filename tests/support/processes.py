@@ -33,6 +33,13 @@ SETTINGS_PREFIXES = ("TELEGRAM_", "WEBHOOK_")
 HANDLED_RE = re.compile(r" bot\.app: update (\d+) \S+ chat \S+ handled in ")
 
 
+def sigint_at_its_default() -> None:
+    """`preexec_fn` of a child whose Ctrl-C is tested: SIGINT at its default even when this
+    test run was started with SIGINT ignored (a background job of a non-interactive shell
+    starts so, and its children inherit it: Python then installs no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def clean_env(**values: str) -> dict[str, str]:
     """This process's environment without any bot setting, plus ``values``."""
     env = {
@@ -87,6 +94,7 @@ class BotProcess:
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=out,
                 stderr=err,
+                preexec_fn=sigint_at_its_default,
             )
 
     @property
