@@ -2,7 +2,8 @@
 group, a stranger's resignation, a match's game, the Mini App. Each test plays one source
 and checks what each listener did with it: the ended board (`EndedBoards`), the announcer
 (`Announcer`), a match's next game (`MatchGames`), the Mini App's pages (`GameNotifier`); the
-runner counts every ending its listeners heard and fails a test that told one twice."""
+runner counts every ending its listeners heard and fails a test that told one twice. A
+tournament's game wakes its round (`TournamentRounds`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from tests.e2e.test_groups import GROUP, game_between
 from tests.e2e.test_matches import BOB as MATCH_BOB
 from tests.e2e.test_matches import boards, match_games, start_match
 from tests.e2e.test_matchmaking import pair
+from tests.e2e.test_tournaments import (  # noqa: F401 (bots: the fixture)
+    BY_ID,
+    Bots,
+    bots,
+    new_boards,
+    sign_up,
+    standings,
+)
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import current, press, send
 from tests.support.fake_telegram import FakeTelegram
@@ -117,3 +126,26 @@ async def newest_game(engine: AsyncEngine) -> int:
         newest = await connection.scalar(select(func.max(Game.id)))
     assert newest is not None
     return int(newest)
+
+
+async def test_a_tournament_game_resigned_counts_in_the_standings_once(
+    telegram: FakeTelegram,
+    bots: Bots,  # noqa: F811 (the fixture, imported above)
+) -> None:
+    message = await sign_up(telegram)
+    assert bots.runner is not None
+    await bots.runner.settle()
+    board = new_boards(telegram, set())[0]
+    game = await bots.game(board)
+    assert game.o_player_id is not None and game.x_player_id is not None
+    loser, winner = BY_ID[game.o_player_id], BY_ID[game.x_player_id]
+    await press(telegram, loser, current(telegram, board), en.BUTTON_RESIGN)
+    await press(telegram, loser, current(telegram, board), en.BUTTON_RESIGN_YES)
+    # The ending wakes the tournament's round (its listener): the standings count it.
+    await telegram.wait_until(
+        lambda: standings(current(telegram, message)).get(winner["first_name"], (0, 0.0))[1] == 1.0,
+        timeout=10.0,
+        what="the resignation in the standings",
+    )
+    assert bots.runner.endings[game.id] == 1
+    assert standings(current(telegram, message))[loser["first_name"]][1] == 0.0
