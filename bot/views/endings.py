@@ -24,19 +24,9 @@ def ending(game: GameView, you: str | None = None) -> Ending:
     `you` is the side of the one it is said to (a private chat's player, the page's user),
     None where it names the players (a group's board, a spectator). Whoever gave the game
     up is named as such; "You won" is said for a game won on the board only."""
-    if game.status == GameStatus.CANCELLED:
-        if game.end_reason != EndReason.EXPIRED:
-            return Ending("CHALLENGE_CANCELLED", opener(game))
-        lapsed = game.rematch_of_id is not None and game.is_invitation
-        return Ending("REMATCH_LAPSED" if lapsed else "CHALLENGE_EXPIRED")
-    if game.status == GameStatus.DECLINED:
-        return Ending("CHALLENGE_DECLINED")  # `{invited}`: who was invited
-    if game.status == GameStatus.ABANDONED:
-        if game.end_reason == EndReason.ABORTED:
-            # Counts nowhere, but a tournament's round scores it: ❌'s forfeit.
-            in_tournament = game.tournament_id is not None
-            return Ending("TOURNAMENT_GAME_ABORTED" if in_tournament else "GAME_ABORTED", X)
-        return Ending("GAME_REPLACED" if game.end_reason == EndReason.REPLACED else "GAME_CLOSED")
+    unplayed = _unplayed(game)
+    if unplayed is not None:
+        return unplayed
     if game.result == Result.DRAW:
         return Ending("RESULT_DRAW")
     winner = game.result or X
@@ -58,13 +48,41 @@ def ending(game: GameView, you: str | None = None) -> Ending:
     if you == winner and won_on_board:
         return Ending("RESULT_YOU_WON")
     if you == loser:
-        if game.end_reason == EndReason.REPLACED:
-            return Ending("RESULT_YOU_REPLACED")
-        if forfeit:
-            return Ending("RESULT_YOU_RESIGNED")
-        if game.kind_of(winner) != USER:
-            return Ending("RESULT_YOU_LOST")
-        return Ending("PAGE.you_lost", winner)
+        return _to_the_loser(game, winner, forfeit)
+    return _naming_the_loser(game, winner, loser, forfeit)
+
+
+def _unplayed(game: GameView) -> Ending | None:
+    """A game that ended with no result: cancelled, declined, lapsed, closed, aborted."""
+    if game.status == GameStatus.CANCELLED:
+        if game.end_reason != EndReason.EXPIRED:
+            return Ending("CHALLENGE_CANCELLED", opener(game))
+        lapsed = game.rematch_of_id is not None and game.is_invitation
+        return Ending("REMATCH_LAPSED" if lapsed else "CHALLENGE_EXPIRED")
+    if game.status == GameStatus.DECLINED:
+        return Ending("CHALLENGE_DECLINED")  # `{invited}`: who was invited
+    if game.status == GameStatus.ABANDONED:
+        if game.end_reason == EndReason.ABORTED:
+            # Counts nowhere, but a tournament's round scores it: ❌'s forfeit.
+            in_tournament = game.tournament_id is not None
+            return Ending("TOURNAMENT_GAME_ABORTED" if in_tournament else "GAME_ABORTED", X)
+        return Ending("GAME_REPLACED" if game.end_reason == EndReason.REPLACED else "GAME_CLOSED")
+    return None
+
+
+def _to_the_loser(game: GameView, winner: str, forfeit: bool) -> Ending:
+    if game.end_reason == EndReason.REPLACED:
+        return Ending("RESULT_YOU_REPLACED")
+    if forfeit:
+        return Ending("RESULT_YOU_RESIGNED")
+    if game.kind_of(winner) != USER:
+        return Ending("RESULT_YOU_LOST")
+    return Ending("PAGE.you_lost", winner)
+
+
+def _naming_the_loser(game: GameView, winner: str, loser: str, forfeit: bool) -> Ending:
+    """Said to both players (a group's board, a spectator, the winner who did not win on the
+    board): who left, resigned or ran out of time, else who won."""
     if game.end_reason in (EndReason.BLOCKED, EndReason.FORGOTTEN):
         return Ending("RESULT_NAME_LEFT", loser)
     if forfeit:
