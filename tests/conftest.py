@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.chores import board_catch_up
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.migrate import upgrade_database
 from bot.games.use_cases import Games, open_games
@@ -74,6 +75,22 @@ def _telegram_clock(request: pytest.FixtureRequest) -> Iterator[None]:
         return
     with scaled_time(TELEGRAM_CLOCK):
         yield
+
+
+#: How long a bot in a test gathers the boards it drew before marking them shown, instead of
+#: `board_catch_up.MARK_DELAY_SECONDS` (0.5 s): a bot that stops writes the marks it gathered
+#: (`BoardCatchUp.flush`), so every test that drew a board waited that long in its teardown,
+#: and `flush` in a test (the journeys' every step) too. Batching is a matter of cost, not of
+#: correctness: the catch-up must draw the same boards for any delay.
+TEST_MARK_DELAY_SECONDS = 0.05
+
+
+@pytest.fixture(autouse=True)
+def _short_mark_delay(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The boards' marks gathered for `TEST_MARK_DELAY_SECONDS` (it is no setting of the bot's:
+    a module constant); the paced tier keeps the bot's own delay, as it runs live."""
+    if request.node.get_closest_marker("paced") is None:
+        monkeypatch.setattr(board_catch_up, "MARK_DELAY_SECONDS", TEST_MARK_DELAY_SECONDS)
 
 
 @pytest.fixture(params=["shortened", pytest.param("telegram", marks=pytest.mark.paced)])

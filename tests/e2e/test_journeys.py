@@ -27,11 +27,17 @@ the turn clock nudges, then flags, every turn left waiting (`walk_away`, the tur
 ticked at a time two turns ahead, as the running clock would).
 
 hypothesis drives it (`RuleBasedStateMachine`), so a broken invariant is reported as the
-shortest sequence of steps that breaks it. `JOURNEYS` (examples) and `JOURNEY_STEPS` (steps
-per example, at most) set how long it walks: CI's defaults, or more for a soak, e.g.
+shortest sequence of steps that breaks it. `JOURNEYS` (examples, in all) and `JOURNEY_STEPS`
+(steps per example, at most) set how long it walks: CI's defaults, or more for a soak, e.g.
 `JOURNEYS=300 JOURNEY_STEPS=60 .venv/bin/python -m pytest tests/e2e/test_journeys.py`.
 
-One bot and one database serve every example of a run (starting them per example would cost
+The journeys are walked by `JOURNEY_SHARDS` tests, each with its share of the `JOURNEYS`, so
+that a parallel run spreads them over its processes (in one test they took 100-170 s, and the
+run could not end before them). Unseeded (a local run), each shard draws journeys of its own at
+random; derandomized (CI), hypothesis would draw the same ones in every shard, so each shard has
+a seed of its own.
+
+One bot and one database serve every example of a shard (starting them per example would cost
 more than the steps); each example has people, chats and a group of its own, so what one
 example did is invisible to the next.
 """
@@ -50,7 +56,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -78,6 +84,8 @@ from tests.support.time_scale import TELEGRAM_CLOCK
 
 JOURNEYS = int(os.environ.get("JOURNEYS", "20"))
 JOURNEY_STEPS = int(os.environ.get("JOURNEY_STEPS", "30"))
+#: Tests the journeys are split among (each walks JOURNEYS / JOURNEY_SHARDS of them).
+JOURNEY_SHARDS = int(os.environ.get("JOURNEY_SHARDS", "4"))
 SHRINK = os.environ.get("JOURNEY_SHRINK", "1") != "0"
 #: How long one step may take to settle (a group's flood limit paces the bot: 3 s a message).
 STEP_TIMEOUT = 120.0
@@ -863,29 +871,41 @@ def _has_cancel(tg: FakeTelegram, message: StoredMessage) -> bool:
     return any(data == "qc" for row in tg.keyboard(message) for _, data in row)
 
 
-def test_journeys_across_every_feature(both_clocks: str, world: World) -> None:
+def journeys_of(shard: int) -> int:
+    """The shard's share of the JOURNEYS (the shares add up to them)."""
+    return JOURNEYS // JOURNEY_SHARDS + (shard < JOURNEYS % JOURNEY_SHARDS)
+
+
+SHARDS = [pytest.param(n, id=f"{n + 1}of{JOURNEY_SHARDS}") for n in range(JOURNEY_SHARDS)]
+
+
+@pytest.mark.parametrize("shard", SHARDS)
+def test_journeys_across_every_feature(both_clocks: str, shard: int, world: World) -> None:
     # On the shortened flood windows (the default run), and on Telegram's own clock (the
     # paced tier), where a group's minute is a minute and the steps interleave as they do live.
     assert (world.telegram.time_scale == TELEGRAM_CLOCK) == (both_clocks == "telegram")
+    if not journeys_of(shard):
+        pytest.skip(f"JOURNEYS={JOURNEYS} leaves shard {shard + 1} of {JOURNEY_SHARDS} none")
 
     class WorldJourney(Journey):
         pass
 
     WorldJourney.world = world
+    walk = settings(
+        max_examples=journeys_of(shard),
+        stateful_step_count=JOURNEY_STEPS,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        # JOURNEY_SHRINK=0 reports the first failing journey as found (a soak's failure can
+        # take long to shrink: every step waits for the bot, under the flood limits).
+        phases=[p for p in Phase if p is not Phase.shrink or SHRINK],
+    )
+    if walk.derandomize:
+        # Derandomized, hypothesis seeds a run by the test's code, the same in every shard.
+        seed(shard)(WorldJourney)
     started = time.monotonic()
     try:
-        run_state_machine_as_test(
-            WorldJourney,
-            settings=settings(
-                max_examples=JOURNEYS,
-                stateful_step_count=JOURNEY_STEPS,
-                deadline=None,
-                suppress_health_check=list(HealthCheck),
-                # JOURNEY_SHRINK=0 reports the first failing journey as found (a soak's failure
-                # can take long to shrink: every step waits for the bot, under the flood limits).
-                phases=[p for p in Phase if p is not Phase.shrink or SHRINK],
-            ),
-        )
+        run_state_machine_as_test(WorldJourney, settings=walk)
     finally:
         took = time.monotonic() - started
         steps = sum(world.steps.values())
