@@ -178,3 +178,18 @@ async def test_an_event_nobody_hears_starts_no_task() -> None:
     stream.publish([GameEnded(_view(3, 3))])
     assert stream.pending == 1
     await stream.idle()
+
+
+async def test_forget_ends_a_game_as_it_is_stored_without_the_name(games: Games) -> None:
+    # Shrunk from a journey: the ending's board named the player who had just used /forget,
+    # while the stored game (names come from the players' rows) no longer did.
+    challenge = await games.challenges.create(GROUP, ALICE)
+    await games.challenges.join(challenge.id, HERE, BOB)
+    heard = record(games)
+    await games.privacy.forget(BOB)
+    await games.store.events.idle()
+    (ended,) = [e for e in heard if isinstance(e, GameEnded)]
+    stored = await games.store.get_game(challenge.id)
+    assert stored is not None and ended.reason is EndReason.FORGOTTEN
+    assert (ended.game.x_name, ended.game.o_name) == (stored.x_name, stored.o_name)
+    assert ended.game.o_name is None and ended.game.o_player_id is None

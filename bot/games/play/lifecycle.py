@@ -267,19 +267,22 @@ def leave(game: GameView, user_id: int) -> GameView:
 
 
 def anonymize(game: GameView, user_id: int) -> GameView:
-    """The game without the user's id (it stays for the other person)."""
-    gone: dict[str, Any] = {  # columns named at run time, all of them ids (int | None)
+    """The game without the user's id (it stays for the other person), and without their name
+    where a seat showed it: as the game reads once stored (names come from the players' rows),
+    so that its ending's event, its boards and the cache say what a read would."""
+    seats = ("x", "o", "t", "s")
+    gone: dict[str, Any] = {  # columns named at run time: ids (int | None) and names
         column: None
         for column in (
-            "x_player_id",
-            "o_player_id",
-            "t_player_id",
-            "s_player_id",
+            *(f"{seat}_player_id" for seat in seats),
             "created_by_id",
             "invited_player_id",
         )
         if getattr(game, column) == user_id
     }
+    gone |= {f"{seat}_name": None for seat in seats if f"{seat}_player_id" in gone}
+    if "invited_player_id" in gone:
+        gone["invited_name"] = None
     return replace(game, **gone)
 
 
