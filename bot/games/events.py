@@ -46,6 +46,9 @@ class GameEnded:
     """A game ended, settled (`bot.games.play.endings`: rated, its match carried on)."""
 
     game: GameView
+    #: The game just before: it still names who left it with /forget, which `game`, as
+    #: stored, no longer does (None: a game deleted, or made up by a test).
+    before: GameView | None = None
 
     @property
     def reason(self) -> EndReason | None:
@@ -65,7 +68,7 @@ def events_of(before: GameView | None, after: GameView, *, ended: bool) -> list[
     if before is None:
         return [GameStarted(after)]
     if ended:
-        return [GameEnded(after)]
+        return [GameEnded(after, before)]
     earlier = set(players_of(before))
     seated = tuple(player for player in players_of(after) if player not in earlier)
     return [SeatsTaken(after, seated), GameMoved(after)] if seated else [GameMoved(after)]

@@ -25,18 +25,20 @@ class Announcer:
         self._bot = bot
 
     async def heard(self, event: GameEnded) -> None:
-        await tell_strangers(self._bot, event.game)
+        await tell_strangers(self._bot, event.game, named=event.before)
 
 
-async def tell_strangers(bot: Bot, game: GameView) -> None:
+async def tell_strangers(bot: Bot, game: GameView, named: GameView | None = None) -> None:
     """After a game between strangers ended, tell each player what the board alone would not
     say aloud, by how it ended: the winner that the other left (resigned, /stop, blocked the
     bot, /forget) or ran out of time, the loser that their time ran out, both that it was
-    aborted. A game won on the board, or not between strangers, says nothing more."""
+    aborted. A game won on the board, or not between strangers, says nothing more. `named`:
+    the game as it was just before, whose names a /forget has not erased yet (the message is
+    said as the player left; the boards show the game as stored)."""
     if not game.is_between_strangers:
         return
     for mark, message in _notices(game):
-        await _tell(bot, game, mark, message)
+        await _tell(bot, game, mark, message, named or game)
 
 
 def _notices(game: GameView) -> list[tuple[str, str]]:
@@ -53,7 +55,7 @@ def _notices(game: GameView) -> list[tuple[str, str]]:
     return []
 
 
-async def _tell(bot: Bot, game: GameView, mark: str, message: str) -> None:
+async def _tell(bot: Bot, game: GameView, mark: str, message: str, named: GameView) -> None:
     """`message` to the player of `mark`, in their chat and language, naming the other."""
     chat_id, language = (
         (game.chat_id, game.language) if mark == X else (game.second_chat_id, game.second_language)
@@ -61,7 +63,7 @@ async def _tell(bot: Bot, game: GameView, mark: str, message: str) -> None:
     if chat_id is None:
         return
     tr = texts_for(language)
-    name = player_name(game, other(mark), tr)  # a stranger's first name only
+    name = player_name(named, other(mark), tr)  # a stranger's first name only
     try:
         await bot.send_message(
             chat_id, tr.text(message).format(name=name), **pace_args(bot, Pace.PERSON)

@@ -266,8 +266,10 @@ async def test_forget_mid_game_against_a_stranger_tells_the_other(
     await tap_cell(telegram, ANN, x_board, 4)
     await send(telegram, BEN, "/forget")
     await press(telegram, BEN, telegram.last_bot_message(BEN["id"]), fa.BUTTON_FORGET_YES)
+    # Ann is told who left, as he leaves; the board shows the game as stored, without his
+    # name (`/forget` erased it), as it did once the board catch-up had redrawn it.
     ann_sees = current(telegram, x_board).text.splitlines()
-    assert en.OUTCOME_X_WINS in ann_sees and en.RESULT_NAME_LEFT.format(name="Ben") in ann_sees
+    assert en.OUTCOME_X_WINS in ann_sees and en.RESULT_NAME_LEFT.format(name="?") in ann_sees
     assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_LEFT.format(name="Ben")
     assert fa.OUTCOME_X_WINS in current(telegram, o_board).text.splitlines()
     # Not rated (Ben's data is gone); Ann's /stats counts the win.
