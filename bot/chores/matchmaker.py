@@ -12,7 +12,10 @@ Waiting messages are redrawn at `Pace.BACKGROUND`: people's moves go first.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 from telegram import Bot
@@ -48,6 +51,26 @@ class Matchmaker:
         self._presenter = presenter
         self._bot = bot
         self._rounds = Rounds("matchmaking", self.round, every)
+        # player id → (the lock their search is started under, how many hold or wait for it)
+        self._searches: dict[int, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def one_search_at_a_time(self, player_id: int) -> AsyncIterator[None]:
+        """A player's searches started one after the other in this process: a double tap on
+        "Find a new opponent" joins the queue and posts its waiting message, then edits that
+        one message, where both taps at once each posted one (the second found no message
+        to edit yet), and the first stayed behind with a live Cancel."""
+        lock, users = self._searches.get(player_id, (asyncio.Lock(), 0))
+        self._searches[player_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._searches[player_id]
+            if users == 1:
+                del self._searches[player_id]
+            else:
+                self._searches[player_id] = (lock, users - 1)
 
     def start(self) -> None:
         self._rounds.start()

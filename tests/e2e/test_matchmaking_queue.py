@@ -334,3 +334,24 @@ async def test_play_during_a_game_against_the_ai_asks_first_and_never_leaves_two
     await send(telegram, BEN, "/play 3+2")
     (game,) = await live_games_of(engine, ANN)
     assert game.second_chat_id is not None  # the stranger's game, and only it
+
+
+async def test_a_double_tap_on_find_a_new_opponent_posts_one_waiting_message(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Shrunk from a journey: both taps joined the queue at once, neither found the other's
+    # waiting message yet, and each posted one; the first stayed behind with a live Cancel.
+    await send(telegram, ANN, "/play")
+    await send(telegram, BEN, "/play")
+    (ann_board,) = boards_of(telegram, ANN)
+    await press(telegram, ANN, current(telegram, ann_board), en.BUTTON_RESIGN)
+    await press(telegram, ANN, current(telegram, ann_board), en.BUTTON_RESIGN_YES)
+    (ben_board,) = boards_of(telegram, BEN)
+    ended = current(telegram, ben_board)
+    before = len(waiting_messages(telegram, BEN))
+    for _ in range(2):  # two taps at once, as a finger that lands twice
+        telegram.tap_button(BEN, ended, en.BUTTON_PLAY_SOMEONE_AGAIN)
+    await settle(telegram)
+    posted = waiting_messages(telegram, BEN)[before:]
+    assert len(posted) == 1, [m.text for m in posted]
+    assert await queued(engine) == [BEN["id"]]

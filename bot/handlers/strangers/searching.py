@@ -78,6 +78,22 @@ async def look_for_opponent(
     against a stranger they play already. The chat's current game closes first, as for a new
     game: one the user moved in only with `resign_underway` (else they are asked first). From
     a chat, or the Mini App (`context` is either's)."""
+    async with context.running.matchmaker.one_search_at_a_time(user.id):
+        await _look_for_opponent(
+            context, chat_id, user, board, language, clock, resign_underway, best_of
+        )
+
+
+async def _look_for_opponent(
+    context: Seekers,
+    chat_id: int,
+    user: PlayerInfo,
+    board: BoardSize,
+    language: str | None,
+    clock: Clock | None,
+    resign_underway: bool,
+    best_of: int,
+) -> None:
     tr = texts_for(language)
     cleared = await context.games.stranger_chats.clear_for_stranger(chat_id, user, resign_underway)
     if cleared.underway is not None:
