@@ -103,6 +103,11 @@ class DrawOrder:
         as it was over the newer board."""
         return game.version < self._newest.get(game.id, -1)
 
+    def has_shown(self, game: GameView) -> bool:
+        """Whether this version of the game, or a newer one, has been drawn (or is drawing),
+        answered or not."""
+        return game.version <= self._newest.get(game.id, -1)
+
     def has_delivered(self, game: GameView) -> bool:
         """Whether this version of the game, or a newer one, is on every board (Telegram
         answered each edit)."""

@@ -129,7 +129,7 @@ class Presenter:
             async with self.order.in_order(game.id, game.version):
                 if self.order.is_older(game) or self.order.is_superseded(game):
                     return game
-                if not again and not game.is_live and self.order.has_delivered(game):
+                if not again and not game.is_live and self._drawn_already(game):
                     return game
                 game = await self._draw(game, pace, hint, block, post_missing)
         finally:  # a board Telegram refused does not keep the AI from its turn
@@ -195,6 +195,14 @@ class Presenter:
             self.order.settle(game.id)
             self._delivered(game)
         return game
+
+    def _drawn_already(self, game: GameView) -> bool:
+        """An ending this process has drawn: delivered, or drawn and in doubt (an edit went
+        unanswered: the redraw after the doubt settles it, `redraw`; drawn again now, it
+        would most likely be refused as "not modified")."""
+        if self.order.has_delivered(game):
+            return True
+        return self.order.has_shown(game) and self.order.doubt_left(game.id) is not None
 
     def _delivered(self, game: GameView) -> None:
         """This version is on every board: so this process's order knows, and the hooks."""

@@ -13,7 +13,7 @@ from bot.locales import en, ru
 from bot.locales.texts import texts_for
 from bot.webapp.words import page_texts
 from tests.e2e.test_matchmaking import pair
-from tests.support.chat import current, press, send, tap_cell
+from tests.support.chat import current, press, send, settle, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
 from tests.webapp.test_api import read_state
@@ -182,6 +182,8 @@ async def test_challenges_and_rematch_offers_are_answered_on_the_page(
             )
         assert status == 200 and cancelled["game"]["status"] == "cancelled"
         assert cancelled["game"]["ending"] == {"key": "CHALLENGE_CANCELLED", "mark": "X"}
+        # The page has its answer at once; the chat's board follows (its ending's listener).
+        await settle(telegram)
         assert en.CHALLENGE_CANCELLED.format(name="Alice") in current(telegram, second).text
 
 
@@ -196,7 +198,9 @@ async def test_a_game_started_on_the_page_ends_the_search_for_a_stranger(
                 http, "POST", page + "api/games", auth(telegram, ALICE), {"level": "easy"}
             )
         assert status == 201
-        # As /start in chat says it: the search is over, for another game.
+        # As /start in chat says it: the search is over, for another game (the queue hears
+        # the game start).
+        await settle(telegram)
         assert current(telegram, waiting).text == en.QUEUE_OTHER_GAME
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 
 from bot.locales import en
-from tests.support.chat import board_cells, current, press, send
+from tests.support.chat import board_cells, current, press, send, settle
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
 
@@ -118,6 +118,7 @@ async def test_a_resignation_before_any_move_is_worded_as_the_chat_words_it(
         # Alice did not win on the board: she is told Bob resigned, as the chat board says.
         assert alices["game"]["ending"] == {"key": "RESULT_NAME_RESIGNED", "mark": "O"}
         assert bobs["game"]["ending"] == {"key": "RESULT_YOU_RESIGNED", "mark": None}
+        await settle(telegram)  # the chat's board follows the page (the ending's listener)
         assert en.RESULT_NAME_RESIGNED.format(name="Bob") in current(telegram, board).text
 
 
