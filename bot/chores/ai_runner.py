@@ -52,6 +52,8 @@ class AiMatchRunner:
         #: Games whose running task must read the game once more before it ends: a move
         #: (a tap) may have come in after its last read.
         self._again: set[int] = set()
+        # Games whose last move this runner played: their ending is not a reason to stop.
+        self._ended_here: set[int] = set()
 
     def start(self, game_id: int) -> None:
         if game_id in self._tasks:
@@ -88,8 +90,10 @@ class AiMatchRunner:
         return frozenset(self._tasks)
 
     def cancel(self, game_id: int) -> None:
+        """Stop the AI turns of a game that ended (`bot.listeners.ended_boards`), unless its
+        own last move ended it: then its task is showing that final board."""
         task = self._tasks.get(game_id)
-        if task is not None:
+        if task is not None and game_id not in self._ended_here:
             task.cancel()
 
     async def stop_all(self) -> None:
@@ -127,6 +131,7 @@ class AiMatchRunner:
         if self._tasks.get(game_id) is task:
             del self._tasks[game_id]
             self._again.discard(game_id)
+            self._ended_here.discard(game_id)
 
     async def _play(self, game_id: int) -> None:
         while True:
@@ -143,6 +148,9 @@ class AiMatchRunner:
                 if game_id in self._again:
                     continue
                 return
+            if not game.is_live:
+                # Set before the next await: the ending's listeners run from then on.
+                self._ended_here.add(game_id)
             try:
                 await self._show(game)
             except FrameSkipped:

@@ -195,14 +195,16 @@ class Matchmaking:
             rows = await session.execute(_WAITING.order_by(_QUEUE.c.joined_at))
             return [_waiting(row) for row in rows]
 
-    async def attach_message(self, user_id: int, message_id: int) -> None:
-        """The "Looking for an opponent…" message of the user's queue entry."""
+    async def attach_message(self, user_id: int, message_id: int) -> bool:
+        """The "Looking for an opponent…" message of the user's queue entry. False when the
+        entry is gone meanwhile (paired by a round, cancelled): the message speaks of nothing."""
         async with self._store.transaction() as session:
-            await session.execute(
+            attached = await session.execute(
                 update(QueueEntry)
                 .where(QueueEntry.player_id == user_id)
                 .values(message_id=message_id)
             )
+        return bool(attached.rowcount == 1)
 
     async def claim_redraw(
         self, user_id: int, now: datetime, *, drawn_before: datetime, offer: bool = False

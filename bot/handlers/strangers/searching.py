@@ -4,10 +4,12 @@ started otherwise takes the player out of it, their waiting message saying why."
 
 from __future__ import annotations
 
+import contextlib
 from datetime import UTC, datetime
 from typing import Protocol
 
 from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
+from telegram.error import TelegramError
 
 from bot.chat.queue import edit_waiting, render_waiting
 from bot.context import BotContext
@@ -121,7 +123,12 @@ async def _look_for_opponent(
         if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
             return
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
-        await context.games.matchmaking.attach_message(user.id, posted.message_id)
+        if not await context.games.matchmaking.attach_message(user.id, posted.message_id):
+            # Paired (or let go) by a round of the matchmaker while it was being posted: the
+            # round told the entry's message, which was none yet, so this one would stay
+            # "Looking…" with a live Cancel. It goes.
+            with contextlib.suppress(TelegramError):
+                await context.bot.delete_message(chat_id, posted.message_id)
 
 
 class Seekers(Protocol):
