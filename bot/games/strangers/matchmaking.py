@@ -196,14 +196,11 @@ class Matchmaking:
             return [_waiting(row) for row in rows]
 
     async def attach_message(self, user_id: int, message_id: int) -> bool:
-        """The "Looking for an opponent…" message of the user's queue entry. False when the
-        entry is gone meanwhile (paired by a round, cancelled): the message speaks of nothing."""
+        """The "Looking for an opponent…" message of the user's queue entry (False: the entry
+        is gone, paired or let go meanwhile)."""
+        entry = update(QueueEntry).where(QueueEntry.player_id == user_id)
         async with self._store.transaction() as session:
-            attached = await session.execute(
-                update(QueueEntry)
-                .where(QueueEntry.player_id == user_id)
-                .values(message_id=message_id)
-            )
+            attached = await session.execute(entry.values(message_id=message_id))
         return bool(attached.rowcount == 1)
 
     async def claim_redraw(
