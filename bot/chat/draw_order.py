@@ -115,17 +115,11 @@ class DrawOrder:
 
     def delivered(self, game: GameView) -> None:
         """This version of the game is on every board."""
-        self._delivered[game.id] = max(game.version, self._delivered.get(game.id, -1))
-        self._delivered.move_to_end(game.id)
-        while len(self._delivered) > REMEMBERED:
-            self._delivered.popitem(last=False)
+        _raise_to(self._delivered, game)
 
     def showing(self, game: GameView) -> None:
         """This version of the game is being drawn."""
-        self._newest[game.id] = max(game.version, self._newest.get(game.id, -1))
-        self._newest.move_to_end(game.id)
-        while len(self._newest) > REMEMBERED:
-            self._newest.popitem(last=False)
+        _raise_to(self._newest, game)
 
     # --- doubt -------------------------------------------------------------------------------
 
@@ -175,6 +169,15 @@ class DrawOrder:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _raise_to(versions: OrderedDict[int, int], game: GameView) -> None:
+    """Remember the game's version if newer than the one remembered, for the `REMEMBERED`
+    games seen last."""
+    versions[game.id] = max(game.version, versions.get(game.id, -1))
+    versions.move_to_end(game.id)
+    while len(versions) > REMEMBERED:
+        versions.popitem(last=False)
 
 
 async def _quietly(redraw: Callable[[int], Awaitable[None]], game_id: int) -> None:

@@ -161,8 +161,7 @@ class Presenter:
             stored_version = game.version
         if stored_version > game.version and game.is_live:
             # Somebody moved since this view was read: draw the game as it is now. (A view
-            # of an ending is drawn as given: what came after it, /forget erasing a name,
-            # is not for its boards.)
+            # of an ending is drawn as given.)
             newer = await self._outbox.game(game.id)
             if newer is not None:
                 game, hint, block = newer, None, None

@@ -149,7 +149,7 @@ async def _answer(
         return Done(status, {"status": str(result.status), "game": state})
     if new and not after.has_board_message:
         await host.started(after)  # an offer on a new board in the chat
-    elif not (game.is_live and not after.is_live):  # an ending: its listeners show it
+    elif after.is_live or not game.is_live:  # an ending is shown by its listeners
         await host.show(after, hint=result.hint)
     body: dict[str, Any] = {
         "status": str(result.status),
