@@ -26,7 +26,8 @@ from telegram import Bot, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.games.model import GameView
-from bot.telegram.flood_gate import Pace, pace_args
+from bot.telegram.flood_gate import Pace
+from bot.telegram.json_calls import edit_text, send_text
 from bot.telegram.request import OutcomeUnknown
 from bot.views.render import BoardMessage, render_game
 
@@ -96,19 +97,14 @@ async def send_board(
     answer was lost (the board may be there: it is not posted twice)."""
     board = _render(hooks, game)
     try:
-        message = await bot.send_message(
-            chat_id,
-            board.text,
-            reply_markup=board.keyboard,
-            reply_to_message_id=reply_to,
-            **pace_args(bot, pace),
+        return await send_text(
+            bot, chat_id, board.text, board.keyboard, reply_to=reply_to, pace=pace
         )
     except OutcomeUnknown:
         log.info(
             "board of game %s: posted with no answer; the next tap on it will show it", game.id
         )
         return None
-    return message.message_id
 
 
 def _second_missing(game: GameView) -> bool:
@@ -155,9 +151,7 @@ async def show_board(
         return replace(second, complete=False)
     board = _render(hooks, game, hint, block)
     try:
-        await bot.edit_message_text(
-            board.text, reply_markup=board.keyboard, **where, **pace_args(bot, pace)
-        )
+        await edit_text(bot, board.text, board.keyboard, where=where, pace=pace)
     except BadRequest as error:
         text = str(error).lower()
         if "not modified" in text:
@@ -189,13 +183,8 @@ async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) 
     board = render_game(second_view(game))
     keyboard = hooks.keyboard(board.keyboard, game)
     try:
-        await bot.edit_message_text(
-            board.text,
-            reply_markup=keyboard,
-            chat_id=game.second_chat_id,
-            message_id=game.second_message_id,
-            **pace_args(bot, pace),
-        )
+        where = {"chat_id": game.second_chat_id, "message_id": game.second_message_id}
+        await edit_text(bot, board.text, keyboard, where=where, pace=pace)
     except BadRequest as error:
         if "not modified" in str(error).lower():
             return True

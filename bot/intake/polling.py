@@ -29,13 +29,17 @@ from collections.abc import Callable, Sequence
 from telegram import Bot
 from telegram.error import TelegramError
 
-from bot.intake.incoming import NotAnUpdate, check
+from bot.intake.incoming import NotAnUpdate, read_update
 from bot.intake.webhook_inbox import WebhookInbox
+from bot.telegram.json_calls import poll_updates
 
 log = logging.getLogger(__name__)
 
 #: Seconds Telegram holds a getUpdates open while there is nothing to send (PTB's default).
 POLL_TIMEOUT = 10
+#: Seconds a getUpdates may take beyond its long poll's `timeout` (PTB's get_updates adds the
+#: request's read timeout, the transport's default, to the poll's).
+READ_TIMEOUT = 5.0
 #: Seconds a polled batch is handled before those of its updates still being handled are
 #: stored: the next getUpdates (which acknowledges the batch) waits that long at most.
 KEEP_AFTER_SECONDS = 0.05
@@ -109,11 +113,12 @@ class Polling:
         outage_log_seconds: float = OUTAGE_LOG_SECONDS,
         poll_timeout: int = POLL_TIMEOUT,
         keep_after: float = KEEP_AFTER_SECONDS,
+        read_timeout: float = READ_TIMEOUT,
     ) -> None:
         self._bot, self._inbox = bot, inbox
         self._allowed_updates = list(allowed_updates)
         self._backoff, self._poll_timeout = backoff, poll_timeout
-        self._keep_after = keep_after
+        self._keep_after, self._read_timeout = keep_after, read_timeout
         self.outage = Outage("Telegram's getUpdates", outage_log_seconds)
         self._task: asyncio.Task[None] | None = None
 
@@ -156,23 +161,36 @@ class Polling:
     async def poll_once(self, offset: int | None) -> int | None:
         """One getUpdates after `offset`, its updates stored and on their way to be handled;
         the offset that acknowledges them (`offset` if none came)."""
-        updates = await self._bot.get_updates(
-            offset=offset, timeout=self._poll_timeout, allowed_updates=self._allowed_updates
-        )
+        call: dict[str, object] = {
+            "timeout": self._poll_timeout,
+            "allowed_updates": self._allowed_updates,
+        }
+        if offset is not None:
+            call["offset"] = offset
+        # The batch as JSON, each update read once (`read_update`, as a webhook's are) and
+        # stored as it came: PTB's get_updates would build each Update, then the inbox would
+        # need it written out again (a tenth of the bot's time in a load profile).
+        batch = await poll_updates(self._bot, call, self._read_timeout + self._poll_timeout)
         self.outage.succeeded()
-        if not updates:
+        if not batch:
             return offset
         received = []
-        for update in updates:
-            # Parsed once, by get_updates: only the range check is left to do.
-            data = update.to_dict()
+        for data in batch:
             try:
-                check(data)
+                update = read_update(data, self._bot)
             except NotAnUpdate as error:
-                log.warning("dropped update %s: %s", update.update_id, error)
+                log.warning("dropped update %s: %s", _update_id(data), error)
                 continue
             received.append((update, json.dumps(data, separators=(",", ":"))))
         # Handled at once; those still being handled in a moment are stored (one INSERT), and
         # only then acknowledged. (An error: nothing acknowledged, the batch comes again.)
         await self._inbox.hand_over(received, self._keep_after)
-        return max(update.update_id for update in updates) + 1
+        # An update dropped as unreadable is acknowledged all the same: it would come again,
+        # and be dropped again.
+        numbered = [number for data in batch if (number := _update_id(data)) is not None]
+        return max(numbered) + 1 if numbered else offset
+
+
+def _update_id(data: object) -> int | None:
+    update_id = data.get("update_id") if isinstance(data, dict) else None
+    return update_id if isinstance(update_id, int) and not isinstance(update_id, bool) else None

@@ -19,9 +19,16 @@ import random
 
 from hypothesis import given
 from hypothesis import strategies as st
+from telegram import (
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    SwitchInlineQueryChosenChat,
+    WebAppInfo,
+)
 
 from bot.games.model import PLAYER_KINDS, USER, EndReason, GameStatus, GameView
 from bot.locales.texts import available_languages
+from bot.telegram.json_calls import keyboard_json
 from bot.views.render import render_game
 from core.board import SIZES, Board, BoardSize
 from core.positions import ULTIMATE, is_full, move_error, play, winner
@@ -89,3 +96,26 @@ def test_every_board_message_is_one_telegram_takes(game: GameView, hinted: bool)
         assert len(kinds) == 1, button
         if button.callback_data is not None:
             assert 1 <= len(str(button.callback_data).encode()) <= 64
+
+
+@given(games())
+def test_a_board_keyboard_goes_out_as_ptb_would_write_it(game: GameView) -> None:
+    """The boards' calls write keyboards out field by field (`bot.telegram.json_calls`), not
+    through PTB's `to_dict`: the JSON must be the same, for every board, and for the buttons
+    the hooks add (the Mini App's, a web_app) and the share buttons (a chosen chat)."""
+    keyboard = render_game(game).keyboard
+    assert keyboard_json(keyboard) == (keyboard.to_dict() if keyboard is not None else None)
+    added = InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton("Open", web_app=WebAppInfo("https://example.org/app"))],
+            [
+                InlineKeyboardButton(
+                    "Share",
+                    switch_inline_query_chosen_chat=SwitchInlineQueryChosenChat(
+                        "x", allow_group_chats=True
+                    ),
+                )
+            ],
+        ]
+    )
+    assert keyboard_json(added) == added.to_dict()
