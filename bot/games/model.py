@@ -391,6 +391,8 @@ class StartResult:
     #: The sender's running games against people in this chat, which the new one leaves
     #: running (they are told so).
     going_on: tuple[GameView, ...] = ()
+    #: Nothing started: the sender plays a stranger already, and may play one at a time.
+    stranger: GameView | None = None
 
 
 class TurnEvent(StrEnum):

@@ -355,3 +355,26 @@ async def test_a_double_tap_on_find_a_new_opponent_posts_one_waiting_message(
     posted = waiting_messages(telegram, BEN)[before:]
     assert len(posted) == 1, [m.text for m in posted]
     assert await queued(engine) == [BEN["id"]]
+
+
+async def test_play_while_playing_a_stranger_says_so_and_resigns_nothing(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Issue 51: Ann plays Ben on a clock, starts a game against the AI beside it and moves,
+    # then sends /play. She was asked to resign "this game" (the AI's, which then counted as
+    # a loss), and the search still refused her for Ben's game. Nothing is asked or resigned
+    # now: she is told she plays Ben.
+    await send(telegram, ANN, "/play 3+2")
+    await send(telegram, BEN, "/play 3+2")
+    (stranger_game,) = await stranger_games(engine)
+    await send(telegram, ANN, "/start easy")
+    ai_board = boards_of(telegram, ANN)[-1]
+    await tap_cell(telegram, ANN, current(telegram, ai_board), 4)
+    before = len(await live_games_of(engine, ANN))
+    await send(telegram, ANN, "/play")
+    said = telegram.last_bot_message(ANN["id"])
+    assert said.text == en.QUEUE_PLAYING.format(name="Ben"), said.text
+    assert en.BUTTON_REPLACE_SEARCH not in button_texts(telegram, said)
+    assert len(await live_games_of(engine, ANN)) == before == 2
+    assert await queued(engine) == []
+    assert stranger_game.id in {game.id for game in await live_games_of(engine, ANN)}

@@ -128,6 +128,17 @@ async def live_games_in_chat(session: Db, chat_id: int) -> list[Loaded]:
     )
 
 
+async def stranger_game_of(session: Db, user_id: int) -> Loaded | None:
+    """The user's running game against a stranger, if any (they play one at a time)."""
+    found = await load_all(
+        session,
+        Game.status.in_(LIVE),
+        Game.second_chat_id.is_not(None),
+        or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
+    )
+    return found[0] if found else None
+
+
 async def load_on_inline_message(session: Db, inline_message_id: str) -> Loaded | None:
     found = await load_all(session, Game.inline_message_id == inline_message_id)
     return found[0] if found else None

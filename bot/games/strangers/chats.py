@@ -40,9 +40,12 @@ class StrangerChats:
         """Before the user looks for a stranger from their private chat: its current game is
         closed, as a new game closes it (`play.close_chat_games`: resigned only with
         `resign_underway`; else nothing changes and `underway` names it), so a pairing never
-        leaves them two games in one chat. A game against a stranger goes on (the queue
-        refuses them)."""
+        leaves them two games in one chat. Nothing closes while they play a stranger
+        already: the queue would refuse them (`stranger` names that game)."""
         async with self._store.transaction() as session:
+            playing = await reads.stranger_game_of(session, user.id)
+            if playing is not None:
+                return StartResult(None, stranger=playing.view)
             live = await reads.live_games_in_chat(session, chat_id)
             if not live:
                 return StartResult(None)

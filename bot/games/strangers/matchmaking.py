@@ -288,13 +288,8 @@ class Matchmaking:
     async def stranger_game_of(self, user_id: int) -> GameView | None:
         """The user's running game against a stranger, if any."""
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session,
-                Game.status.in_(LIVE),
-                Game.second_chat_id.is_not(None),
-                or_(Game.x_player_id == user_id, Game.o_player_id == user_id),
-            )
-        return found[0].view if found else None
+            found = await reads.stranger_game_of(session, user_id)
+        return found.view if found is not None else None
 
     async def block(self, user: PlayerInfo, game_id: int) -> str | None:
         """ "Don't pair me with them again", from a game the user played against a stranger:

@@ -13,14 +13,14 @@ from telegram.error import TelegramError
 
 from bot.chat.queue import edit_waiting, render_waiting
 from bot.context import BotContext
-from bot.games.model import PlayerInfo
+from bot.games.model import GameView, PlayerInfo
 from bot.games.play.clock_rules import Clock
 from bot.games.strangers.matchmaking import JoinStatus, LeftQueue
 from bot.games.strangers.pairing import Waiting, board_key
 from bot.games.use_cases import Games
 from bot.handlers.common import player_from, texts_of
 from bot.listeners.queue import leave_queue
-from bot.locales.texts import texts_for
+from bot.locales.texts import Texts, texts_for
 from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.keyboards import replace_for_search_keyboard
@@ -98,6 +98,9 @@ async def _look_for_opponent(
 ) -> None:
     tr = texts_for(language)
     cleared = await context.games.stranger_chats.clear_for_stranger(chat_id, user, resign_underway)
+    if cleared.stranger is not None:
+        await _say_playing(context, chat_id, cleared.stranger, user.id, tr)
+        return
     if cleared.underway is not None:
         name = opponent_name(cleared.underway, user.id, tr)
         keyboard = replace_for_search_keyboard(tr, board, clock, user.id)
@@ -108,9 +111,7 @@ async def _look_for_opponent(
         user, chat_id, board_key(board), language, clock, best_of
     )
     if result.status is JoinStatus.PLAYING and result.game is not None:
-        opponent = other(result.game.mark_of(user.id) or X)
-        name = player_name(result.game, opponent, tr)
-        await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
+        await _say_playing(context, chat_id, result.game, user.id, tr)
         return
     waiting = result.waiting
     if result.paired is not None:
@@ -129,6 +130,14 @@ async def _look_for_opponent(
             # "Looking…" with a live Cancel. It goes.
             with contextlib.suppress(TelegramError):
                 await context.bot.delete_message(chat_id, posted.message_id)
+
+
+async def _say_playing(
+    context: Seekers, chat_id: int, game: GameView, user_id: int, tr: Texts
+) -> None:
+    """ "You are playing Bob already: finish that game first." """
+    name = player_name(game, other(game.mark_of(user_id) or X), tr)
+    await context.bot.send_message(chat_id, tr.QUEUE_PLAYING.format(name=name))
 
 
 class Seekers(Protocol):
