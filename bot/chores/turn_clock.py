@@ -20,7 +20,8 @@ from telegram.error import TelegramError
 
 from bot.chat.presenter import Presenter
 from bot.games.db.models import utcnow
-from bot.games.model import GameView, TurnEvent
+from bot.games.model import GameView
+from bot.games.play.clock_rules import TurnEvent
 from bot.games.play.timeouts import TurnTimeouts
 from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import Pace, pace_args

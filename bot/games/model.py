@@ -393,10 +393,3 @@ class StartResult:
     going_on: tuple[GameView, ...] = ()
     #: Nothing started: the sender plays a stranger already, and may play one at a time.
     stranger: GameView | None = None
-
-
-class TurnEvent(StrEnum):
-    NUDGE = "nudge"
-    TIMEOUT = "timeout"
-    EXPIRED = "expired"  # a challenge nobody joined
-    ABORTED = "aborted"  # a clocked game ❌ never began (`clock_rules`)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.games.model import EndReason, GameStatus, GameView, Result, TurnEvent
+from bot.games.model import EndReason, GameStatus, GameView, Result
 from bot.games.play import clock_rules, lifecycle
-from bot.games.play.clock_rules import Clock
+from bot.games.play.clock_rules import Clock, TurnEvent
 from tests.games.test_lifecycle import ALICE, NOW, duel
 
 CLOCK = Clock(seconds=60.0, delay=5.0)

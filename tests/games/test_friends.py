@@ -10,16 +10,8 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from bot.games.db.models import Game, utcnow
-from bot.games.model import (
-    HUMAN,
-    BoardRef,
-    EndReason,
-    GameStatus,
-    GameView,
-    MoveStatus,
-    PlayerInfo,
-    TurnEvent,
-)
+from bot.games.model import HUMAN, BoardRef, EndReason, GameStatus, GameView, MoveStatus, PlayerInfo
+from bot.games.play.clock_rules import TurnEvent
 from bot.games.summaries import Record, ReviewStatus
 from bot.games.use_cases import Games
 from core.notation import format_cells

@@ -19,9 +19,9 @@ from bot.games.model import (
     PlayerInfo,
     PlayerKind,
     Result,
-    TurnEvent,
 )
 from bot.games.play import lifecycle
+from bot.games.play.clock_rules import TurnEvent
 from bot.wire.callback_data import InlineAiTap, NewGameTap, pack, parse_callback_data
 from core.ai import Level
 from core.board import SEAT_MARKS, Board

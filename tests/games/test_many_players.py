@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from bot.games.model import BoardRef, EndReason, GameStatus, MoveStatus, PlayerInfo, TurnEvent
+from bot.games.model import BoardRef, EndReason, GameStatus, MoveStatus, PlayerInfo
+from bot.games.play.clock_rules import TurnEvent
 from bot.games.use_cases import Games
 from core.board import Board
 from core.rules import play_as, winner

@@ -11,8 +11,8 @@ from datetime import timedelta
 
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Rating, utcnow
-from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result, TurnEvent
-from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
+from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result
+from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock, TurnEvent
 from bot.games.tournaments.rules import Format, PairResult, TournamentStatus
 from bot.games.tournaments.use_cases import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games

@@ -16,7 +16,7 @@ from bot.chores.turn_clock import TurnClock
 from bot.config import Settings
 from bot.games.event_stream import EventStream
 from bot.games.events import GameEnded
-from bot.games.model import TurnEvent
+from bot.games.play.clock_rules import TurnEvent
 from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
 from tests.support.fake_telegram import FakeTelegram
 

@@ -25,9 +25,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from enum import StrEnum
 
-from bot.games.model import GameView, TurnEvent
+from bot.games.model import GameView
 from core.board import X
+
+
+class TurnEvent(StrEnum):
+    NUDGE = "nudge"
+    TIMEOUT = "timeout"
+    EXPIRED = "expired"  # a challenge nobody joined
+    ABORTED = "aborted"  # a clocked game ❌ never began (`verdict`)
 
 
 @dataclass(frozen=True)

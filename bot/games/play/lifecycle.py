@@ -22,9 +22,9 @@ from bot.games.model import (
     PlayerInfo,
     PlayerKind,
     Result,
-    TurnEvent,
 )
 from bot.games.play import clock_rules
+from bot.games.play.clock_rules import TurnEvent
 from core.ai import Level
 from core.board import EMPTY, Board, other
 from core.positions import (

@@ -10,8 +10,9 @@ from sqlalchemy import or_, select, update
 from bot.games.db import reads, store
 from bot.games.db.models import Game
 from bot.games.db.store import LOST_RACE, Store
-from bot.games.model import LIVE, USER, GameStatus, GameView, TurnEvent
+from bot.games.model import LIVE, USER, GameStatus, GameView
 from bot.games.play import lifecycle
+from bot.games.play.clock_rules import TurnEvent
 
 
 class TurnTimeouts:
