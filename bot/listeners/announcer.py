@@ -42,16 +42,23 @@ async def tell_strangers(bot: Bot, game: GameView, named: GameView | None = None
 
 
 def _notices(game: GameView) -> list[tuple[str, str]]:
-    """Whom to tell what (a mark, a catalog name taking the other's `{name}`)."""
+    """Whom to tell what (a mark, a catalog name taking the other's `{name}` and the match
+    game's number `{game}`). In a match, a resignation or a flag loses that game and the
+    match goes on; any other leaving stops the match (`bot.games.matches.play`)."""
     if game.end_reason == EndReason.ABORTED:
         return [(X, "GAME_ABORTED_NOTICE"), (O, "GAME_ABORTED_NOTICE")]
     if game.result not in (X, O):
         return []
     winner, loser = game.result, other(game.result)
+    in_match = game.match_game is not None
     if game.end_reason == EndReason.TIMEOUT:
+        if in_match:
+            return [(winner, "MATCH_OPPONENT_TIMED_OUT"), (loser, "MATCH_YOU_FLAGGED")]
         return [(winner, "OPPONENT_TIMED_OUT"), (loser, "YOU_FLAGGED")]
+    if game.end_reason == EndReason.RESIGNED and in_match:
+        return [(winner, "MATCH_OPPONENT_RESIGNED")]
     if game.end_reason in FORFEITS:
-        return [(winner, "OPPONENT_LEFT")]
+        return [(winner, "MATCH_OPPONENT_LEFT" if in_match else "OPPONENT_LEFT")]
     return []
 
 
@@ -66,7 +73,9 @@ async def _tell(bot: Bot, game: GameView, mark: str, message: str, named: GameVi
     name = player_name(named, other(mark), tr)  # a stranger's first name only
     try:
         await bot.send_message(
-            chat_id, tr.text(message).format(name=name), **pace_args(bot, Pace.PERSON)
+            chat_id,
+            tr.text(message).format(name=name, game=game.match_game),
+            **pace_args(bot, Pace.PERSON),
         )
     except TelegramError as error:  # e.g. they blocked the bot meanwhile
         log.warning("could not tell a player of game %s: %s", game.id, error)

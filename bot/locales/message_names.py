@@ -221,8 +221,12 @@ class _Others:
     MARK_TO_MOVE: str
     MATCH_DRAWN: str
     MATCH_LINE: str
+    MATCH_OPPONENT_LEFT: str
+    MATCH_OPPONENT_RESIGNED: str
+    MATCH_OPPONENT_TIMED_OUT: str
     MATCH_STOPPED: str
     MATCH_WON: str
+    MATCH_YOU_FLAGGED: str
     NAME_TO_MOVE: str
     NOBODY_YET: str
     NO_AI_GAME: str

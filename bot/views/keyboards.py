@@ -267,6 +267,11 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
     picture = _button(tr.BUTTON_PICTURE, GameTap(PICTURE, game.id))
     replay = _button(tr.BUTTON_REPLAY, GameTap(REPLAY, game.id))
     pictures = [] if inline else [[picture, replay]]
+    if game.match is not None and not game.match.is_over:
+        # The match goes on, on its next game's board: nothing here starts another game or
+        # parts its players.
+        shared = [[replay]] if game.is_between_strangers else pictures
+        return [row for row in (reviews, *shared) if row]
     if game.is_between_strangers:
         # Each button acts for its tapper alone: queue again, or never meet this one again.
         someone = play_someone(game.board, control_of(game))

@@ -11,7 +11,7 @@ from typing import Any
 from bot.chores.match_games import MatchGames
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import current, play_cells, press, send, tap_cell
+from tests.support.chat import button_texts, current, play_cells, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100700, "Match night")
@@ -210,3 +210,37 @@ async def test_start_user_user_bo5_in_a_group_is_a_match_and_elsewhere_is_refuse
     await send(telegram, ALICE, "/start hard bo3")
     assert telegram.last_bot_message(ALICE["id"]).text.startswith("Bad parameters!")
     assert not [m for m in telegram.bot_messages(ALICE["id"]) if m.reply_markup]
+
+
+async def test_a_match_game_the_match_goes_on_after_offers_no_new_game(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51: game 1's ended board offered 🔁 Rematch while game 2 was being played (and
+    # between strangers, 🌍 Find a new opponent and 🚫 Don't pair me with them again).
+    first = await play_game(telegram, bot, await start_match(telegram), ALICE, BOB, X_WINS)
+    labels = button_texts(telegram, first)
+    assert en.BUTTON_REMATCH not in labels and en.BUTTON_REPLAY in labels, labels
+    # The board that ends the match offers the rematch, as before.
+    last = await play_game(telegram, bot, boards(telegram)[-1], BOB, ALICE, O_WINS)
+    assert en.BUTTON_REMATCH in button_texts(telegram, last)
+
+
+async def test_strangers_are_told_a_match_game_was_resigned_not_that_one_left(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    await send(telegram, ANN, "/play bo3")
+    await send(telegram, BEN, "/play bo3")
+    ann_first, ben_first = await play_apart(telegram, bot, ANN, BEN, O_WINS)  # Ben 1–0
+    for board in (ann_first, ben_first):
+        labels = button_texts(telegram, board)
+        assert en.BUTTON_PLAY_SOMEONE_AGAIN not in labels and en.BUTTON_BLOCK not in labels
+    # Game 2: Ben has ❌ and resigns it; Ann wins that game (1–1), and the match goes on.
+    ben_second = private_boards(telegram, BEN)[-1]
+    await press(telegram, BEN, ben_second, en.BUTTON_RESIGN)
+    await press(telegram, BEN, current(telegram, ben_second), en.BUTTON_RESIGN_YES)
+    await match_games(bot).idle()
+    await bot.settle()
+    told = [m.text for m in telegram.bot_messages(ANN["id"]) if not m.reply_markup]
+    assert en.MATCH_OPPONENT_RESIGNED.format(name="Ben", game=2) in told, told
+    assert en.OPPONENT_LEFT.format(name="Ben") not in told
+    assert len(private_boards(telegram, ANN)) == 3  # game 3 is on
