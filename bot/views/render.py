@@ -109,11 +109,20 @@ def symbol(mark: str, tr: Texts) -> str:
 def player_name(game: GameView, mark: str, tr: Texts) -> str:
     kind = game.kind_of(mark)
     if kind == USER:
-        name = game.name_of(mark)
+        name = game.name_of(mark) or _invited_to(game, mark)
         if name and game.is_between_strangers:
             name = first_name(name)  # strangers see each other's first name only
         return isolate(name, tr) if name else tr.NOBODY_YET
     return tr.AI_NAME.format(level=tr.LEVEL_NAMES[kind])
+
+
+def _invited_to(game: GameView, mark: str) -> str | None:
+    """The name of whom an open challenge or rematch offer is for, on the one seat left for
+    them (a rematch offer of a match names both players, as the match line does)."""
+    if game.invited_name is None or game.status is not GameStatus.OPEN:
+        return None
+    empty = [m for m in game.marks if game.kind_of(m) == USER and game.player_id_of(m) is None]
+    return game.invited_name if empty == [mark] else None
 
 
 def opponent_name(game: GameView, user_id: int, tr: Texts) -> str:

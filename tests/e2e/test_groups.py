@@ -336,7 +336,7 @@ async def test_rematch_swaps_sides(telegram: FakeTelegram, bot: BotRunner) -> No
     assert not (await press(telegram, BOB, board, REMATCH)).get("text")
     rematch = telegram.last_bot_message(GROUP["id"])
     assert rematch.key != board.key
-    assert rematch.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert rematch.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"  # whom it is for
     assert en.REMATCH_OFFER.format(name="Bob", invited="Alice") in rematch.text
     assert button_texts(telegram, rematch) == [ACCEPT, DECLINE, CANCEL]
     assert (await press(telegram, BOB, board, REMATCH))["text"] == en.POPUP_REMATCH_OFFERED

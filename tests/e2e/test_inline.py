@@ -225,7 +225,7 @@ async def test_an_inline_rematch_replaces_the_game_on_the_same_message(
 
     # Bob's Rematch is an offer on the same message; Alice's Rematch tap accepts it.
     assert not (await press(telegram, BOB, message, REMATCH)).get("text")
-    assert message.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert message.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"  # whom it is for
     assert en.REMATCH_OFFER.format(name="Bob", invited="Alice") in message.text
     assert button_texts(telegram, message) == ["✅ Accept", "🙅 Decline", "✖ Cancel"]
     refused = await tap_data(telegram, CAROL, message, old_rematch)

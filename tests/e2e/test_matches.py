@@ -244,3 +244,16 @@ async def test_strangers_are_told_a_match_game_was_resigned_not_that_one_left(
     assert en.MATCH_OPPONENT_RESIGNED.format(name="Ben", game=2) in told, told
     assert en.OPPONENT_LEFT.format(name="Ben") not in told
     assert len(private_boards(telegram, ANN)) == 3  # game 3 is on
+
+
+async def test_a_rematch_offer_of_a_match_names_both_players(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51: it read "❌ ? vs ⭕ Bob … Best of 3 · ? 0 – 0 Bob", though it named Alice.
+    first = await play_game(telegram, bot, await start_match(telegram), ALICE, BOB, X_WINS)
+    last = await play_game(telegram, bot, boards(telegram)[-1], BOB, ALICE, O_WINS)
+    assert first.key != last.key
+    await press(telegram, BOB, last, en.BUTTON_REMATCH)
+    offer = telegram.last_bot_message(GROUP["id"])
+    assert offer.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"
+    assert score_line(3, "Alice", "0", "0", "Bob", 1) in offer.text
