@@ -52,8 +52,12 @@ POPUPS = {
 }
 
 
-def popup(tr: Texts, status: MoveStatus) -> str:
-    """Why a tap did nothing, in the tapper's language."""
+def popup(tr: Texts, status: MoveStatus, game: GameView | None = None) -> str:
+    """Why a tap did nothing, in the tapper's language; on a finished game of a match that
+    goes on (`game`), that the match is played on its newest board."""
+    match = game.match if game is not None else None
+    if status is MoveStatus.GAME_OVER and match is not None and not match.is_over:
+        return tr.POPUP_MATCH_GOES_ON
     return tr.text(POPUPS.get(status, "POPUP_ERROR"))
 
 
@@ -197,7 +201,7 @@ async def answer_and_show(
     if game is not None:
         game = await attach_tapped(context, game, query.message)
     if not result.played or game is None:
-        await answer(query, popup(tr, result.status))
+        await answer(query, popup(tr, result.status, game))
         if game is not None and game is not result.game:
             # A board unknown till now (refused: out of turn, or behind the game): drawn.
             await context.presenter.show(game, ai=False, again=True)

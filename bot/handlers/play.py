@@ -43,7 +43,7 @@ async def tap_resign(tapped: Tapped[ResignTap], context: BotContext) -> None:
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
     if not result.played or result.game is None:
-        await answer(query, popup(tr, result.status))
+        await answer(query, popup(tr, result.status, result.game))
         return
     game = result.game
     shown = tapped_markup(query.message)

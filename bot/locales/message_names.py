@@ -115,6 +115,7 @@ class _Popups:
     POPUP_JOINED_ALREADY: str
     POPUP_LADDER_OFF: str
     POPUP_LADDER_ON: str
+    POPUP_MATCH_GOES_ON: str
     POPUP_NOTHING_TO_UNDO: str
     POPUP_NOT_AGAINST_AI: str
     POPUP_NOT_A_PLAYER: str

@@ -11,7 +11,15 @@ from typing import Any
 from bot.chores.match_games import MatchGames
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import button_texts, current, play_cells, press, send, tap_cell
+from tests.support.chat import (
+    button_texts,
+    current,
+    game_id_on,
+    play_cells,
+    press,
+    send,
+    tap_cell,
+)
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 GROUP = FakeTelegram.group_chat(-100700, "Match night")
@@ -257,3 +265,32 @@ async def test_a_rematch_offer_of_a_match_names_both_players(
     offer = telegram.last_bot_message(GROUP["id"])
     assert offer.text.splitlines()[0] == "❌ Alice vs ⭕ Bob"
     assert score_line(3, "Alice", "0", "0", "Bob", 1) in offer.text
+
+
+async def test_an_old_match_board_redrawn_later_keeps_its_own_score(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51: game 1's board, drawn again once game 2 had ended, showed the match's score
+    # then (1–1), not game 1's (1–0).
+    first = await play_game(telegram, bot, await start_match(telegram), ALICE, BOB, X_WINS)
+    await play_game(telegram, bot, boards(telegram)[-1], BOB, ALICE, X_WINS)  # Bob: 1–1
+    assert bot.application is not None
+    running = bot.application.bot_data.running
+    game = await running.games.store.get_game(game_id_on(telegram, first))
+    assert game is not None
+    await running.presenter.show(game, again=True)
+    await bot.settle()
+    shown = current(telegram, first)
+    assert score_line(3, "Alice", "1", "0", "Bob", 1) in shown.text, shown.text
+
+
+async def test_a_tap_on_an_earlier_game_of_a_match_points_to_the_newest_board(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51: it said "This game is over. Start a new one with /start." while game 2 was on.
+    first = await play_game(telegram, bot, await start_match(telegram), ALICE, BOB, X_WINS)
+    answer = await tap_cell(telegram, BOB, first, 8)
+    assert answer.get("text") == en.POPUP_MATCH_GOES_ON
+    # Once the match is over, its boards are over like any game's.
+    last = await play_game(telegram, bot, boards(telegram)[-1], BOB, ALICE, O_WINS)
+    assert (await tap_cell(telegram, BOB, last, 8)).get("text") == en.POPUP_GAME_OVER
