@@ -170,7 +170,7 @@ BUTTONS: dict[tuple[str, ...], taps.TapHandler] = {
         data.STOP_LOOKING,
         data.PLAY_AI_INSTEAD,
     ): matchmaking.tap_queue,
-    (data.BLOCK_PLAYER,): matchmaking.tap_block,
+    (data.BLOCK_PLAYER, data.BLOCK_YES, data.BLOCK_NO): matchmaking.tap_block,
     (data.LADDER,): ratings.tap_ladder,
     data.TOURNAMENT_ACTIONS: tournaments.tap_tournament,
 }

@@ -19,8 +19,8 @@ from bot.handlers.common import (
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.strangers.searching import stop_searching
 from bot.handlers.taps import Tapped
+from bot.views.questions import asking_to_resign
 from bot.views.render import render_game, render_move_error
-from bot.views.resign_keyboard import asking_to_resign
 from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from core.board import NotNumbersError
 
@@ -38,7 +38,7 @@ async def tap_cell(tapped: Tapped[CellTap], context: BotContext) -> None:
 
 async def tap_resign(tapped: Tapped[ResignTap], context: BotContext) -> None:
     """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
-    `bot.views.resign_keyboard`); nothing else changes until they answer."""
+    `bot.views.questions`); nothing else changes until they answer."""
     query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
     result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)

@@ -53,6 +53,8 @@ class _Buttons:
     BUTTON_ADD_TO_GROUP: str
     BUTTON_ANIMATION: str
     BUTTON_BLOCK: str
+    BUTTON_BLOCK_NO: str
+    BUTTON_BLOCK_YES: str
     BUTTON_BOARDS: str
     BUTTON_CANCEL: str
     BUTTON_CHALLENGE_FRIEND: str
@@ -106,6 +108,7 @@ class _Popups:
     """`POPUP_*`: the answer to a tap, shown as a pop-up."""
 
     POPUP_BLOCKED: str
+    POPUP_BLOCK_CONFIRM: str
     POPUP_BUSY: str
     POPUP_CONFLICT: str
     POPUP_ERROR: str

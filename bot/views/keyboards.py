@@ -13,6 +13,7 @@ from bot.games.play.clock_rules import Clock, control_of
 from bot.games.summaries import Replay
 from bot.locales.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.views import ultimate as ultimate_view
+from bot.views.questions import block_button
 from bot.wire.callback_data import (
     ANIMATION,
     CANCEL,
@@ -25,7 +26,6 @@ from bot.wire.callback_data import (
     REVIEW,
     UNDO,
     AssistTap,
-    BlockPlayerTap,
     CellTap,
     ForgetTap,
     GameTap,
@@ -276,7 +276,7 @@ def _after_game_rows(game: GameView, tr: Texts) -> list[list[InlineKeyboardButto
         # Each button acts for its tapper alone: queue again, or never meet this one again.
         someone = play_someone(game.board, control_of(game))
         again_someone = _button(tr.BUTTON_PLAY_SOMEONE_AGAIN, someone)
-        block = _button(tr.BUTTON_BLOCK, BlockPlayerTap(game.id))
+        block = block_button(game.id, tr)
         return [[again_someone], [block, *reviews], [replay]]
     if game.is_between_people:
         return [[_button(tr.BUTTON_REMATCH, GameTap(REMATCH, game.id)), *reviews], *pictures]

@@ -207,7 +207,11 @@ class QueueTap:
 
 @dataclass(frozen=True)
 class BlockPlayerTap:
+    """🚫 Don't pair me with them again (`confirmed` None: it asks first), or Yes / No on its
+    question."""
+
     game_id: int
+    confirmed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,7 @@ MENU_DATA = "menu"
 HELP_DATA = "help"
 LANGUAGE = "lang"
 PLAY_SOMEONE, STOP_LOOKING, PLAY_AI_INSTEAD, BLOCK_PLAYER, LADDER = "qp", "qc", "qa", "bk", "lad"
+BLOCK_YES, BLOCK_NO = "bky", "bkn"
 PLAY_SOMEONE_RESIGNING = "qr"
 TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL = "tj", "tl", "ts", "tc"
 TOURNAMENT_ACTIONS = (TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL)
@@ -342,6 +347,9 @@ TABLE = Table(
     ),
     button(STOP_LOOKING, QueueTap, CHAT, kind=STOP_LOOKING),
     button(PLAY_AI_INSTEAD, QueueTap, CHAT, kind=PLAY_AI_INSTEAD, level=LEVEL, board=BOARD_KEY),
+    # Yes and No first: a tap is written as the first kind whose constants it has.
+    button(BLOCK_YES, BlockPlayerTap, ANYWHERE, confirmed=True, game_id=GAME),
+    button(BLOCK_NO, BlockPlayerTap, ANYWHERE, confirmed=False, game_id=GAME),
     button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, game_id=GAME),
     button(LADDER, LadderTap, ANYWHERE, on=Flag()),
     *(

@@ -26,7 +26,11 @@ KEY = CORPUS["key"].encode()
 
 #: Fields added to taps after the corpus was made: absent from it, at their default in old
 #: data.
-ADDED_SINCE = {("QueueTap", "clock"), ("QueueTap", "resign_underway")}
+ADDED_SINCE = {
+    ("QueueTap", "clock"),
+    ("QueueTap", "resign_underway"),
+    ("BlockPlayerTap", "confirmed"),
+}
 
 
 def describe(tap: object) -> dict[str, Any] | None:

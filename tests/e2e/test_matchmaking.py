@@ -159,8 +159,16 @@ async def test_stop_resigns_and_a_blocked_stranger_is_not_paired_again(
     assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_LEFT.format(name="Ben")
     final = current(telegram, x_board)
     assert "X wins" in final.text.splitlines()
-    blocked = await press(telegram, ANN, final, en.BUTTON_BLOCK)
+    # 🚫 asks first (issue 51: it blocked on one tap); Yes blocks, and the question goes.
+    asked = await press(telegram, ANN, final, en.BUTTON_BLOCK)
+    assert asked["text"] == en.POPUP_BLOCK_CONFIRM
+    labels = button_texts(telegram, current(telegram, final))
+    assert en.BUTTON_BLOCK not in labels and en.BUTTON_BLOCK_YES in labels
+    blocked = await press(telegram, ANN, current(telegram, final), en.BUTTON_BLOCK_YES)
     assert blocked["text"] == en.POPUP_BLOCKED.format(name="Ben")
+    labels = button_texts(telegram, current(telegram, final))
+    assert not {en.BUTTON_BLOCK, en.BUTTON_BLOCK_YES, en.BUTTON_BLOCK_NO} & set(labels)
+    final = current(telegram, final)
     # Both look again: not paired with each other; Cid comes and is paired with Ann.
     await press(telegram, ANN, final, en.BUTTON_PLAY_SOMEONE_AGAIN)
     await send(telegram, BEN, "/play")
@@ -168,6 +176,23 @@ async def test_stop_resigns_and_a_blocked_stranger_is_not_paired_again(
     assert telegram.last_bot_message(BEN["id"]).text.startswith(looking)
     await send(telegram, CID, "/play")
     assert boards_of(telegram, CID) and len(boards_of(telegram, BEN)) == 1
+
+
+async def test_no_on_the_block_question_blocks_nobody(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    x_board, _ = await pair(telegram, ANN, BEN)
+    await send(telegram, BEN, "/stop")
+    final = current(telegram, x_board)
+    before = button_texts(telegram, final)
+    await press(telegram, ANN, final, en.BUTTON_BLOCK)
+    answer = await press(telegram, ANN, current(telegram, final), en.BUTTON_BLOCK_NO)
+    assert not answer.get("text")
+    assert button_texts(telegram, current(telegram, final)) == before  # 🚫 is back
+    # Not blocked: the two are paired again.
+    await press(telegram, ANN, current(telegram, final), en.BUTTON_PLAY_SOMEONE_AGAIN)
+    await send(telegram, BEN, "/play")
+    assert len(boards_of(telegram, BEN)) == 2
 
 
 async def test_play_in_a_group_points_to_the_private_chat(

@@ -17,12 +17,14 @@ from bot.handlers.common import (
     answer,
     edit_tapped,
     player_from,
+    tapped_markup,
     texts_of,
 )
 from bot.handlers.menu import start_game
 from bot.handlers.strangers.searching import language_of, look_for_opponent, play
 from bot.handlers.taps import Tapped
 from bot.locales.texts import isolate
+from bot.views.questions import asking_to_block, block_answered
 from bot.views.rating import first_name
 from bot.wire.callback_data import STOP_LOOKING, BlockPlayerTap, QueueTap
 from bot.wire.game_spec import GameSpec
@@ -78,12 +80,26 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
 
 
 async def tap_block(tapped: Tapped[BlockPlayerTap], context: BotContext) -> None:
-    """Don't pair me with my opponent of this game again."""
+    """🚫 Don't pair me with my opponent of this game again: it asks first (Yes / No in place
+    of the button, `bot.views.questions`); Yes blocks them."""
     query, tap = tapped.query, tapped.tap
     tr = texts_of(query.from_user, context)
-    blocked = await context.games.matchmaking.block(player_from(query.from_user), tap.game_id)
-    if blocked is None:
-        await answer(query, tr.POPUP_NOT_A_PLAYER)
+    markup = tapped_markup(query.message)
+    if tap.confirmed is None:
+        await answer(query, tr.POPUP_BLOCK_CONFIRM)
+        if markup is not None:
+            asking = asking_to_block(markup, query.data or "", tap.game_id, tr)
+            await edit_tapped(query.edit_message_reply_markup(asking))
         return
-    name = isolate(first_name(blocked or tr.NOBODY_YET), tr)
-    await answer(query, tr.POPUP_BLOCKED.format(name=name), alert=True)
+    if tap.confirmed:
+        blocked = await context.games.matchmaking.block(player_from(query.from_user), tap.game_id)
+        if blocked is None:
+            await answer(query, tr.POPUP_NOT_A_PLAYER)
+            return
+        name = isolate(first_name(blocked or tr.NOBODY_YET), tr)
+        await answer(query, tr.POPUP_BLOCKED.format(name=name), alert=True)
+    else:
+        await answer(query)
+    if markup is not None:
+        answered = block_answered(markup, tap.game_id, tap.confirmed, tr)
+        await edit_tapped(query.edit_message_reply_markup(answered))
