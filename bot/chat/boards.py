@@ -30,6 +30,7 @@ from bot.telegram.flood_gate import Pace
 from bot.telegram.json_calls import edit_text, send_text
 from bot.telegram.request import OutcomeUnknown
 from bot.views.render import BoardMessage, render_game
+from core.board import O, X
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,9 @@ class Drawn:
 def _render(
     hooks: BoardHooks, game: GameView, hint: int | None = None, block: int | None = None
 ) -> BoardMessage:
-    """The board message with the hooks applied, which are told of it."""
-    board = render_game(game, hint, block)
+    """The board message with the hooks applied, which are told of it (the first board of a
+    game between strangers is ❌'s)."""
+    board = render_game(game, hint, block, X if game.is_between_strangers else None)
     hooks.shown(game)
     return BoardMessage(board.text, hooks.keyboard(board.keyboard, game))
 
@@ -180,7 +182,7 @@ async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) 
     here (⭕ blocked the bot, deleted the board) must not keep ❌'s board from showing the
     move: it is logged, and ⭕'s board stays behind (a block ends the game, which draws
     both again)."""
-    board = render_game(second_view(game))
+    board = render_game(second_view(game), seat=O)
     keyboard = hooks.keyboard(board.keyboard, game)
     try:
         where = {"chat_id": game.second_chat_id, "message_id": game.second_message_id}

@@ -201,6 +201,9 @@ class GameView:
     match_game: int | None = None
     match: MatchScore | None = None
     tournament_id: int | None = None  # a round's game of a group tournament: which
+    #: Resign's question, whose and asked at which move (`resign_rules.resign_question`).
+    resign_asked_by: int | None = None
+    resign_asked_ply: int | None = None
 
     @cached_property
     def ply(self) -> int:

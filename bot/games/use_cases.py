@@ -16,6 +16,7 @@ from bot.games.play.ai_turns import AiTurns, Thinker
 from bot.games.play.assists import Assists
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.play.replays import Replays
+from bot.games.play.resigning import Resigning
 from bot.games.play.review import Reviews
 from bot.games.play.timeouts import TurnTimeouts
 from bot.games.play.use_cases import Play
@@ -35,6 +36,7 @@ class Games:
 
     store: Store
     play: Play
+    resigning: Resigning
     assists: Assists
     challenges: Challenges
     ai_turns: AiTurns
@@ -65,10 +67,11 @@ def open_games(
     the time control of games between strangers (and of tournaments by default)."""
     games = Store(sessions)
     ratings = Ratings(games)
-    play = Play(games, rng)
+    resigning = Resigning(games)
     return Games(
         store=games,
-        play=play,
+        play=Play(games, rng),
+        resigning=resigning,
         assists=Assists(games, rng, think),
         challenges=Challenges(games),
         ai_turns=AiTurns(games, rng, think),
@@ -85,5 +88,5 @@ def open_games(
         inbox=Inbox(games),
         ratings=ratings,
         matchmaking=Matchmaking(games, ratings, clock),
-        tournaments=Tournaments(games, play, clock),
+        tournaments=Tournaments(games, resigning, clock),
     )

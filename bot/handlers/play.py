@@ -10,17 +10,14 @@ from bot.games.strangers.matchmaking import LeftQueue
 from bot.handlers.common import (
     answer,
     answer_and_show,
-    edit_tapped,
     player_from,
     popup,
-    tapped_markup,
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.strangers.searching import stop_searching
 from bot.handlers.taps import Tapped
-from bot.views.questions import asking_to_resign
-from bot.views.render import render_game, render_move_error
+from bot.views.render import render_move_error
 from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
 from core.board import NotNumbersError
 
@@ -37,21 +34,17 @@ async def tap_cell(tapped: Tapped[CellTap], context: BotContext) -> None:
 
 
 async def tap_resign(tapped: Tapped[ResignTap], context: BotContext) -> None:
-    """🏳 Resign asks first: for a player of the game, the button becomes Yes / No (see
-    `bot.views.questions`); nothing else changes until they answer."""
+    """🏳 Resign asks first: for a player of the game, the question is stored on the game and
+    its board shows Yes / No in place of the button (`resign_rules.resign_question`), however
+    often it is drawn again, until they answer or a move is made."""
     query, tap, ref = tapped.query, tapped.tap, tapped.ref
     user, tr = player_from(query.from_user), texts_of(query.from_user, context)
-    result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
+    result = await context.games.resigning.ask_to_resign(tap.game_id, ref, user, tap.ply)
     if not result.played or result.game is None:
         await answer(query, popup(tr, result.status, result.game))
         return
-    game = result.game
-    shown = tapped_markup(query.message)
-    markup = shown or render_game(game).keyboard
     await answer(query, tr.POPUP_RESIGN_CONFIRM)
-    if markup is not None:
-        asking = asking_to_resign(markup, query.data or "", game.id, game.ply, user.id, tr)
-        await edit_tapped(query.edit_message_reply_markup(asking))
+    await context.presenter.show(result.game)
 
 
 async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -> None:
@@ -65,14 +58,14 @@ async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -
         return
     if tap.confirmed:
         # The update is claimed in the resignation's own transaction, as a move's is.
-        result = await context.games.play.resign(
+        result = await context.games.resigning.resign(
             tap.game_id, ref, user, claim=context.deferred_claim
         )
         if await claimed_by(context, result.claim):
             await answer_and_show(query, context, result)
         return
-    result = await context.games.play.may_resign(tap.game_id, ref, user, tap.ply)
-    await answer(query, None if result.played else popup(tr, result.status))
+    result = await context.games.resigning.play_on(tap.game_id, ref, user)
+    await answer(query, None if result.played else popup(tr, result.status, result.game))
     if result.game is not None and result.status in (MoveStatus.PLAYED, MoveStatus.STALE):
         await context.presenter.show(result.game)  # the board again, with its Resign button
 

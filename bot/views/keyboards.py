@@ -9,11 +9,12 @@ from functools import partial
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
+from bot.games.play import resign_rules
 from bot.games.play.clock_rules import Clock, control_of
 from bot.games.summaries import Replay
 from bot.locales.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.views import ultimate as ultimate_view
-from bot.views.questions import block_button
+from bot.views.questions import block_button, resign_answers
 from bot.wire.callback_data import (
     ANIMATION,
     CANCEL,
@@ -197,10 +198,16 @@ def _cell_rows(
 
 
 def board_keyboard(
-    game: GameView, tr: Texts, hint: int | None = None, block: int | None = None
+    game: GameView,
+    tr: Texts,
+    hint: int | None = None,
+    block: int | None = None,
+    seat: str | None = None,
 ) -> InlineKeyboardMarkup | None:
     """The board, row by row (a hinted cell lit), then the controls that fit the game's
-    state. Ultimate shows one small board (`block`, if the player chose it) or the choice."""
+    state. Ultimate shows one small board (`block`, if the player chose it) or the choice.
+    `seat`: whose board this is, where each player has their own (strangers'); Resign's
+    question shows on the asker's only."""
     if game.is_open:
         first = (
             [
@@ -219,14 +226,20 @@ def board_keyboard(
         data = partial(_cell_data, game.id, game.ply)
         rows = _cell_rows(tr, game.board, data, hint, game.last_cell)
     if game.is_active and not game.is_ai_match:
-        rows.append(
-            [*_assist_buttons(game, tr), _button(tr.BUTTON_RESIGN, ResignTap(game.id, game.ply))]
-        )
+        rows.append([*_assist_buttons(game, tr), *_resign_buttons(game, tr, seat)])
     elif game.is_finished:
         rows.extend(_after_game_rows(game, tr))
     # No buttons is no keyboard: Telegram refuses an empty one, and an edit without one
     # removes the old buttons (a closed ultimate board, an AI's turn in an ultimate match).
     return InlineKeyboardMarkup(rows) if any(rows) else None
+
+
+def _resign_buttons(game: GameView, tr: Texts, seat: str | None) -> list[InlineKeyboardButton]:
+    """🏳 Resign, or Yes / No while it asks the player whose board this is."""
+    asked = resign_rules.resign_question(game)
+    if asked is not None and (seat is None or game.mark_of(asked) == seat):
+        return resign_answers(game.id, game.ply, asked, tr)
+    return [_button(tr.BUTTON_RESIGN, ResignTap(game.id, game.ply))]
 
 
 def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:

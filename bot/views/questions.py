@@ -1,5 +1,6 @@
 """Buttons that ask first: 🏳 Resign and 🚫 Don't pair me become Yes / No for whoever tapped
-them, in place on the tapped keyboard.
+them. 🚫's question is swapped in on the tapped keyboard; Resign's is stored on its game, as
+a running board is drawn again by others (its clock, the catch-up) that must keep asking it.
 
 Why buttons, not a second tap within a few seconds (as lichess confirms a resignation): the
 question lives in the callback data (whose it is, on which board), so it needs no state in
@@ -32,11 +33,10 @@ def swapped(
     return InlineKeyboardMarkup(rows)
 
 
-def asking_to_resign(
-    markup: InlineKeyboardMarkup, resign: str, game_id: int, ply: int, user_id: int, tr: Texts
-) -> InlineKeyboardMarkup:
-    """The board's keyboard with the Resign button (data `resign`) swapped for Yes and No."""
-    answers = [
+def resign_answers(game_id: int, ply: int, user_id: int, tr: Texts) -> list[InlineKeyboardButton]:
+    """Yes and No on Resign's question to `user_id`, where the board has 🏳 Resign (the
+    question is stored on the game: `resign_rules.resign_question`)."""
+    return [
         InlineKeyboardButton(
             tr.BUTTON_RESIGN_YES, callback_data=pack(ResignAnswer(True, game_id, ply, user_id))
         ),
@@ -44,7 +44,6 @@ def asking_to_resign(
             tr.BUTTON_RESIGN_NO, callback_data=pack(ResignAnswer(False, game_id, ply, user_id))
         ),
     ]
-    return swapped(markup, resign, answers)
 
 
 def block_answers(game_id: int) -> tuple[str, str]:

@@ -40,10 +40,13 @@ class BoardMessage:
     keyboard: InlineKeyboardMarkup | None
 
 
-def render_game(game: GameView, hint: int | None = None, block: int | None = None) -> BoardMessage:
+def render_game(
+    game: GameView, hint: int | None = None, block: int | None = None, seat: str | None = None
+) -> BoardMessage:
     """The board message, in the language of the game's creator: who plays whom, whose turn
     or the result, and the keyboard (with the `hint` cell lit; on ultimate's, the small
-    board `block` if the player chose one). Ultimate's whole position is in the text."""
+    board `block` if the player chose one; `seat`: whose board, where each has their own).
+    Ultimate's whole position is in the text."""
     tr = texts_for(game.language)
     lines = [game_title(game, tr)]
     ultimate = is_ultimate(game.board)
@@ -69,7 +72,7 @@ def render_game(game: GameView, hint: int | None = None, block: int | None = Non
         lines.append(tr.UNRATED_FORCED_WIN)
     lines.extend(rating_lines(game, tr, player_name))
     lines.extend(match_lines(game, tr, player_name))
-    return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block))
+    return BoardMessage("\n".join(lines), board_keyboard(game, tr, hint, block, seat))
 
 
 def board_lines(game: GameView, tr: Texts) -> list[str]:

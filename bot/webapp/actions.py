@@ -99,7 +99,7 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
     elif action == Action.UNDO:
         result = await games.assists.undo(game.id, BoardRef(), user, ply)
     elif action == Action.RESIGN:
-        result = await games.play.resign(game.id, BoardRef(), user)
+        result = await games.resigning.resign(game.id, BoardRef(), user)
     elif action == Action.REMATCH:
         result = await games.challenges.rematch(game.id, BoardRef(), user)
     elif action in (Action.JOIN, Action.ACCEPT):

@@ -18,7 +18,7 @@ from bot.games.play.clock_rules import shown
 from bot.locales import en, fa
 from tests.e2e.test_matchmaking import ANN, BEN, pair
 from tests.support.bot_runner import BotRunner, SettledClock
-from tests.support.chat import current, send, tap_cell
+from tests.support.chat import button_texts, current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 CLOCK_SECONDS = 3.0
@@ -167,3 +167,30 @@ async def test_hard_on_a_forced_win_board_leaves_the_rating_as_it_was(
     await send(telegram, ANN, "/help")
     for text in (telegram.last_bot_message(ANN["id"]).text, en.DESCRIPTION, en.SHORT_DESCRIPTION):
         assert "never loses" not in text.replace("never loses on 3×3", "")
+
+
+async def test_a_clock_redraw_keeps_the_resign_question_on_the_askers_board_only(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51: Ben taps 🏳 Resign and sees Yes / No; the next clock redraw put plain 🏳 Resign
+    # back, so his Yes found no button. The question is the game's now: every drawing asks it.
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    await tap_cell(telegram, ANN, x_board, 4)
+    asked = await press(telegram, BEN, current(telegram, o_board), fa.BUTTON_RESIGN)
+    assert asked["text"] == fa.POPUP_RESIGN_CONFIRM
+    seconds = bot.settings.stranger_clock_seconds
+    await turn_clock(bot).redraw_clocks(utcnow() + timedelta(seconds=seconds / 2))
+    bens = current(telegram, o_board)
+    assert clock_of(bens).endswith(f"⭕ {shown(seconds / 2)}")  # redrawn
+    assert fa.BUTTON_RESIGN_YES in button_texts(telegram, bens)
+    # Ann's board never asks her Ben's question.
+    anns = button_texts(telegram, current(telegram, x_board))
+    assert en.BUTTON_RESIGN in anns and en.BUTTON_RESIGN_YES not in anns
+    # No: the question goes, and stays gone after the next redraw.
+    await press(telegram, BEN, bens, fa.BUTTON_RESIGN_NO)
+    await turn_clock(bot).redraw_clocks(utcnow() + timedelta(seconds=seconds * 0.7))
+    assert fa.BUTTON_RESIGN in button_texts(telegram, current(telegram, o_board))
+    # Asked again, Yes ends the game: Ann wins.
+    await press(telegram, BEN, current(telegram, o_board), fa.BUTTON_RESIGN)
+    await press(telegram, BEN, current(telegram, o_board), fa.BUTTON_RESIGN_YES)
+    assert "X wins" in current(telegram, x_board).text.splitlines()

@@ -126,7 +126,7 @@ async def test_a_rematch_is_an_offer_the_other_player_may_decline(
     assert not (await press(telegram, ALICE, board, REMATCH)).get("text")
     offer = telegram.last_bot_message(GROUP["id"])
     # Sides swapped: Alice takes ⭕ and ❌ waits for Bob, who would start.
-    assert offer.text.splitlines()[0] == "❌ ? vs ⭕ Alice"
+    assert offer.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"  # whom it is for
     assert en.REMATCH_OFFER.format(name="Alice", invited="Bob") in offer.text
     assert button_texts(telegram, offer) == [ACCEPT, DECLINE, CANCEL]
     before = state(offer)
@@ -159,7 +159,7 @@ async def test_an_unanswered_rematch_lapses_and_unplayed_games_count_nowhere(
     await play_cells(telegram, board, ALICE, BOB, [0, 3, 1, 4, 2])
     assert not (await press(telegram, BOB, board, REMATCH)).get("text")
     offer = telegram.last_bot_message(GROUP["id"])
-    assert offer.text.splitlines()[0] == "❌ Bob vs ⭕ ?"
+    assert offer.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"  # whom it is for
     assert await clock.tick(utcnow() + TURN_TIMEOUT / 2) == []
     events = await clock.tick(utcnow() + TURN_TIMEOUT)
     assert [event for event, _ in events] == ["expired"]

@@ -77,7 +77,7 @@ async def test_hints_and_undo_are_refused_where_they_do_not_belong(games: Games)
             assert (await use_case(game_id, ref, user, ply)).status is status
     assert await games.store.get_game(game.id) == played  # nothing changed, not even assisted
 
-    await games.play.resign(game.id, HERE, ALICE)
+    await games.resigning.resign(game.id, HERE, ALICE)
     for use_case in (games.assists.hint, games.assists.undo):
         assert (await use_case(game.id, HERE, ALICE)).status is MoveStatus.GAME_OVER
 

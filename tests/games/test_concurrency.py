@@ -215,7 +215,7 @@ async def test_a_move_racing_a_resignation_ends_consistently(db: Db) -> None:
         assert (await db.games.challenges.join(challenge.id, ref, BOB)).played
         move, resign = await asyncio.gather(
             db.games.play.tap(challenge.id, ref, ALICE, 0, 4),
-            db.games.play.resign(challenge.id, ref, BOB),
+            db.games.resigning.resign(challenge.id, ref, BOB),
         )
         assert move.played or resign.played, (move, resign)
         # What is stored is what the applied operations did; never half of one.

@@ -60,7 +60,7 @@ async def won_by(games: Games, winner: PlayerInfo, loser: PlayerInfo) -> GameVie
     moved in would count nowhere)."""
     game = await started_game(games, winner, loser)
     assert (await games.play.tap(game.id, HERE, winner, 0, 4)).played
-    result = await games.play.resign(game.id, HERE, loser)
+    result = await games.resigning.resign(game.id, HERE, loser)
     assert result.played and result.game is not None
     return result.game
 
@@ -80,7 +80,7 @@ async def test_an_open_challenge_waits_then_anyone_but_the_challenger_joins(
     challenge = await games.challenges.create(GROUP, ALICE)
     assert challenge.is_open and challenge.x_name == "Alice" and challenge.o_player_id is None
     assert (await games.play.tap(challenge.id, HERE, ALICE, 0, 4)).status is MoveStatus.WAITING
-    assert (await games.play.resign(challenge.id, HERE, ALICE)).status is MoveStatus.WAITING
+    assert (await games.resigning.resign(challenge.id, HERE, ALICE)).status is MoveStatus.WAITING
     assert (await games.challenges.join(challenge.id, HERE, ALICE)).status is MoveStatus.OWN_GAME
     elsewhere = BoardRef(chat_id=GROUP - 1)
     assert (await games.challenges.join(challenge.id, elsewhere, BOB)).status is MoveStatus.NO_GAME
@@ -264,7 +264,7 @@ async def test_no_rematch_against_the_ai_or_on_one_phone(games: Games) -> None:
     for o_kind in ("hard", "user"):
         game = (await games.play.start_game(ALICE.id, ALICE, "user", o_kind)).game
         ref = BoardRef(chat_id=ALICE.id)
-        resigned = await games.play.resign(game.id, ref, ALICE)
+        resigned = await games.resigning.resign(game.id, ref, ALICE)
         assert resigned.played
         assert (await games.challenges.rematch(game.id, ref, ALICE)).status is MoveStatus.INVALID
 
@@ -367,7 +367,7 @@ async def test_an_inline_rematch_takes_the_message_over(games: Games) -> None:
     joined = await games.challenges.join_inline("inline-r", BOB, ALICE.id, "X")
     assert joined.game is not None
     ref = BoardRef(inline_message_id="inline-r")
-    assert (await games.play.resign(joined.game.id, ref, BOB)).played
+    assert (await games.resigning.resign(joined.game.id, ref, BOB)).played
     result = await games.challenges.rematch(joined.game.id, ref, BOB)
     assert result.played and result.game is not None
     assert result.game.inline_message_id == "inline-r" and result.game.is_open
@@ -394,7 +394,7 @@ async def test_two_rematch_taps_at_once_on_an_inline_message(games: Games) -> No
         joined = await games.challenges.join_inline(inline_id, BOB, ALICE.id, "X")
         assert joined.game is not None
         ref = BoardRef(inline_message_id=inline_id)
-        assert (await games.play.resign(joined.game.id, ref, BOB)).played
+        assert (await games.resigning.resign(joined.game.id, ref, BOB)).played
         first, second = await asyncio.gather(
             games.challenges.rematch(joined.game.id, ref, ALICE),
             games.challenges.rematch(joined.game.id, ref, BOB),
@@ -493,16 +493,16 @@ async def test_stats_per_opponent_kind_and_streaks(games: Games) -> None:
         game = (await games.play.start_game(ALICE.id, ALICE, "user", level)).game
         ref = BoardRef(chat_id=ALICE.id)
         assert (await games.play.tap(game.id, ref, ALICE, 0, 4)).played
-        assert (await games.play.resign(game.id, ref, ALICE)).played
+        assert (await games.resigning.resign(game.id, ref, ALICE)).played
     # A game nobody moved in counts nowhere, resigned or timed out.
     unmoved = await started_game(games, ALICE, BOB)
-    assert (await games.play.resign(unmoved.id, HERE, ALICE)).played
+    assert (await games.resigning.resign(unmoved.id, HERE, ALICE)).played
     for _ in range(3):
         await won_by(games, ALICE, BOB)
     await drawn(games, ALICE, BOB)
     # Two players on one phone count for nobody.
     phone = (await games.play.start_game(ALICE.id, ALICE, "user", "user")).game
-    assert (await games.play.resign(phone.id, BoardRef(chat_id=ALICE.id), ALICE)).played
+    assert (await games.resigning.resign(phone.id, BoardRef(chat_id=ALICE.id), ALICE)).played
 
     stats = await games.records.stats(ALICE.id)
     assert stats.by_opponent == {
@@ -534,9 +534,9 @@ async def test_top_ranks_the_groups_players(games: Games) -> None:
     elsewhere = await started_game(games, DAVE, CAROL, chat=GROUP - 1)
     there = BoardRef(chat_id=GROUP - 1)
     assert (await games.play.tap(elsewhere.id, there, DAVE, 0, 4)).played
-    assert (await games.play.resign(elsewhere.id, there, CAROL)).played
+    assert (await games.resigning.resign(elsewhere.id, there, CAROL)).played
     ai = (await games.play.start_game(GROUP, DAVE, "user", "easy", replace_current=False)).game
-    assert (await games.play.resign(ai.id, HERE, DAVE)).played
+    assert (await games.resigning.resign(ai.id, HERE, DAVE)).played
     await started_game(games, DAVE, ALICE)
     await games.challenges.create(GROUP, DAVE)
 
@@ -613,6 +613,6 @@ async def test_games_follow_a_group_that_became_a_supergroup(games: Games) -> No
     assert (await games.challenges.join(open_challenge.id, new_ref, BOB)).played
     other_now = await games.store.get_game(other.id)
     assert other_now is not None and other_now.chat_id == GROUP - 1
-    assert (await games.play.resign(game.id, new_ref, BOB)).played
+    assert (await games.resigning.resign(game.id, new_ref, BOB)).played
     assert [row.name for row in await games.records.top(supergroup)] == ["Alice", "Bob"]
     assert await games.records.top(GROUP) == []

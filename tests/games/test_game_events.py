@@ -47,7 +47,7 @@ async def test_a_challenge_taken_played_and_resigned_is_told_once_each_in_order(
     assert joined.game is not None
     moved = await games.play.tap(challenge.id, HERE, ALICE, joined.game.ply, 4)
     assert moved.game is not None
-    resigned = await games.play.resign(challenge.id, HERE, BOB)
+    resigned = await games.resigning.resign(challenge.id, HERE, BOB)
     assert resigned.played and resigned.game is not None
     await games.store.events.idle()
     assert told(heard, challenge.id) == [
@@ -72,8 +72,8 @@ async def test_a_refused_move_and_a_repeated_resignation_say_nothing(games: Game
     # Bob out of turn; then Bob resigns twice: one ending.
     refused = await games.play.tap(challenge.id, HERE, BOB, joined.game.ply, 4)
     assert not refused.played
-    await games.play.resign(challenge.id, HERE, BOB)
-    again = await games.play.resign(challenge.id, HERE, BOB)
+    await games.resigning.resign(challenge.id, HERE, BOB)
+    again = await games.resigning.resign(challenge.id, HERE, BOB)
     assert not again.played
     await games.store.events.idle()
     assert [name for name, _ in told(heard, challenge.id)] == ["GameEnded"]
@@ -84,7 +84,7 @@ async def test_a_match_game_ending_tells_the_ending_then_the_next_game(games: Ga
     challenge = await games.challenges.create(GROUP, ALICE, best_of=3)
     joined = await games.challenges.join(challenge.id, HERE, BOB)
     assert joined.game is not None
-    await games.play.resign(challenge.id, HERE, BOB)
+    await games.resigning.resign(challenge.id, HERE, BOB)
     await games.store.events.idle()
     endings = [e for e in heard if isinstance(e, GameEnded)]
     assert [e.game.id for e in endings] == [challenge.id]

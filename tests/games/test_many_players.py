@@ -78,7 +78,7 @@ async def test_people_who_leave_are_passed_by_and_the_last_one_wins(games: Games
     for person in (BOB, CAROL, DAVE):
         game = (await games.challenges.join(game.id, HERE, person)).game  # type: ignore[assignment]
     assert game.is_active and game.marks == ("X", "O", "T", "S")
-    left = (await games.play.resign(game.id, HERE, BOB)).game
+    left = (await games.resigning.resign(game.id, HERE, BOB)).game
     assert left is not None and left.is_active and left.out == "O"
     await games.play.tap(game.id, HERE, ALICE, 0, 0)
     after = await games.store.get_game(game.id)
@@ -101,7 +101,7 @@ async def test_people_who_leave_are_passed_by_and_the_last_one_wins(games: Games
     view = dropped[1]
     assert view.is_active and view.out == "OT" and view.to_move == "S"
 
-    last = (await games.play.resign(game.id, HERE, DAVE)).game
+    last = (await games.resigning.resign(game.id, HERE, DAVE)).game
     assert last is not None and last.status == GameStatus.FINISHED
     assert (last.result, last.end_reason) == ("X", EndReason.RESIGNED)
 

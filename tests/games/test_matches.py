@@ -96,7 +96,7 @@ async def test_resigning_a_game_goes_on_and_stop_ends_the_match(
 ) -> None:
     game = await match_game_one(games)
     game = await tap(games, game, ALICE, 4)
-    resigned = await games.play.resign(game.id, HERE, BOB)
+    resigned = await games.resigning.resign(game.id, HERE, BOB)
     assert resigned.game is not None and resigned.game.match is not None
     assert resigned.game.match.status is MatchStatus.PLAYING  # Alice leads 1–0
     assert game.match_id is not None
@@ -114,7 +114,7 @@ async def game_one_won_by_alice(games: Games) -> tuple[GameView, str]:
     """A match's game 1, resigned by Bob after Alice's first move (1–0), and its board's text."""
     game = await match_game_one(games)
     game = await tap(games, game, ALICE, 4)
-    one = await games.play.resign(game.id, HERE, BOB)
+    one = await games.resigning.resign(game.id, HERE, BOB)
     assert one.game is not None
     return one.game, render_game(one.game).text
 

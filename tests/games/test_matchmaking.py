@@ -165,7 +165,7 @@ async def test_a_stranger_game_is_rated_for_both_and_then_their_group_games_coun
     game = (await games.matchmaking.join(BEN, BEN.id, "3x3", "en")).game
     assert game is not None
     await games.play.tap(game.id, BoardRef(ANN.id), ANN, 0, 4)
-    over = await games.play.resign(game.id, BoardRef(BEN.id), BEN)
+    over = await games.resigning.resign(game.id, BoardRef(BEN.id), BEN)
     assert over.game is not None and over.game.result == "X"
     rated = over.game
     assert rated.x_rating_change is not None
@@ -179,7 +179,7 @@ async def test_a_stranger_game_is_rated_for_both_and_then_their_group_games_coun
         joined = await games.challenges.join(challenge.id, BoardRef(-100), BEN)
         assert joined.game is not None
         await games.play.tap(joined.game.id, BoardRef(-100), ANN, 0, 4)
-        done = await games.play.resign(joined.game.id, BoardRef(-100), BEN)
+        done = await games.resigning.resign(joined.game.id, BoardRef(-100), BEN)
         assert done.game is not None and done.game.x_rating_change is not None
         changes.append(done.game.x_rating_change)
     ann = {r.pool: r for r in await games.ratings.of_player(ANN.id)}
@@ -190,7 +190,7 @@ async def test_a_blocked_stranger_is_never_paired_again(games: Games) -> None:
     await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
     game = (await games.matchmaking.join(BEN, BEN.id, "3x3", "en")).game
     assert game is not None
-    await games.play.resign(game.id, BoardRef(BEN.id), BEN)
+    await games.resigning.resign(game.id, BoardRef(BEN.id), BEN)
     assert await games.matchmaking.block(BEN, game.id) == "Ann Smith"
     assert await games.matchmaking.block(CID, game.id) is None  # not their game
     await games.matchmaking.join(ANN, ANN.id, "3x3", "en")

@@ -40,7 +40,7 @@ async def lose_to_hard(games: Games, size: int = 3) -> int:
     assert game is not None
     moved = await games.play.tap(game.id, BoardRef(ME.id), ME, 0, 0)
     assert moved.played
-    resigned = await games.play.resign(game.id, BoardRef(ME.id), ME)
+    resigned = await games.resigning.resign(game.id, BoardRef(ME.id), ME)
     assert resigned.played and resigned.game is not None
     return resigned.game.id
 
@@ -81,13 +81,13 @@ async def test_a_loss_to_hard_moves_the_vs_ai_rating_once(games: Games) -> None:
 async def test_a_game_nobody_moved_in_and_an_assisted_game_are_not_rated(games: Games) -> None:
     started = await games.play.start_game(ME.id, ME, "user", "hard")
     assert started.game is not None
-    resigned = await games.play.resign(started.game.id, BoardRef(ME.id), ME)
+    resigned = await games.resigning.resign(started.game.id, BoardRef(ME.id), ME)
     assert resigned.played and resigned.game is not None and not resigned.game.is_rated
     started = await games.play.start_game(ME.id, ME, "user", "easy")
     assert started.game is not None
     await games.assists.hint(started.game.id, BoardRef(ME.id), ME, 0)
     await games.play.tap(started.game.id, BoardRef(ME.id), ME, 0, 4)
-    resigned = await games.play.resign(started.game.id, BoardRef(ME.id), ME)
+    resigned = await games.resigning.resign(started.game.id, BoardRef(ME.id), ME)
     assert resigned.game is not None and resigned.game.assisted
     assert not resigned.game.is_rated
     assert await games.ratings.of_player(ME.id) == []
@@ -143,7 +143,7 @@ async def test_a_game_is_rated_once_when_two_instances_end_it_at_once(games: Gam
     await games.play.tap(started.game.id, BoardRef(ME.id), ME, 0, 0)
     # Five resignations at once (the tap delivered again, another instance): one ends it.
     results = await asyncio.gather(
-        *(games.play.resign(started.game.id, BoardRef(ME.id), ME) for _ in range(5))
+        *(games.resigning.resign(started.game.id, BoardRef(ME.id), ME) for _ in range(5))
     )
     assert sum(r.played for r in results) == 1
     (mine,) = await games.ratings.of_player(ME.id)
@@ -231,7 +231,7 @@ async def test_hard_on_a_board_the_first_player_wins_by_force_is_unrated(games: 
     game = started.game
     assert game is not None and is_forced_win(game.board)
     assert (await games.play.tap(game.id, BoardRef(ME.id), ME, 0, 5)).played
-    resigned = await games.play.resign(game.id, BoardRef(ME.id), ME)
+    resigned = await games.resigning.resign(game.id, BoardRef(ME.id), ME)
     assert resigned.game is not None and resigned.game.is_finished
     assert not resigned.game.is_rated
     assert await games.ratings.of_player(ME.id) == []

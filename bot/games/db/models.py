@@ -157,17 +157,17 @@ class Game(Base):
     o_clock: Mapped[float | None] = mapped_column(Float)
     flag_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     version: Mapped[int] = mapped_column(Integer, nullable=False)
-    # The version its board message shows (`bot.chores.board_catch_up`): behind `version`
-    # until drawn.
+    # The version its boards show (`bot.chores.board_catch_up`): behind `version` until drawn.
     shown_version: Mapped[int] = mapped_column(Integer, server_default="0")
-    # The process drawing the game's boards now, until when (`bot.games.db.outbox`): one
-    # instance at a time edits a board, so an older edit never lands after a newer one.
-    # The seats (bit i: `marks[i]`) told that typed words do not reach a stranger: told once
-    # a game each, whichever instance hears them (`Play.first_chatter`).
+    # The seats (bit i: `marks[i]`) told once that words do not reach a stranger
+    # (`StrangerChats.first_chatter`, whichever instance hears them).
     room_told: Mapped[int] = mapped_column(Integer, server_default="0")
-    # When a running clock was last redrawn, by whichever instance claimed it (`TurnTimeouts.
-    # claim_clock_redraws`): each clock is redrawn once a period, however many instances run.
+    # Resign's open question: whose, at which move (`bot.games.play.resign_rules`).
+    resign_asked_by: Mapped[int | None] = mapped_column(BigInteger)
+    resign_asked_ply: Mapped[int | None] = mapped_column(Integer)
+    # When a clock was last redrawn (`TurnTimeouts.claim_clock_redraws`: once a period in all).
     clock_drawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # The process drawing the boards now, until when (`bot.games.db.outbox`): one at a time.
     drawer: Mapped[str | None] = mapped_column(String(32))
     drawer_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

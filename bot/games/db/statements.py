@@ -85,6 +85,8 @@ VIEW_COLUMNS = (
     "flag_at",
     "match_id",
     "match_game",
+    "resign_asked_by",
+    "resign_asked_ply",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)

@@ -201,19 +201,6 @@ class Play:
         refusal = lifecycle.block_refusal(game, user.id, ply, block)
         return MoveResult(refusal or MoveStatus.PLAYED, game)
 
-    async def may_resign(
-        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int
-    ) -> MoveResult:
-        """Resign's first tap, on a board drawn at move `ply`: PLAYED when the user may resign
-        now (the board then asks them to confirm). Nothing is written."""
-        game = await self._store.get_game(game_id)
-        if game is None or not ref.matches(game):
-            return MoveResult(MoveStatus.NO_GAME)
-        refusal = lifecycle.player_refusal(game, user.id)
-        if refusal is None and ply != game.ply:
-            refusal = MoveStatus.STALE
-        return MoveResult(refusal or MoveStatus.PLAYED, game)
-
     async def unfinished_with_people(self, chat_id: int, user_id: int) -> list[GameView]:
         """The user's running games against other people in this chat (newest first): a new
         game leaves them running, and the user is told so before starting one."""
@@ -250,20 +237,6 @@ class Play:
                 return await self._move(session, game, cell, user)
         except LOST_RACE:
             return await self._store.conflict(None)
-
-    async def resign(
-        self, game_id: int, ref: BoardRef, user: PlayerInfo, claim: UpdateClaim | None = None
-    ) -> MoveResult:
-        """The user gives up a game they play in; the opponent wins."""
-
-        async def resign(session: CoreTransaction, game: Loaded) -> MoveResult:
-            refusal = lifecycle.player_refusal(game.view, user.id)
-            if refusal is not None:
-                return MoveResult(refusal, game.view)
-            after = await store.save(session, game, lifecycle.resign(game.view, user.id))
-            return MoveResult(MoveStatus.PLAYED, after)
-
-        return await self._store.on_game(game_id, ref, resign, claim)
 
     async def stop_current(self, chat_id: int, user: PlayerInfo) -> MoveResult:
         """`/stop`: end the sender's newest game in this chat. A running game counts as

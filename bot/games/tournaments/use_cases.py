@@ -29,7 +29,7 @@ from bot.games.db.writes import CoreTransaction
 from bot.games.model import USER, BoardRef, GameView, MoveResult, PlayerInfo
 from bot.games.play import clock_rules, lifecycle
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
-from bot.games.play.use_cases import Play
+from bot.games.play.resigning import Resigning
 from bot.games.strangers.pairing import board_of_key
 from bot.games.tournaments import rows
 from bot.games.tournaments.rules import (
@@ -79,9 +79,9 @@ class Outcome:
 
 
 class Tournaments:
-    def __init__(self, games: Store, play: Play, clock: Clock = DEFAULT_CLOCK) -> None:
+    def __init__(self, games: Store, resigning: Resigning, clock: Clock = DEFAULT_CLOCK) -> None:
         self._store = games
-        self._play = play
+        self._resigning = resigning
         self._clock = clock  # the bot's stranger clock: a tournament's unless it asks another
 
     async def get(self, tournament_id: int) -> TournamentView | None:
@@ -156,7 +156,7 @@ class Tournaments:
         resigned = None
         if pairing is not None and pairing.game_id is not None:
             ref = BoardRef(chat_id=view.chat_id)
-            resigned = await self._play.resign(pairing.game_id, ref, user)
+            resigned = await self._resigning.resign(pairing.game_id, ref, user)
         return Outcome(after, resigned=resigned)
 
     async def start(self, tournament_id: int, chat_id: int, user: PlayerInfo) -> Outcome:
