@@ -123,22 +123,28 @@ async def show_board(
     hint: int | None = None,
     block: int | None = None,
     post_missing: bool = False,
+    only_chat: int | None = None,
 ) -> Drawn:
     """Show the game's current state on its board messages. A running game whose chat board
     is gone (deleted by a user) continues on a fresh one; with `post_missing`, a board never
     posted is posted (the board catch-up decides: only for a game whose posting never went
     out, once the posting had time to). The edited board lights a `hint` cell; ultimate's shows
     the small board `block` chosen. Raises `FrameSkipped` for a `Pace.FRAME` that Telegram's
-    flood limits have no room for now."""
+    flood limits have no room for now. With `only_chat`, only the board in that chat is
+    drawn (the others show this version already)."""
     live = game.is_live
     second: Drawn = Drawn(complete=not _second_missing(game))
-    if game.second_message_id is not None:
+    if only_chat is not None and only_chat != game.second_chat_id:
+        pass  # ⭕'s board (if any) is not the one asked for: left as it is
+    elif game.second_message_id is not None:
         # Before the first board: ⭕ sees a move no later than ❌.
         second = Drawn(complete=await _show_second(bot, game, hooks, pace))
     elif post_missing and live and _second_missing(game):
         posted = await send_second_board(bot, game, hooks)
         # Posted, or no answer came: then it may well be there, and it is never posted twice.
         second = Drawn(complete=True, second_posted=posted)
+    if only_chat is not None and only_chat != game.chat_id:
+        return second
     if game.inline_message_id is not None:
         where: dict[str, Any] = {"inline_message_id": game.inline_message_id}
     elif game.chat_id is not None and game.message_id is not None:

@@ -112,6 +112,7 @@ class Presenter:
         ai: bool = True,
         post_missing: bool = False,
         again: bool = False,
+        only_chat: int | None = None,
     ) -> GameView:
         """Show the game's new state on its boards (a `hint` cell lit; on ultimate's, the
         small board `block` chosen), after the AI's quick reply (so both moves come in one
@@ -122,7 +123,9 @@ class Presenter:
 
         An ending is drawn once: its listener (`bot.listeners.ended_boards`) and the handler
         or chore that ended it may both ask, and the second finds it shown. `again` draws a
-        version shown already all the same (a board in doubt, one found behind or unknown)."""
+        version shown already all the same (a board in doubt, one found behind or unknown);
+        `only_chat` only the board in that chat (one its person could not be shown while
+        they had blocked the bot)."""
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
@@ -131,7 +134,7 @@ class Presenter:
                     return game
                 if not again and not game.is_live and self._drawn_already(game):
                     return game
-                game = await self._draw(game, pace, hint, block, post_missing)
+                game = await self._draw(game, pace, hint, block, post_missing, only_chat)
         finally:  # a board Telegram refused does not keep the AI from its turn
             if ai and self.ai is not None:
                 self.ai.follow(game)
@@ -144,6 +147,7 @@ class Presenter:
         hint: int | None,
         block: int | None,
         post_missing: bool,
+        only_chat: int | None = None,
     ) -> GameView:
         """Draw the game's boards under this process's claim, the newest version there is."""
         try:
@@ -176,6 +180,7 @@ class Presenter:
                     hint=hint,
                     block=block,
                     post_missing=post_missing,
+                    only_chat=only_chat,
                 )
         game = await self._record(game, drawn)
         if unanswered:

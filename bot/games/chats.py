@@ -58,20 +58,32 @@ class Chats:
         first, at most `limit`), and the waiting message of the search it ended (taken: it
         is told once)."""
         async with self._store.transaction() as session:
-            found = await reads.load_all(
-                session,
-                or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
-                Game.end_reason.in_(CLOSED_BY_BLOCK),
-                order_by=(Game.id.desc(),),
-            )
-            search = await session.scalar(
-                select(Player.away_search_message_id).where(Player.id == chat_id)
-            )
-            if search is not None:
+            away = (
                 await session.execute(
-                    update(Player).where(Player.id == chat_id).values(away_search_message_id=None)
+                    select(Player.away_since, Player.away_search_message_id).where(
+                        Player.id == chat_id
+                    )
                 )
-        return ClosedWhileAway(tuple(game.view for game in found[:limit]), search)
+            ).first()
+            if away is None or (away.away_since is None and away.away_search_message_id is None):
+                return ClosedWhileAway((), None)
+            found = []
+            if away.away_since is not None:
+                found = await reads.load_all(
+                    session,
+                    or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
+                    Game.end_reason.in_(CLOSED_BY_BLOCK),
+                    Game.updated_at >= away.away_since,
+                    order_by=(Game.id.desc(),),
+                )
+            await session.execute(
+                update(Player)
+                .where(Player.id == chat_id)
+                .values(away_since=None, away_search_message_id=None)
+            )
+        return ClosedWhileAway(
+            tuple(game.view for game in found[:limit]), away.away_search_message_id
+        )
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
@@ -90,7 +102,12 @@ class Chats:
 
         async def close() -> tuple[GameView, ...]:
             async with self._store.transaction() as session:
-                await tournament_rows.close_in_chat(session, chat_id, utcnow())
+                now = utcnow()
+                if chat_id > 0:  # a private chat's id is its person's: away from now on
+                    await session.execute(
+                        update(Player).where(Player.id == chat_id).values(away_since=now)
+                    )
+                await tournament_rows.close_in_chat(session, chat_id, now)
                 return tuple(
                     [
                         await store.save(session, game, _closed(game.view, chat_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -204,3 +205,31 @@ async def test_play_in_a_group_points_to_the_private_chat(
     assert reply.text == en.QUEUE_PRIVATE_ONLY
     await send(telegram, ANN, "/play 9")
     assert telegram.last_bot_message(ANN["id"]).text == en.PLAY_USAGE
+
+
+def not_modified(tg: FakeTelegram) -> list[Any]:
+    """The edits Telegram refused as changing nothing."""
+    return [call for call in tg.calls if not call.ok and "not modified" in (call.description or "")]
+
+
+async def test_back_after_blocking_only_the_boards_it_closed_are_drawn_once(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 51, item 8: each return drew every game a block had ever closed again, both
+    # boards: Telegram refused the ones that showed it already as "not modified".
+    _, o_board = await pair(telegram, ANN, BEN)
+    ben = FakeTelegram.private_chat(BEN)
+    telegram.membership_changed(ben, BEN, "member", "kicked")
+    await bot.settle()
+    assert telegram.last_bot_message(ANN["id"]).text == en.OPPONENT_LEFT.format(name="Ben")
+    telegram.membership_changed(ben, BEN, "kicked", "member")
+    await bot.quiesce()
+    assert fa.OUTCOME_X_WINS in current(telegram, o_board).text.splitlines()  # Ben's, now
+    # Blocked and back once more: nothing new was closed, so nothing is drawn.
+    since = len(telegram.calls)
+    telegram.membership_changed(ben, BEN, "member", "kicked")
+    await bot.settle()
+    telegram.membership_changed(ben, BEN, "kicked", "member")
+    await bot.quiesce()
+    assert [c.method for c in telegram.calls[since:] if c.method.startswith("edit")] == []
+    assert not_modified(telegram) == []

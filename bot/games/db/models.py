@@ -54,6 +54,8 @@ class Player(Base):
     on_ladder: Mapped[bool] = mapped_column(Boolean, server_default=false())
     # The waiting message of a search their block of the bot ended: told once they are back.
     away_search_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Since when they have blocked the bot (None: they have not, or are back and were told).
+    away_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
@@ -90,13 +92,11 @@ class Game(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    # The name links and the Mini App use for the game (`bot.games.public_ids.new_public_id`):
-    # random, so a link to one game tells nothing of another's.
+    # Its name in links and the Mini App: random, so one tells nothing of another (`public_ids`).
     public_id: Mapped[str] = mapped_column(String(32))
     chat_id: Mapped[int | None] = mapped_column(BigInteger)
     message_id: Mapped[int | None] = mapped_column(BigInteger)
-    # A game between strangers has a second board, in ⭕'s private chat and language (the
-    # first, `chat_id`/`message_id`, is ❌'s).
+    # Strangers' games: ⭕'s board, chat and language (`chat_id`/`message_id` are ❌'s).
     second_chat_id: Mapped[int | None] = mapped_column(BigInteger)
     second_message_id: Mapped[int | None] = mapped_column(BigInteger)
     second_language: Mapped[str | None] = mapped_column(String(16))

@@ -47,7 +47,9 @@ async def bot_membership(update: Update, context: BotContext) -> None:
         away = await context.games.chats.closed_while_away(chat.id)
         for game in away.games:
             try:
-                await context.presenter.show(game, pace=Pace.BACKGROUND, ai=False, again=True)
+                await context.presenter.show(
+                    game, pace=Pace.BACKGROUND, ai=False, again=True, only_chat=chat.id
+                )
             except TelegramError as error:
                 log.info("game %s: board not shown on return: %s", game.id, error)
         if away.search_message_id is not None:
