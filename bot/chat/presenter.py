@@ -171,7 +171,7 @@ class Presenter:
                 game, hint, block = newer, None, None
         self.order.showing(game)
         with watch_unanswered() as unanswered:
-            async with self._claim_kept(game.id):
+            async with claim_kept(self._outbox, game.id, self._claim_seconds):
                 drawn = await show_board(
                     self._bot,
                     game,
@@ -212,33 +212,6 @@ class Presenter:
         """This version is on every board: so this process's order knows, and the hooks."""
         self.order.delivered(game)
         self.hooks.delivered(game)
-
-    @contextlib.asynccontextmanager
-    async def _claim_kept(self, game_id: int) -> AsyncIterator[None]:
-        """Renew the claim on a game while its drawing lasts (a busy group's pace, retries
-        after 5xx): the lease is short, so that a process that died is soon replaced. A
-        timer, not a task: almost every drawing is over long before it."""
-        loop = asyncio.get_running_loop()
-        renewals: list[asyncio.Task[None]] = []
-
-        async def renew() -> None:
-            with contextlib.suppress(StorageError):
-                await self._outbox.claim(game_id, self._claim_seconds)
-
-        timers: list[asyncio.TimerHandle] = []
-
-        def due() -> None:
-            renewals.append(asyncio.create_task(renew(), name="board claim"))
-            timers.append(loop.call_later(self._claim_seconds / 3, due))
-
-        timers.append(loop.call_later(self._claim_seconds / 3, due))
-        try:
-            yield
-        finally:
-            timers[-1].cancel()
-            for renewal in renewals:
-                renewal.cancel()
-            await asyncio.gather(*renewals, return_exceptions=True)
 
     async def _record(self, game: GameView, drawn: Drawn) -> GameView:
         """Record the boards posted afresh."""
@@ -323,3 +296,31 @@ class Presenter:
             # board catch-up reads as posted (it posts only a board never shown).
             self._delivered(game)
         return await self.show(now, ai=False)
+
+
+@contextlib.asynccontextmanager
+async def claim_kept(outbox: BoardOutbox, game_id: int, seconds: float) -> AsyncIterator[None]:
+    """Renew the claim on a game while its drawing lasts (a busy group's pace, retries
+    after 5xx): the lease is short, so that a process that died is soon replaced. A
+    timer, not a task: almost every drawing is over long before it."""
+    loop = asyncio.get_running_loop()
+    renewals: list[asyncio.Task[None]] = []
+
+    async def renew() -> None:
+        with contextlib.suppress(StorageError):
+            await outbox.claim(game_id, seconds)
+
+    timers: list[asyncio.TimerHandle] = []
+
+    def due() -> None:
+        renewals.append(asyncio.create_task(renew(), name="board claim"))
+        timers.append(loop.call_later(seconds / 3, due))
+
+    timers.append(loop.call_later(seconds / 3, due))
+    try:
+        yield
+    finally:
+        timers[-1].cancel()
+        for renewal in renewals:
+            renewal.cancel()
+        await asyncio.gather(*renewals, return_exceptions=True)
