@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 
 from bot.context import BotContext
-from bot.games.model import GameStatus, MoveStatus
+from bot.games.model import GameStatus, GameView, MoveStatus
 from bot.games.strangers.matchmaking import LeftQueue
 from bot.handlers.common import (
     answer,
@@ -44,7 +44,7 @@ async def tap_resign(tapped: Tapped[ResignTap], context: BotContext) -> None:
         await answer(query, popup(tr, result.status, result.game))
         return
     await answer(query, tr.POPUP_RESIGN_CONFIRM)
-    await context.presenter.show(result.game)
+    await context.presenter.show(result.game, only_chat=asker_chat(result.game, query))
 
 
 async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -> None:
@@ -67,7 +67,15 @@ async def tap_resign_answer(tapped: Tapped[ResignAnswer], context: BotContext) -
     result = await context.games.resigning.play_on(tap.game_id, ref, user)
     await answer(query, None if result.played else popup(tr, result.status, result.game))
     if result.game is not None and result.status in (MoveStatus.PLAYED, MoveStatus.STALE):
-        await context.presenter.show(result.game)  # the board again, with its Resign button
+        # The board again, with its Resign button.
+        await context.presenter.show(result.game, only_chat=asker_chat(result.game, query))
+
+
+def asker_chat(game: GameView, query: CallbackQuery) -> int | None:
+    """Between strangers, the chat of the board Resign's question is on: the other board
+    does not show it, so its drawing would change nothing there (None: one board for all)."""
+    message = query.message
+    return message.chat.id if game.is_between_strangers and message is not None else None
 
 
 async def tap_block(tapped: Tapped[BlockTap], context: BotContext) -> None:

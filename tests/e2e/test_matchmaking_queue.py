@@ -355,6 +355,15 @@ async def test_a_double_tap_on_find_a_new_opponent_posts_one_waiting_message(
     posted = waiting_messages(telegram, BEN)[before:]
     assert len(posted) == 1, [m.text for m in posted]
     assert await queued(engine) == [BEN["id"]]
+    # The second tap found the search under way, shown as it is: no edit that changes
+    # nothing (issue 51, item 8: Telegram refused it as "not modified").
+    refused = [c for c in telegram.calls if not c.ok and "not modified" in (c.description or "")]
+    assert refused == []
+    # /play for the same search again says nothing new either; another board edits it.
+    await send(telegram, BEN, "/play")
+    assert [c for c in telegram.calls if not c.ok and "not modified" in (c.description or "")] == []
+    await send(telegram, BEN, "/play 4x4")
+    assert "4×4" in current(telegram, posted[0]).text
 
 
 async def test_play_while_playing_a_stranger_says_so_and_resigns_nothing(

@@ -55,6 +55,8 @@ class JoinResult:
     waiting: Waiting | None = None
     game: GameView | None = None
     paired: Paired | None = None
+    #: Queued already for the very same search: nothing changed.
+    same_search: bool = False
 
 
 class LeftQueue(StrEnum):
@@ -93,11 +95,13 @@ class Matchmaking:
             control = None  # the default: paired with everyone on it
         pool = pool_of(board_of_key(board))
         rating = (await self._ratings.rating_in(user.id, pool)).rating
+        same = False
         try:
             async with self._store.transaction() as session:
                 await player_rows.upsert_player(session, user)
                 joined = await _queued(session, user.id)
                 entry = {"board": board, "clock": control, "best_of": best_of}
+                same = joined is not None and entry == _sought(joined)
                 if joined is not None and entry != _sought(joined):
                     # Another board, clock or length: the same entry (and waiting message),
                     # its wait begun anew.
@@ -126,7 +130,8 @@ class Matchmaking:
         made = await self.pair_waiting(only=user.id)
         if made:
             return JoinResult(JoinStatus.PAIRED, game=made[0].game, paired=made[0])
-        return JoinResult(JoinStatus.QUEUED, waiting=await self.waiting_of(user.id))
+        waiting = await self.waiting_of(user.id)
+        return JoinResult(JoinStatus.QUEUED, waiting=waiting, same_search=same)
 
     async def cancel(
         self, user_id: int, *, away: bool = False, from_message: int | None = None

@@ -24,7 +24,7 @@ from bot.locales.texts import Texts, texts_for
 from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.keyboards import replace_for_search_keyboard
-from bot.views.render import opponent_name, player_name
+from bot.views.render import BoardMessage, opponent_name, player_name
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
 from core.board import BoardSize, X, other
 
@@ -121,6 +121,8 @@ async def _look_for_opponent(
         waiting = await context.games.matchmaking.waiting_of(user.id)
     if waiting is not None:
         shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
+        if result.same_search and _shows(waiting, shown):
+            return  # asked again for the search under way (a double tap): it shows already
         if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
             return
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
@@ -130,6 +132,15 @@ async def _look_for_opponent(
             # "Looking…" with a live Cancel. It goes.
             with contextlib.suppress(TelegramError):
                 await context.bot.delete_message(chat_id, posted.message_id)
+
+
+def _shows(waiting: Waiting, message: BoardMessage) -> bool:
+    """Whether the waiting message shows `message` already: as last drawn, it is."""
+    if waiting.message_id is None:
+        return False
+    drawn_at = waiting.shown_at or waiting.joined_at
+    tr = texts_for(waiting.language)
+    return render_waiting(waiting, drawn_at, tr, offer=waiting.offered_ai) == message
 
 
 async def _say_playing(
