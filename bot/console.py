@@ -28,6 +28,7 @@ from core.board import (
 from core.notation import parse_row_col
 from core.render import render_hyperskill
 from core.rules import NOT_FINISHED, outcome, play, turn
+from core.solver import solved_table
 
 # The words are the Hyperskill stages', to the letter; `{size}` is the error's own data. The
 # stages have no text for numbers of another count than two (`2 2 2`): theirs for letters
@@ -101,6 +102,9 @@ def run_console(
 ) -> None:
     """The menu loop: `start X O` plays a game, `exit` (or end of input) quits."""
     rng = rng or random.Random()
+    # Solved now, while nobody waits: built at the first hard move, it kept that move silent
+    # for a tenth of a second or more after `Making move level "hard"`.
+    solved_table()
     try:
         while True:
             words = _ask("Input command: ", stdin, stdout).split()

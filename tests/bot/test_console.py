@@ -28,6 +28,7 @@ from core.board import (
     NumberCountError,
     OutOfRangeError,
 )
+from core.solver import solved_table
 from tests.support.processes import sigint_at_its_default
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -531,6 +532,22 @@ def test_numbers_but_not_two_are_asked_for_two(typed: str) -> None:
 def test_hyperskill_error_texts(error: MoveError, text: str) -> None:
     # core's errors carry no words: the Hyperskill texts are the console's.
     assert hyperskill_error(error) == text
+
+
+def test_the_solved_table_is_built_before_the_first_prompt() -> None:
+    """A first hard move looks its answer up: nothing is built after `Making move level`."""
+    solved_table.cache_clear()
+    stdout = io.StringIO()
+    built_by_then = []
+
+    class Reader(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+            built_by_then.append(solved_table.cache_info().currsize)
+            return "exit\n"
+
+    run_console(Reader(), stdout, random.Random(0))
+    assert stdout.getvalue() == "Input command: "
+    assert built_by_then == [1]
 
 
 # --- the menu ---------------------------------------------------------------------------------
