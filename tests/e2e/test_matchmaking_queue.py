@@ -355,3 +355,24 @@ async def test_a_double_tap_on_find_a_new_opponent_posts_one_waiting_message(
     posted = waiting_messages(telegram, BEN)[before:]
     assert len(posted) == 1, [m.text for m in posted]
     assert await queued(engine) == [BEN["id"]]
+
+
+async def test_back_after_a_block_a_pairing_ran_into_the_waiting_message_says_so(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Ben blocks the bot while he waits; before the bot hears of it, Ann's /play pairs them
+    # and his board is refused: the game is undone, and his entry with it. The block's own
+    # update then finds no search to end, so only the undoing can keep his waiting message.
+    await send(telegram, BEN, "/play")
+    ben_waiting = telegram.last_bot_message(BEN["id"])
+    telegram.fail_next("sendMessage", 403, "Forbidden: bot was blocked by the user")
+    await send(telegram, ANN, "/play")
+    assert await stranger_games(engine) == [] and await queued(engine) == [ANN["id"]]
+    chat = FakeTelegram.private_chat(BEN)
+    telegram.membership_changed(chat, BEN, "member", "kicked")
+    await settle(telegram)
+    telegram.membership_changed(chat, BEN, "kicked", "member")
+    await bot.quiesce()
+    told = current(telegram, ben_waiting)
+    assert told.text == en.QUEUE_ENDED_AWAY and told.reply_markup is None
+
