@@ -188,6 +188,8 @@ class _Others:
     GAME_ABORTED: str
     GAME_ABORTED_NOTICE: str
     GAME_CLOSED: str
+    GAME_LEFT_UNPLAYED: str
+    GAME_LEFT_UNPLAYED_NOTICE: str
     GAME_REPLACED: str
     GROUP_HELLO: str
     GROUP_ONLY: str
