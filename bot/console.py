@@ -17,14 +17,25 @@ from typing import TextIO
 
 from bot.games.model import PLAYER_KINDS, PlayerKind
 from core.ai import choose_move
-from core.board import Board, CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
+from core.board import (
+    Board,
+    CellOccupiedError,
+    MoveError,
+    NotNumbersError,
+    NumberCountError,
+    OutOfRangeError,
+)
 from core.notation import parse_row_col
 from core.render import render_hyperskill
 from core.rules import NOT_FINISHED, outcome, play, turn
+from core.solver import solved_table
 
-# The words are the Hyperskill stages', to the letter; `{size}` is the error's own data.
+# The words are the Hyperskill stages', to the letter; `{size}` is the error's own data. The
+# stages have no text for numbers of another count than two (`2 2 2`): theirs for letters
+# would be untrue, so that one says what is wanted, in the same voice.
 _HYPERSKILL_ERRORS: dict[type[MoveError], str] = {
     NotNumbersError: "You should enter numbers!",
+    NumberCountError: "You should enter two numbers!",
     OutOfRangeError: "Coordinates should be from 1 to {size}!",
     CellOccupiedError: "This cell is occupied! Choose another one!",
 }
@@ -91,6 +102,9 @@ def run_console(
 ) -> None:
     """The menu loop: `start X O` plays a game, `exit` (or end of input) quits."""
     rng = rng or random.Random()
+    # Solved now, while nobody waits: built at the first hard move, it kept that move silent
+    # for a tenth of a second or more after `Making move level "hard"`.
+    solved_table()
     try:
         while True:
             words = _ask("Input command: ", stdin, stdout).split()

@@ -46,6 +46,13 @@ class NotNumbersError(MoveError):
         super().__init__()
 
 
+class NumberCountError(NotNumbersError):
+    """Typed coordinates that are plain numbers, but not two of them (`2 2 2`, `1`).
+
+    A NotNumbersError still, so a front end with no words of its own for it says the same as
+    for letters; the console says which is wrong (Hyperskill's stages have no text for it)."""
+
+
 class OutOfRangeError(MoveError):
     """Coordinates outside the board."""
 

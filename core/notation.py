@@ -16,6 +16,7 @@ from core.board import (
     CellOccupiedError,
     InvalidBoardError,
     NotNumbersError,
+    NumberCountError,
     OutOfRangeError,
 )
 from core.rules import validate
@@ -51,11 +52,14 @@ def format_cells(board: Board) -> str:
 def parse_row_col(text: str, size: int = 3) -> tuple[int, int]:
     """Parse typed `row col` (extra spaces are fine) into two numbers in 1..size.
 
-    Raises NotNumbersError for anything but two integers, OutOfRangeError outside the board.
+    Raises NotNumbersError for anything but two integers (NumberCountError, one of them, for
+    plain integers of another count), OutOfRangeError outside the board.
     """
     parts = text.split()
-    if len(parts) != 2 or not all(_is_integer(p) for p in parts):
+    if not parts or not all(_is_integer(p) for p in parts):
         raise NotNumbersError()
+    if len(parts) != 2:
+        raise NumberCountError()
     row, col = int(parts[0]), int(parts[1])
     if not (1 <= row <= size and 1 <= col <= size):
         raise OutOfRangeError(size)

@@ -124,7 +124,7 @@ class Matchmaker:
             log.warning("could not post a board of game %s: %s", game.id, error)
             return False
         log.info("game %s undone: %s's board: %s", game.id, gone.player_id, error)
-        if not await self._matchmaking.undo_pairing(game.id, stays):
+        if not await self._matchmaking.undo_pairing(game.id, stays, gone):
             return False
         if stays.chat_id == game.chat_id and game.message_id is not None:
             try:

@@ -85,6 +85,17 @@ class Chats:
             tuple(game.view for game in found[:limit]), away.away_search_message_id
         )
 
+    async def keep_search_message(self, player_id: int, message_id: int) -> None:
+        """A waiting message that its search's end could not reach (its person blocked the bot
+        as it was posted, before it was the search's): `closed_while_away` gives it back
+        once they are back, as it does the messages of searches the block ended."""
+        async with self._store.transaction() as session:
+            await session.execute(
+                update(Player)
+                .where(Player.id == player_id)
+                .values(away_search_message_id=message_id)
+            )
+
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
         async with self._store.transaction() as session:

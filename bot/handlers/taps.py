@@ -2,7 +2,8 @@
 (`bot.wire.callback_data.TABLE`), checked against where its kind of button lives and whose it
 is, and handed to the handler typed. Anything else (data of another kind, malformed, forged,
 a button where its kind never is) gets the "unknown button" pop-up, answered once, and no
-handler runs."""
+handler runs. A button that makes something (`Button.once`) does it once: a second tap of it
+on the same message in the same moment is answered so, and no handler runs."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ class Tapped(Generic[T]):
     update: Update
     query: CallbackQuery
     tap: T
+    kind: Button
 
     @property
     def ref(self) -> BoardRef:
@@ -77,7 +79,7 @@ def button_handler(handler: TapHandler, *prefixes: str) -> CallbackQueryHandler[
         async with answered_in_time(update, context):
             tapped = await accepted(update, context, kinds)
             if tapped is not None:
-                await handler(tapped, context)
+                await once_in_a_moment(tapped, context, handler)
 
     preamble.__qualname__ = preamble.__name__ = getattr(handler, "__name__", "tap")
     return CallbackQueryHandler(preamble, pattern=pattern(*prefixes))
@@ -142,7 +144,35 @@ async def accepted(
     kind, tap = read
     if kind.owned and await _refuse_others(query, context, tap.owner, kind):
         return None
-    return Tapped(update, query, tap)
+    return Tapped(update, query, tap, kind)
+
+
+async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: TapHandler) -> None:
+    """Hand the tap to its handler; a tap of a button that makes something (`Button.once`)
+    only if it is the first of that button on its message in the moment (its claim,
+    `HandledUpdates.claim_button`, holds for every instance and across a restart). Two taps
+    arriving together made two boards, and the first stayed live for good. A tap whose work
+    fails lets go of the claim, so that tapping again works."""
+    if not tapped.kind.once:
+        await handler(tapped, context)
+        return
+    query = tapped.query
+    claim = await context.games.updates.claim_button(_message_key(query), query.data or "")
+    if claim is None:
+        await answer(query, texts_of(query.from_user, context).POPUP_TAPPED_ALREADY)
+        return
+    try:
+        await handler(tapped, context)
+    except Exception:
+        await context.games.updates.release_button(claim)
+        raise
+
+
+def _message_key(query: CallbackQuery) -> str:
+    """The message a button was tapped on: `chat:message`, or an inline message's id."""
+    if query.message is not None:
+        return f"{query.message.chat.id}:{query.message.message_id}"
+    return f"inline:{query.inline_message_id}"
 
 
 def _in_place(query: CallbackQuery, context: BotContext, kind: Button, tap: Any) -> bool:

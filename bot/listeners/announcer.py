@@ -47,6 +47,10 @@ def _notices(game: GameView) -> list[tuple[str, str]]:
     match goes on; any other leaving stops the match (`bot.games.matches.play`)."""
     if game.end_reason == EndReason.ABORTED:
         return [(X, "GAME_ABORTED_NOTICE"), (O, "GAME_ABORTED_NOTICE")]
+    if game.end_reason == EndReason.FORGOTTEN and game.result is None:
+        # Left (/forget) before any move: the one still in it (their id is kept) is told.
+        stays = [mark for mark in (X, O) if game.player_id_of(mark) is not None]
+        return [(mark, "GAME_LEFT_UNPLAYED_NOTICE") for mark in stays]
     if game.result not in (X, O):
         return []
     winner, loser = game.result, other(game.result)

@@ -66,8 +66,15 @@ def _unplayed(game: GameView) -> Ending | None:
             # Counts nowhere, but a tournament's round scores it: ❌'s forfeit.
             in_tournament = game.tournament_id is not None
             return Ending("TOURNAMENT_GAME_ABORTED" if in_tournament else "GAME_ABORTED", X)
-        return Ending("GAME_REPLACED" if game.end_reason == EndReason.REPLACED else "GAME_CLOSED")
+        return Ending(_CLOSED.get(game.end_reason, "GAME_CLOSED"))
     return None
+
+
+#: Games closed with no result, by why, where a line of their own says it.
+_CLOSED: dict[EndReason | None, str] = {
+    EndReason.REPLACED: "GAME_REPLACED",
+    EndReason.FORGOTTEN: "GAME_LEFT_UNPLAYED",
+}
 
 
 def _to_the_loser(game: GameView, winner: str, forfeit: bool) -> Ending:

@@ -37,6 +37,10 @@ ts:<t> tc:<t>               the organiser starts tournament <t>; cancels it (onc
 Inline data (ij, ia) ends in an HMAC of the rest (`codec.is_authentic`): the bot never sees an
 inline message's keyboard, and nobody else can make up a button in someone's name.
 
+The buttons that make something (n, nr, help, pc, rp, gf, qp, qr: a game, a message, a
+search) act once per message: a tap of one claims it, by its message and data, for a moment
+(`bot.games.updates.claim_button`), so the second tap of a double tap makes nothing more.
+
 A menu's buttons (n, nr, nk, menu, help, lang) end in `:o<user>`: they belong to the person who
 asked for the menu (or, under a finished game, to its player), and nobody else's tap does
 anything. Data without it is from before buttons had owners: taken in a private chat (only its
@@ -262,6 +266,8 @@ BLOCK = "ub"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
 REPLAY, ANIMATION = "rp", "gf"
 GAME_ACTIONS = (JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE, REPLAY, ANIMATION)
+#: Of those, the ones that post a message (Rematch is once per game already: one offer).
+GAME_MAKERS = (PICTURE, REPLAY, ANIMATION)
 REPLAY_STEP = "rs"
 INLINE_JOIN, INLINE_AI = "ij", "ia"
 FORGET_YES, FORGET_NO = "fy", "fn"
@@ -295,9 +301,9 @@ KIND, LEVEL = Choice(lambda: PLAYER_KINDS), Choice(lambda: LEVELS)
 BOARD_KEY = Checked(_is_board_key)
 CLOCK_KEY = Optional(Checked(lambda key: clock_of_key(key) is not None))
 BOARD, CHAT, INLINE, ANYWHERE = Place.BOARD, Place.CHAT, Place.INLINE, Place.ANYWHERE
-#: A new game's buttons (n, nr): a menu's, for any board; X's and O's kinds, then one or two
-#: more `user`s for a game of three or four.
-NEW: dict[str, Any] = {"sized": True, "owned": True, "check": _seated}
+#: A new game's buttons (n, nr): a menu's, for any board, each starting one game; X's and O's
+#: kinds, then one or two more `user`s for a game of three or four.
+NEW: dict[str, Any] = {"sized": True, "owned": True, "check": _seated, "once": True}
 PLAYERS: dict[str, Any] = {"x_kind": KIND, "o_kind": KIND, "seats": Count(USER, base=2, up_to=2)}
 
 #: Every kind of button: prefix, tap, where it lives, then its values in the order written.
@@ -308,13 +314,16 @@ TABLE = Table(
     button(RESIGN_NO, ResignAnswer, BOARD, confirmed=False, game_id=GAME, ply=ID, user_id=ID),
     *(button(a, AssistTap, BOARD, action=a, game_id=GAME, ply=ID) for a in (HINT, UNDO)),
     button(BLOCK, BlockTap, BOARD, game_id=GAME, ply=ID, block=Optional(Number(8))),
-    *(button(action, GameTap, BOARD, action=action, game_id=GAME) for action in GAME_ACTIONS),
+    *(
+        button(action, GameTap, BOARD, once=action in GAME_MAKERS, action=action, game_id=GAME)
+        for action in GAME_ACTIONS
+    ),
     button(REPLAY_STEP, ReplayTap, CHAT, game_id=GAME, ply=Number(81)),  # ultimate: 81 cells
     button(NEW_GAME, NewGameTap, CHAT, **NEW, resign_underway=False, **PLAYERS),
     button(NEW_GAME_RESIGNING, NewGameTap, CHAT, **NEW, resign_underway=True, **PLAYERS),
     button(KEEP_PLAYING, KeepPlayingTap, CHAT, owned=True),
     button(MENU_DATA, MenuTap, CHAT, sized=True, owned=True),
-    button(HELP_DATA, HelpTap, CHAT, owned=True),
+    button(HELP_DATA, HelpTap, CHAT, owned=True, once=True),
     button(LANGUAGE, LanguageTap, CHAT, owned=True, code=Choice(available_languages)),
     button(
         INLINE_JOIN,
@@ -331,6 +340,7 @@ TABLE = Table(
         PLAY_SOMEONE,
         QueueTap,
         CHAT,
+        once=True,
         kind=PLAY_SOMEONE,
         resign_underway=False,
         board=BOARD_KEY,
@@ -340,6 +350,7 @@ TABLE = Table(
         PLAY_SOMEONE_RESIGNING,
         QueueTap,
         CHAT,
+        once=True,
         kind=PLAY_SOMEONE,
         resign_underway=True,
         board=BOARD_KEY,

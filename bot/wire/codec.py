@@ -185,6 +185,7 @@ class Button:
     sized: bool = False
     owned: bool = False
     check: Callable[[Any], bool] | None = None
+    once: bool = False
 
     def read(self, data: str, tokens: list[str]) -> Any:
         """The tap `data` stands for (its prefix is this kind's; `tokens` the rest), or None."""
@@ -247,13 +248,15 @@ def button(
     sized: bool = False,
     owned: bool = False,
     check: Callable[[Any], bool] | None = None,
+    once: bool = False,
     **layout: object,
 ) -> Button:
     """A row of the table: `layout` names the tap's values in the order they are written,
-    each a `Field` or a constant the prefix stands for."""
+    each a `Field` or a constant the prefix stands for. `once`: a button that makes something
+    (a game, a message), which a second tap in the same moment must not make again."""
     fields = tuple((name, f) for name, f in layout.items() if isinstance(f, Field))
     constants = tuple((name, c) for name, c in layout.items() if not isinstance(c, Field))
-    return Button(prefix, tap, place, fields, constants, sized, owned, check)
+    return Button(prefix, tap, place, fields, constants, sized, owned, check, once)
 
 
 class Table:

@@ -21,7 +21,14 @@ from typing import Any
 import pytest
 
 from bot.console import hyperskill_error, run_console
-from core.board import CellOccupiedError, MoveError, NotNumbersError, OutOfRangeError
+from core.board import (
+    CellOccupiedError,
+    MoveError,
+    NotNumbersError,
+    NumberCountError,
+    OutOfRangeError,
+)
+from core.solver import solved_table
 from tests.support.processes import sigint_at_its_default
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -481,7 +488,7 @@ def test_stage_1_examples_inside_a_user_user_game(example: str) -> None:
 
 
 def test_stage_1_error_texts_in_a_user_user_game() -> None:
-    out = run("start user user\n2 2\n2 2\none\none three\n4 1\n0 0\n1 4\n1\n1 2 3\n+1 2\n1 1\n")
+    out = run("start user user\n2 2\n2 2\none\none three\n4 1\n0 0\n1 4\n+1 2\n1 x 3\n1 1\n")
     assert out == (
         "Input command: "
         + render("_________")
@@ -495,17 +502,27 @@ def test_stage_1_error_texts_in_a_user_user_game() -> None:
         + "Enter the coordinates: Coordinates should be from 1 to 3!\n"
         + "Enter the coordinates: You should enter numbers!\n"
         + "Enter the coordinates: You should enter numbers!\n"
-        + "Enter the coordinates: You should enter numbers!\n"
         + "Enter the coordinates: "
         + render("O___X____")
         + "Enter the coordinates: "
     )
 
 
+@pytest.mark.parametrize("typed", ["2 2 2", "1", "1 2 3 4", " 3   1  1 "])
+def test_numbers_but_not_two_are_asked_for_two(typed: str) -> None:
+    """They are numbers, so "You should enter numbers!" would be untrue. The seed's stage 1
+    says the user "inputs two numbers" and has no text for another count: this one says what
+    is wanted, in the voice of its three."""
+    out = run(f"start user user\n{typed}\n")
+    asked_again = "Enter the coordinates: You should enter two numbers!\nEnter the coordinates: "
+    assert out.endswith(asked_again)
+
+
 @pytest.mark.parametrize(
     ("error", "text"),
     [
         (NotNumbersError(), "You should enter numbers!"),
+        (NumberCountError(), "You should enter two numbers!"),
         (OutOfRangeError(), "Coordinates should be from 1 to 3!"),
         (OutOfRangeError(4), "Coordinates should be from 1 to 4!"),
         (OutOfRangeError(8), "Coordinates should be from 1 to 8!"),
@@ -515,6 +532,22 @@ def test_stage_1_error_texts_in_a_user_user_game() -> None:
 def test_hyperskill_error_texts(error: MoveError, text: str) -> None:
     # core's errors carry no words: the Hyperskill texts are the console's.
     assert hyperskill_error(error) == text
+
+
+def test_the_solved_table_is_built_before_the_first_prompt() -> None:
+    """A first hard move looks its answer up: nothing is built after `Making move level`."""
+    solved_table.cache_clear()
+    stdout = io.StringIO()
+    built_by_then = []
+
+    class Reader(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+            built_by_then.append(solved_table.cache_info().currsize)
+            return "exit\n"
+
+    run_console(Reader(), stdout, random.Random(0))
+    assert stdout.getvalue() == "Input command: "
+    assert built_by_then == [1]
 
 
 # --- the menu ---------------------------------------------------------------------------------

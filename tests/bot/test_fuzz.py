@@ -56,6 +56,7 @@ from core.board import (
     CellOccupiedError,
     MoveError,
     NotNumbersError,
+    NumberCountError,
     OutOfRangeError,
 )
 from core.notation import format_cells, parse_cells, parse_typed_move
@@ -262,6 +263,8 @@ def test_typed_moves_give_a_free_cell_or_a_hyperskill_error(board: Board, text: 
         # One number, not a row and a column: the chat names the cells (the console never
         # reads cell numbers).
         CellNumberError: f"Cell numbers are from 1 to {board.size**2}!",
+        # Numbers, but not two: the console says so; the chat, its "enter numbers".
+        NumberCountError: "You should enter two numbers!",
     }
     try:
         cell = parse_typed_move(text, board)
@@ -270,7 +273,8 @@ def test_typed_moves_give_a_free_cell_or_a_hyperskill_error(board: Board, text: 
         # core's errors carry no words: the console and the bot (in English) word them.
         if not isinstance(error, CellNumberError):
             assert hyperskill_error(error) == texts[type(error)]
-        assert render_move_error(error, texts_for("en")) == texts[type(error)]
+        said = NotNumbersError if isinstance(error, NumberCountError) else type(error)
+        assert render_move_error(error, texts_for("en")) == texts[said]
     else:
         assert 0 <= cell < board.size**2 and board[cell] == EMPTY
 

@@ -19,6 +19,7 @@ from core.board import (
     InvalidBoardError,
     MoveError,
     NotNumbersError,
+    NumberCountError,
     O,
     OutOfRangeError,
     X,
@@ -348,6 +349,20 @@ def test_parse_row_col_accepts_two_numbers(text: str, expected: tuple[int, int])
 def test_parse_row_col_wants_two_plain_numbers(text: str) -> None:
     with pytest.raises(NotNumbersError):
         parse_row_col(text)
+
+
+@pytest.mark.parametrize("text", ["1", "1 2 3", "2 2 2", " 3  1 1 ", "-1 2 3"])
+def test_numbers_but_not_two_are_a_number_count_error(text: str) -> None:
+    # Still a NotNumbersError, so a front end without words for it says "enter numbers".
+    with pytest.raises(NumberCountError):
+        parse_row_col(text)
+
+
+@pytest.mark.parametrize("text", ["one", "1 one", "", "1 2 x", "+1 2 3"])
+def test_not_all_numbers_is_no_number_count_error(text: str) -> None:
+    with pytest.raises(NotNumbersError) as caught:
+        parse_row_col(text)
+    assert type(caught.value) is NotNumbersError
 
 
 @pytest.mark.parametrize("text", ["4 1", "1 4", "0 1", "1 0", "-1 2", "2 -1", "10 10", "-0 1"])

@@ -160,8 +160,9 @@ async def test_a_new_game_beside_a_stranger_game_leaves_it_running_on_either_sid
 #   TIMEOUT: test_groups (nudge, then on time); between strangers, rated, below
 #   BLOCKED: above (strangers, either side); against the AI below
 #   REPLACED: above; ABANDONED: test_membership, test_closing_games, above (no moves)
-#   FORGOTTEN: against a stranger below; CANCELLED: test_groups (Cancel); DECLINED, and a
-#       rematch offer lapsing (EXPIRED): test_consent; a challenge lapsing below
+#   FORGOTTEN: against a stranger below (with a move and without), before any move in a
+#       group below; CANCELLED: test_groups (Cancel); DECLINED, and a rematch offer lapsing
+#       (EXPIRED): test_consent; a challenge lapsing below
 
 
 def rating_row(rating: str, tr: Texts, pool: str) -> str:
@@ -274,6 +275,40 @@ async def test_forget_mid_game_against_a_stranger_tells_the_other(
     assert fa.OUTCOME_X_WINS in current(telegram, o_board).text.splitlines()
     # Not rated (Ben's data is gone); Ann's /stats counts the win.
     await assert_record(telegram, ANN, en, en.STATS_HUMANS, (1, 0, 0), rated=0)
+
+
+async def test_forget_before_any_move_against_a_stranger_tells_the_other_it_counts_nowhere(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    x_board, _ = await pair(telegram, ANN, BEN)
+    await send(telegram, BEN, "/forget")
+    await press(telegram, BEN, telegram.last_bot_message(BEN["id"]), fa.BUTTON_FORGET_YES)
+    told = en.GAME_LEFT_UNPLAYED_NOTICE.format(name="Ben")
+    assert telegram.last_bot_message(ANN["id"]).text == told
+    assert en.GAME_LEFT_UNPLAYED in current(telegram, x_board).text.splitlines()
+    assert en.STATS_EMPTY in (await stats_and_rating(telegram, ANN))[0]
+
+
+async def test_forget_before_any_move_closes_the_game_counting_nowhere(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Ann joined Alice's challenge; nobody moved, and Ann deletes her data. It ends as a new
+    # game over it would: no result on an empty board, no buttons of a finished game (Review
+    # and Replay of nothing, Rematch of no one), counted nowhere.
+    board = await game_between(telegram, ALICE, ANN)
+    await send(telegram, ANN, "/forget")
+    await press(telegram, ANN, telegram.last_bot_message(ANN["id"]), en.BUTTON_FORGET_YES)
+    shown = current(telegram, board)
+    lines = shown.text.splitlines()
+    assert en.GAME_LEFT_UNPLAYED in lines, lines
+    assert not {en.OUTCOME_X_WINS, en.OUTCOME_O_WINS} & set(lines)
+    assert set(button_texts(telegram, shown)) == {en.EMPTY_SYMBOL}
+    assert en.STATS_EMPTY in (await stats_and_rating(telegram, ALICE))[0]
+    # Alice deletes hers too, and the game goes: nothing on its board was left to answer
+    # "This game doesn't exist any more".
+    await send(telegram, ALICE, "/forget")
+    await press(telegram, ALICE, telegram.last_bot_message(ALICE["id"]), en.BUTTON_FORGET_YES)
+    assert set(button_texts(telegram, current(telegram, board))) == {en.EMPTY_SYMBOL}
 
 
 async def test_a_challenge_nobody_joins_lapses(telegram: FakeTelegram, bot: BotRunner) -> None:

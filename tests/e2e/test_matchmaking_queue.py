@@ -387,3 +387,45 @@ async def test_play_while_playing_a_stranger_says_so_and_resigns_nothing(
     assert len(await live_games_of(engine, ANN)) == before == 2
     assert await queued(engine) == []
     assert stranger_game.id in {game.id for game in await live_games_of(engine, ANN)}
+
+
+async def test_back_after_a_block_a_pairing_ran_into_the_waiting_message_says_so(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Ben blocks the bot while he waits; before the bot hears of it, Ann's /play pairs them
+    # and his board is refused: the game is undone, and his entry with it. The block's own
+    # update then finds no search to end, so only the undoing can keep his waiting message.
+    await send(telegram, BEN, "/play")
+    ben_waiting = telegram.last_bot_message(BEN["id"])
+    telegram.fail_next("sendMessage", 403, "Forbidden: bot was blocked by the user")
+    await send(telegram, ANN, "/play")
+    assert await stranger_games(engine) == [] and await queued(engine) == [ANN["id"]]
+    chat = FakeTelegram.private_chat(BEN)
+    telegram.membership_changed(chat, BEN, "member", "kicked")
+    await settle(telegram)
+    telegram.membership_changed(chat, BEN, "kicked", "member")
+    await bot.quiesce()
+    told = current(telegram, ben_waiting)
+    assert told.text == en.QUEUE_ENDED_AWAY and told.reply_markup is None
+
+
+async def test_back_after_a_block_that_came_while_the_waiting_message_was_posted(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # Cid blocks the bot the moment his waiting message reaches him, before the bot has its
+    # answer: the block ends his search, which has no message yet, and the message can no
+    # longer be deleted. Back, he must not find it looking on with a live Cancel.
+    chat = FakeTelegram.private_chat(CID)
+    telegram.lose_answer_next("sendMessage", hold=1.0, chat_id=CID["id"])
+    since = telegram.mark()
+    telegram.send_text(CID, "/play")
+    await telegram.wait_for("sendMessage", since=since)
+    telegram.membership_changed(chat, CID, "member", "kicked")
+    await bot.quiesce()
+    assert await queued(engine) == []
+    (waiting,) = waiting_messages(telegram, CID)
+    assert current(telegram, waiting).text.startswith(LOOKING)  # cannot be edited: blocked
+    telegram.membership_changed(chat, CID, "kicked", "member")
+    await bot.quiesce()
+    told = current(telegram, waiting)
+    assert told.text == en.QUEUE_ENDED_AWAY and told.reply_markup is None

@@ -149,6 +149,15 @@ def test_leaving_resigns_then_the_game_forgets_the_user() -> None:
     assert lifecycle.leave(gone, BOB.id) == gone  # already over: nothing more to end
 
 
+def test_leaving_before_any_move_closes_the_game_with_no_result() -> None:
+    # As a new game over it would: no winner of an empty board, and it counts nowhere.
+    left = lifecycle.leave(duel(), BOB.id)
+    assert (left.status, left.result, left.end_reason) == ("abandoned", None, "forgotten")
+    # A tournament's round needs its result: there it is still a resignation.
+    in_round = lifecycle.leave(duel(tournament_id=7), BOB.id)
+    assert (in_round.status, in_round.result) == ("finished", "X")
+
+
 def test_kinds_results_and_outcomes_are_enums_of_the_stored_words() -> None:
     assert [*PlayerKind] == ["user", "easy", "medium", "hard"]
     assert [kind.level for kind in PlayerKind] == [None, *Level]

@@ -152,10 +152,11 @@ async def test_an_undone_pairing_deletes_the_game_and_requeues_the_other_as_they
     before = await games.matchmaking.waiting_of(ANN.id)
     paired = (await games.matchmaking.join(BEN, BEN.id, "3x3", "fa")).paired
     assert paired is not None and before is not None
-    assert await games.matchmaking.undo_pairing(paired.game.id, paired.players[0])
+    ann, ben = paired.players
+    assert await games.matchmaking.undo_pairing(paired.game.id, ann, ben)
     assert await games.matchmaking.stranger_game_of(ANN.id) is None
     assert await games.matchmaking.waiting() == [before]  # her place and message kept
-    assert not await games.matchmaking.undo_pairing(paired.game.id, paired.players[0])
+    assert not await games.matchmaking.undo_pairing(paired.game.id, ann, ben)
 
 
 async def test_a_stranger_game_is_rated_for_both_and_then_their_group_games_count(

@@ -1,4 +1,5 @@
-"""Handled updates: an update id is claimed once, by one caller; ids are forgotten after a day."""
+"""Handled updates: an update id is claimed once, by one caller; ids are forgotten after a day.
+A button that makes something is claimed once a moment, by its message and data."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from sqlalchemy import func, select
 
 from bot.chores.housekeeping import Housekeeping
 from bot.games.db.models import HandledUpdate
-from bot.games.updates import KEPT_FOR
+from bot.games.updates import KEPT_FOR, TAP_MOMENT, button_key
 from bot.games.use_cases import Games
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -62,3 +63,36 @@ async def test_housekeeping_prunes_whatever_updates_come(games: Games) -> None:
                 await asyncio.sleep(0.01)
     finally:
         await chores.stop()
+
+
+async def test_a_button_is_claimed_once_a_moment_on_its_message(games: Games) -> None:
+    first = await games.updates.claim_button("5:7", "rp:1", now=NOW)
+    assert first is not None
+    assert await games.updates.claim_button("5:7", "rp:1", now=NOW + TAP_MOMENT / 2) is None
+    # Another button on the message, the same button on another message: free.
+    assert await games.updates.claim_button("5:7", "pc:1", now=NOW) is not None
+    assert await games.updates.claim_button("5:8", "rp:1", now=NOW) is not None
+    assert await games.updates.claim_button("inline:AbC", "rp:1", now=NOW) is not None
+    # A moment later it is free again, and claimed anew from then.
+    later = NOW + TAP_MOMENT + timedelta(seconds=1)
+    assert await games.updates.claim_button("5:7", "rp:1", now=later) is not None
+    assert await games.updates.claim_button("5:7", "rp:1", now=later) is None
+    # Beside the update ids, under negative ids of their own; pruned with them.
+    assert all(key < 0 for key in await stored_ids(games))
+    assert button_key("5:7", "rp:1") not in (button_key("5:7", "pc:1"), button_key("57:", "rp:1"))
+    await games.updates.prune(later + KEPT_FOR + timedelta(seconds=1))
+    assert await stored_ids(games) == []
+
+
+async def test_of_simultaneous_taps_of_a_button_exactly_one_claims_it(games: Games) -> None:
+    claims = await asyncio.gather(
+        *(games.updates.claim_button("5:7", "n:user:hard:o5", now=NOW) for _ in range(20))
+    )
+    assert sum(claim is not None for claim in claims) == 1
+
+
+async def test_a_released_button_claim_lets_the_next_tap_through(games: Games) -> None:
+    claim = await games.updates.claim_button("5:7", "rp:1", now=NOW)
+    assert claim is not None
+    await games.updates.release_button(claim)
+    assert await games.updates.claim_button("5:7", "rp:1", now=NOW) is not None

@@ -222,8 +222,8 @@ class Move(Base):
 
 
 class HandledUpdate(Base):
-    """A Telegram update an instance has acted on (kept for a day): a repeated delivery of it
-    is skipped, whichever instance it reaches."""
+    """A Telegram update an instance has acted on, or, under a negative id, a button that made
+    something (`bot.games.updates`); kept for a day, so that neither acts twice."""
 
     __tablename__ = "handled_updates"
 

@@ -256,10 +256,15 @@ def stop(game: GameView, user_id: int) -> GameView | None:
 
 
 def leave(game: GameView, user_id: int) -> GameView:
-    """A user leaves a game for good (`/forget`): a running game of theirs is resigned, an
-    open challenge withdrawn (a seat taken in someone else's game of more is freed when the
-    user's id is taken out of it, see `anonymize`)."""
+    """A user leaves a game for good (`/forget`): a running game of theirs is resigned, or,
+    when nobody has moved yet, closed with no result (it counts nowhere, as /stop's does, and
+    its board says so rather than name a winner of an empty board; a tournament's round needs
+    its result, and in a game of more the others play on); an open challenge is withdrawn (a
+    seat taken in someone else's game of more is freed when the user's id is taken out of it,
+    see `anonymize`)."""
     if player_refusal(game, user_id) is None:
+        if game.ply == 0 and not game.is_many and game.tournament_id is None:
+            return close(game, GameStatus.ABANDONED, EndReason.FORGOTTEN)
         return resign(game, user_id, EndReason.FORGOTTEN)
     if game.is_open and (not game.is_many or game.created_by_id in (user_id, None)):
         return close(game, GameStatus.CANCELLED, EndReason.CANCELLED)

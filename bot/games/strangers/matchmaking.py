@@ -171,18 +171,19 @@ class Matchmaking:
                 gone.append(waiting)
         return gone
 
-    async def undo_pairing(self, game_id: int, stays: Waiting) -> bool:
-        """The first board of a game the queue started could not be posted (its player
-        blocked the bot, or their chat is gone): the game is deleted as if never made (no
-        move, no rating), and `stays` goes back into the queue where they were (their wait
-        and waiting message kept, so they come first). False when the game moved on or
-        `stays` is queued or playing a stranger again."""
+    async def undo_pairing(self, game_id: int, stays: Waiting, gone: Waiting) -> bool:
+        """`gone`'s board of a game the queue started could not be posted (they blocked the
+        bot, or their chat is gone): the game is deleted as if never made (no move, no
+        rating), `gone`'s waiting message is kept for their return, and `stays` goes back into
+        the queue where they were (wait and message kept: they come first). False when the
+        game moved on or `stays` is queued or playing a stranger again."""
         try:
             async with self._store.transaction() as session:
                 loaded = await reads.load(session, game_id)
                 if loaded is None or loaded.view.ply or not loaded.view.is_active:
                     return False
                 await store.delete_game(session, loaded)
+                await session.execute(_kept_for_return(gone))  # the block's update finds none
                 if await _queued(session, stays.player_id) is not None:
                     return False
                 await session.execute(_requeued(stays))

@@ -4,12 +4,11 @@ started otherwise takes the player out of it, their waiting message saying why."
 
 from __future__ import annotations
 
-import contextlib
 from datetime import UTC, datetime
 from typing import Protocol
 
 from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
-from telegram.error import TelegramError
+from telegram.error import Forbidden, TelegramError
 
 from bot.chat.queue import edit_waiting, render_waiting
 from bot.context import BotContext
@@ -130,8 +129,14 @@ async def _look_for_opponent(
             # Paired (or let go) by a round of the matchmaker while it was being posted: the
             # round told the entry's message, which was none yet, so this one would stay
             # "Looking…" with a live Cancel. It goes.
-            with contextlib.suppress(TelegramError):
+            try:
                 await context.bot.delete_message(chat_id, posted.message_id)
+            except Forbidden:
+                # They blocked the bot as it was posted, which ended the search: it says so
+                # once they are back.
+                await context.games.chats.keep_search_message(user.id, posted.message_id)
+            except TelegramError:
+                pass
 
 
 def _shows(waiting: Waiting, message: BoardMessage) -> bool:
