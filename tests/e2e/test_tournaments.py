@@ -126,8 +126,9 @@ async def last_move(game_id: int, x: dict[str, Any], cell: int, games: Games) ->
 
 
 def points_of(text: str) -> float:
-    """3½ → 3.5 (the tie-break's quarters are decimals)."""
-    return float(text.replace("½", ".5")) if text != "½" else 0.5
+    """3½ → 3.5, 1¾ → 1.75, ½ → 0.5: points and tie-breaks as the standings write them."""
+    whole = text.rstrip("¼½¾")
+    return int(whole or 0) + {"": 0.0, "¼": 0.25, "½": 0.5, "¾": 0.75}[text[len(whole) :]]
 
 
 def standings(message: StoredMessage) -> dict[str, tuple[int, float, float]]:

@@ -1,0 +1,35 @@
+"""A tournament's standings in words (pure): a line a player, their points and tie-break in
+one club's format (whole numbers and quarters: 2½, 1¾, ½)."""
+
+from __future__ import annotations
+
+from bot.games.tournaments.rules import TournamentView
+from bot.locales.texts import Texts, isolate
+
+#: A quarter's glyph: points come in halves (a draw), Sonneborn–Berger in quarters (half of
+#: a drawn opponent's half point).
+QUARTERS = ("", "¼", "½", "¾")
+
+
+def club_number(value: float) -> str:
+    """3, 2½, ½, 1¾, 0: a score as a club prints it, whole and in quarters (a value between
+    quarters, which points and Sonneborn–Berger never make, is shown at the nearest)."""
+    whole, quarter = divmod(round(value * 4), 4)
+    if whole == 0 and quarter:
+        return QUARTERS[quarter]
+    return f"{whole}{QUARTERS[quarter]}"
+
+
+def table_lines(view: TournamentView, tr: Texts) -> list[str]:
+    """The table, a line a player in its order; a player who left says so."""
+    withdrawn = view.withdrawn
+    lines = []
+    for place, standing in enumerate(view.table, start=1):
+        line = tr.TOURNAMENT_LINE.format(
+            place=place,
+            name=isolate(view.name_of(standing.player), tr),
+            points=club_number(standing.points),
+            tiebreak=club_number(standing.tiebreak),
+        )
+        lines.append(line + (" " + tr.TOURNAMENT_WITHDRAWN if standing.player in withdrawn else ""))
+    return lines
