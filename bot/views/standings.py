@@ -1,5 +1,6 @@
 """A tournament's standings in words (pure): a line a player, their points and tie-break in
-one club's format (whole numbers and quarters: 2½, 1¾, ½)."""
+one club's format (whole numbers and quarters: 2½, 1¾, ½), the points with their unit in the
+language's own words and number ("1 pt", "2½ pts")."""
 
 from __future__ import annotations
 
@@ -20,6 +21,16 @@ def club_number(value: float) -> str:
     return f"{whole}{QUARTERS[quarter]}"
 
 
+def points_text(points: float, tr: Texts) -> str:
+    """0 pts, 1 pt, 2½ pts: a whole number by the language's plural rule (`COUNT_POINTS`),
+    one with a half by a message of its own (`POINTS_FRACTION`): gettext's plural rules are
+    for whole numbers, and a fraction's form is not always one of theirs (Ukrainian: 2,5
+    очка, where 2 is очки and 5 очок)."""
+    if float(points).is_integer():
+        return tr.count("COUNT_POINTS", int(points))
+    return tr.POINTS_FRACTION.format(count=club_number(points))
+
+
 def table_lines(view: TournamentView, tr: Texts) -> list[str]:
     """The table, a line a player in its order; a player who left says so."""
     withdrawn = view.withdrawn
@@ -28,7 +39,7 @@ def table_lines(view: TournamentView, tr: Texts) -> list[str]:
         line = tr.TOURNAMENT_LINE.format(
             place=place,
             name=isolate(view.name_of(standing.player), tr),
-            points=club_number(standing.points),
+            points=points_text(standing.points, tr),
             tiebreak=club_number(standing.tiebreak),
         )
         lines.append(line + (" " + tr.TOURNAMENT_WITHDRAWN if standing.player in withdrawn else ""))

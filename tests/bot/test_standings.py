@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from bot.games.tournaments.rules import (
     TournamentStatus,
     TournamentView,
 )
-from bot.locales import en
+from bot.locales.texts import texts_for
 from bot.views.standings import club_number
 
 NAMES = {1: "Ann", 2: "Ben", 3: "Cat", 4: "Dan", 5: "Eve"}
@@ -36,8 +37,8 @@ THREE_ROUNDS = (
     Pairing(3, 5, 3, DRAW),
     Pairing(3, 2, None, BYE),
 )
-#: A standings line: place, name, points, tie-break.
-LINE = re.compile(r"^(\S+)\. (\w+) — (.+), SB (\S+)$")
+#: A standings line: place, name, points, tie-break (Russian and Ukrainian say КБ for SB).
+LINE = re.compile(r"^(\S+)\. (\w+) — (.+), (?:SB|КБ) (\S+)$")
 
 
 def tournament(
@@ -61,10 +62,10 @@ def tournament(
     )
 
 
-def lines_of(view: TournamentView) -> dict[str, tuple[str, str, str]]:
+def lines_of(view: TournamentView, language: str = "en") -> dict[str, tuple[str, str, str]]:
     """Each name on the message: its place, points and tie-break as written."""
     found = {}
-    for line in render_tournament(view, en).text.splitlines():
+    for line in render_tournament(view, texts_for(language)).text.splitlines():
         match = LINE.match(line)
         if match:
             place, name, points, tiebreak = match.groups()
@@ -75,6 +76,30 @@ def lines_of(view: TournamentView) -> dict[str, tuple[str, str, str]]:
 def test_tie_breaks_are_written_in_one_format_halves_and_quarters_alike() -> None:
     tiebreaks = {name: tiebreak for name, (_, _, tiebreak) in lines_of(tournament()).items()}
     assert tiebreaks == {"Ben": "2", "Dan": "2", "Ann": "½", "Cat": "1¾", "Eve": "1¼"}
+
+
+@pytest.mark.parametrize(
+    ("language", "three", "two_and_a_half", "one"),
+    [
+        ("en", "3 pts", "2½ pts", "1 pt"),
+        ("de", "3 Punkte", "2½ Punkte", "1 Punkt"),
+        # A fraction takes the genitive singular in Russian (as 3 does) and in Ukrainian
+        # (where neither 1, очко, nor 3, очки, does).
+        ("ru", "3 очка", "2½ очка", "1 очко"),
+        ("uk", "3 очки", "2½ очка", "1 очко"),
+    ],
+)
+def test_points_are_one_pt_and_so_many_pts_as_each_language_counts(
+    language: str, three: str, two_and_a_half: str, one: str
+) -> None:
+    points = {name: pts for name, (_, pts, _) in lines_of(tournament(), language).items()}
+    assert (points["Ben"], points["Dan"], points["Cat"]) == (three, two_and_a_half, one)
+    assert points["Ann"] == two_and_a_half.replace("2½", "1½")
+
+
+def test_nobody_has_points_before_the_first_result() -> None:
+    start = lines_of(tournament((), round_=1))
+    assert {pts for _, pts, _ in start.values()} == {"0 pts"}
 
 
 def read_club_number(text: str) -> Fraction:

@@ -41,7 +41,7 @@ SEED = {person["id"]: seed for seed, person in enumerate(PEOPLE)}
 #: ❌ takes the top row; a draw on a full board.
 X_WINS = [0, 3, 1, 4, 2]
 DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
-LINE = re.compile(r"^(\d+)\. (\w+) — (\S+) pts, SB (\S+)$")
+LINE = re.compile(r"^(\d+)\. (\w+) — (\S+) pts?, SB (\S+)$")
 
 
 class Bots:
