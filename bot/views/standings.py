@@ -4,7 +4,7 @@ language's own words and number ("1 pt", "2½ pts")."""
 
 from __future__ import annotations
 
-from bot.games.tournaments.rules import TournamentView
+from bot.games.tournaments.rules import TournamentView, places
 from bot.locales.texts import Texts, isolate
 
 #: A quarter's glyph: points come in halves (a draw), Sonneborn–Berger in quarters (half of
@@ -31,13 +31,20 @@ def points_text(points: float, tr: Texts) -> str:
     return tr.POINTS_FRACTION.format(count=club_number(points))
 
 
+def place_text(first: int, last: int) -> str:
+    """3, or 2–3 for a place shared."""
+    return str(first) if first == last else f"{first}–{last}"
+
+
 def table_lines(view: TournamentView, tr: Texts) -> list[str]:
-    """The table, a line a player in its order; a player who left says so."""
+    """The table, a line a player in its order, a shared place shown as shared ("2–3" on
+    each of its lines); a player who left says so."""
     withdrawn = view.withdrawn
+    table = view.table
     lines = []
-    for place, standing in enumerate(view.table, start=1):
+    for (first, last), standing in zip(places(table), table, strict=True):
         line = tr.TOURNAMENT_LINE.format(
-            place=place,
+            place=place_text(first, last),
             name=isolate(view.name_of(standing.player), tr),
             points=points_text(standing.points, tr),
             tiebreak=club_number(standing.tiebreak),

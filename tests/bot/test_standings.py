@@ -102,6 +102,21 @@ def test_nobody_has_points_before_the_first_result() -> None:
     assert {pts for _, pts, _ in start.values()} == {"0 pts"}
 
 
+def test_players_level_on_points_and_tie_break_share_their_place() -> None:
+    # Round 1: Ann's bye and Ben's win over Eve are a point each and beat nobody with points
+    # (SB 0); Cat and Dan drew (½, SB ¼ each). On main: 1, 2, 3, 4, 5.
+    round_one = (Pairing(1, 1, None, BYE), Pairing(1, 2, 5, X), Pairing(1, 3, 4, DRAW))
+    shown = lines_of(tournament(round_one, round_=1))
+    assert {name: place for name, (place, _, _) in shown.items()} == {
+        "Ann": "1–2",
+        "Ben": "1–2",
+        "Cat": "3–4",
+        "Dan": "3–4",
+        "Eve": "5",
+    }
+    assert list(shown) == ["Ann", "Ben", "Cat", "Dan", "Eve"]  # listed by seed within
+
+
 def read_club_number(text: str) -> Fraction:
     """2¾ → 11/4: a number as `club_number` writes it, read back."""
     whole = text.rstrip("¼½¾")

@@ -41,7 +41,9 @@ SEED = {person["id"]: seed for seed, person in enumerate(PEOPLE)}
 #: ❌ takes the top row; a draw on a full board.
 X_WINS = [0, 3, 1, 4, 2]
 DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
-LINE = re.compile(r"^(\d+)\. (\w+) — (\S+) pts?, SB (\S+)$")
+#: A line of the standings: its place (the first of a shared one, 2 of "2–3"), name, points
+#: and tie-break.
+LINE = re.compile(r"^(\d+)(?:–\d+)?\. (\w+) — (\S+) pts?, SB (\S+)$")
 
 
 class Bots:
