@@ -22,7 +22,7 @@ from bot.games.play.clock_rules import clock_key
 from bot.games.tournaments.rules import TournamentStatus, TournamentView, winners
 from bot.locales.texts import Texts, isolate, texts_for
 from bot.telegram.flood_gate import Pace, pace_args
-from bot.views.standings import table_lines
+from bot.views.standings import bye_lines, table_lines
 from bot.wire.callback_data import (
     TOURNAMENT_CANCEL,
     TOURNAMENT_JOIN,
@@ -59,6 +59,7 @@ def render_tournament(view: TournamentView, tr: Texts) -> TournamentMessage:
         lines.append(
             tr.TOURNAMENT_ROUND.format(round=view.round, rounds=view.rounds, left=view.games_left)
         )
+        lines += bye_lines(view, tr)
     lines += table_lines(view, tr)
     lines += ["", tr.TOURNAMENT_TIEBREAK]
     if view.status is TournamentStatus.FINISHED:

@@ -308,6 +308,7 @@ class _Others:
     TOP_EMPTY: str
     TOP_HEADER: str
     TOP_LINE: str
+    TOURNAMENT_BYE: str
     TOURNAMENT_CANCEL: str
     TOURNAMENT_CANCELLED: str
     TOURNAMENT_END: str

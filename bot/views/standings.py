@@ -1,6 +1,7 @@
 """A tournament's standings in words (pure): a line a player, their points and tie-break in
 one club's format (whole numbers and quarters: 2½, 1¾, ½), the points with their unit in the
-language's own words and number ("1 pt", "2½ pts")."""
+language's own words and number ("1 pt", "2½ pts"), a shared place as shared ("2–3"); and who
+has the round's bye."""
 
 from __future__ import annotations
 
@@ -29,6 +30,15 @@ def points_text(points: float, tr: Texts) -> str:
     if float(points).is_integer():
         return tr.count("COUNT_POINTS", int(points))
     return tr.POINTS_FRACTION.format(count=club_number(points))
+
+
+def bye_lines(view: TournamentView, tr: Texts) -> list[str]:
+    """Who has the round's bye, by name (the table counts its point)."""
+    return [
+        tr.TOURNAMENT_BYE.format(name=isolate(view.name_of(pairing.x), tr))
+        for pairing in view.current
+        if pairing.is_bye
+    ]
 
 
 def place_text(first: int, last: int) -> str:

@@ -19,6 +19,7 @@ from bot.games.tournaments.rules import (
     TournamentStatus,
     TournamentView,
 )
+from bot.locales import en
 from bot.locales.texts import texts_for
 from bot.views.standings import club_number
 
@@ -115,6 +116,15 @@ def test_players_level_on_points_and_tie_break_share_their_place() -> None:
         "Eve": "5",
     }
     assert list(shown) == ["Ann", "Ben", "Cat", "Dan", "Eve"]  # listed by seed within
+
+
+def test_the_rounds_bye_is_named_under_the_round() -> None:
+    lines = render_tournament(tournament(), en).text.splitlines()
+    at = lines.index("Round 3 of 5 · games left: 0")
+    assert lines[at + 1] == en.TOURNAMENT_BYE.format(name="Ben") == "Bye this round: Ben"
+    # Only the round being played: once over, the table has no round.
+    over = tournament(status=TournamentStatus.FINISHED)
+    assert not any(line.startswith("Bye") for line in render_tournament(over, en).text.splitlines())
 
 
 def read_club_number(text: str) -> Fraction:

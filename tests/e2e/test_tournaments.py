@@ -127,6 +127,10 @@ async def last_move(game_id: int, x: dict[str, Any], cell: int, games: Games) ->
     assert moved.played and moved.game is not None and moved.game.is_finished
 
 
+def players_on(game: GameView) -> set[int]:
+    return {p for p in (game.x_player_id, game.o_player_id) if p is not None}
+
+
 def points_of(text: str) -> float:
     """3½ → 3.5, 1¾ → 1.75, ½ → 0.5: points and tie-breaks as the standings write them."""
     whole = text.rstrip("¼½¾")
@@ -192,7 +196,12 @@ async def test_five_members_play_a_round_robin_to_the_end_through_a_restart(
             return len(into) == 2
 
         await telegram.wait_until(posted, timeout=pace, what=f"round {number}'s boards")
-        assert f"Round {number} of 5 · games left: 2" in current(telegram, message).text
+        shown = current(telegram, message).text.splitlines()
+        assert f"Round {number} of 5 · games left: 2" in shown
+        # The one on no board has the round's bye, and the message says who.
+        seated = {p for board in boards for p in players_on(await bots.game(board))}
+        (resting,) = set(count) - seated
+        assert en.TOURNAMENT_BYE.format(name=BY_ID[resting]["first_name"]) in shown
         playing = set()
         for i, board in enumerate(boards):
             game = await bots.game(board)
