@@ -120,9 +120,11 @@ def game_result(
     status: GameStatus | None, result: Result | None, reason: EndReason | None
 ) -> PairResult | None:
     """What a pairing's game gave it once over (None: still being played). Won or drawn as
-    it ended; aborted because ❌ never made a first move: ❌'s loss, a forfeit (the game
-    counts nowhere else, but the round needs its result); closed without a result otherwise
-    (the bot left the group) or gone (/forget): a draw."""
+    it ended; aborted because ❌ never made a first move: ❌'s loss, a forfeit, as a club
+    scores a player who is not at the board by the default time (the FIDE Laws' 6.7): the
+    round needs a result, and a game void for the one who did not turn up would reward the
+    absence. Unrated all the same, and its board says so (`TOURNAMENT_GAME_ABORTED`). Closed
+    without a result otherwise (the bot left the group) or gone (/forget): a draw."""
     if status in (GameStatus.OPEN, GameStatus.ACTIVE):
         return None
     if status is GameStatus.FINISHED and result in (Result.X, Result.O):
