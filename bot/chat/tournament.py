@@ -3,8 +3,10 @@ Cancel), then the standings edited in place as rounds go (points, Sonneborn–Be
 left), then the winner; its header says the board, the format and its games' time control
 (the clocks themselves run on the boards: the message is edited on events only, never as a
 clock ticks, a group's pace being 20 messages a minute). Rendering is a pure function of the
-tournament; posting and editing go at the background's pace (people's moves first) and
-survive a message that is gone."""
+tournament (the table's lines are `bot.views.standings`). What follows a tap, a result or a
+new round goes at a person's pace, as the moves do (people are waiting for it); a lapsed
+sign-up and the redraw after a restart at the background's. Editing survives a message that
+is gone."""
 
 from __future__ import annotations
 

@@ -62,7 +62,12 @@ class TournamentRounds:
         for tournament_id in await self._tournaments.running():
             outcome = await self._tournaments.advance(tournament_id)
             if outcome is not None:
-                await show_tournament(self._bot, self._presenter, outcome.tournament, outcome.games)
+                # A result, or the next round: the players wait for it, as for their moves.
+                # At the background's pace it waited until the group had four tokens (its own
+                # and the three kept for people): 12 s where the games had spent them.
+                await show_tournament(
+                    self._bot, self._presenter, outcome.tournament, outcome.games, pace=Pace.PERSON
+                )
             elif not self._redrawn:
                 view = await self._tournaments.get(tournament_id)
                 await show_tournament(self._bot, self._presenter, view, pace=Pace.BACKGROUND)
