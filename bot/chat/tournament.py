@@ -3,8 +3,10 @@ Cancel), then the standings edited in place as rounds go (points, Sonneborn–Be
 left), then the winner; its header says the board, the format and its games' time control
 (the clocks themselves run on the boards: the message is edited on events only, never as a
 clock ticks, a group's pace being 20 messages a minute). Rendering is a pure function of the
-tournament; posting and editing go at the background's pace (people's moves first) and
-survive a message that is gone."""
+tournament (the table's lines are `bot.views.standings`). What follows a tap, a result or a
+new round goes at a person's pace, as the moves do (people are waiting for it); a lapsed
+sign-up and the redraw after a restart at the background's. Editing survives a message that
+is gone."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from bot.games.play.clock_rules import clock_key
 from bot.games.tournaments.rules import TournamentStatus, TournamentView, winners
 from bot.locales.texts import Texts, isolate, texts_for
 from bot.telegram.flood_gate import Pace, pace_args
+from bot.views.standings import bye_lines, table_lines
 from bot.wire.callback_data import (
     TOURNAMENT_CANCEL,
     TOURNAMENT_JOIN,
@@ -38,16 +41,6 @@ log = logging.getLogger(__name__)
 class TournamentMessage:
     text: str
     keyboard: InlineKeyboardMarkup | None
-
-
-def points_text(points: float) -> str:
-    """2½, ½, 3, 0 (and a tie-break's quarters as decimals: 2.25)."""
-    if (points * 2) % 1:
-        return f"{points:g}"
-    whole, half = int(points), points - int(points) >= 0.5
-    if not half:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
 
 
 def render_tournament(view: TournamentView, tr: Texts) -> TournamentMessage:
@@ -68,7 +61,8 @@ def render_tournament(view: TournamentView, tr: Texts) -> TournamentMessage:
         lines.append(
             tr.TOURNAMENT_ROUND.format(round=view.round, rounds=view.rounds, left=view.games_left)
         )
-    lines += _table(view, tr)
+        lines += bye_lines(view, tr)
+    lines += table_lines(view, tr)
     lines += ["", tr.TOURNAMENT_TIEBREAK]
     if view.status is TournamentStatus.FINISHED:
         top = [isolate(view.name_of(p), tr) for p in winners(view.seeds, list(view.pairings))]
@@ -77,22 +71,6 @@ def render_tournament(view: TournamentView, tr: Texts) -> TournamentMessage:
         lines += ["", tr.TOURNAMENT_WINNER.format(names=", ".join(top))]
         return TournamentMessage("\n".join(lines), None)
     return TournamentMessage("\n".join(lines), _keyboard(view, tr))
-
-
-def _table(view: TournamentView, tr: Texts) -> list[str]:
-    withdrawn = view.withdrawn
-    lines = []
-    for place, standing in enumerate(view.table, start=1):
-        line = tr.TOURNAMENT_LINE.format(
-            place=place,
-            name=isolate(view.name_of(standing.player), tr),
-            points=points_text(standing.points),
-            tiebreak=points_text(standing.tiebreak)
-            if standing.tiebreak * 4 % 2 == 0
-            else f"{standing.tiebreak:g}",
-        )
-        lines.append(line + (" " + tr.TOURNAMENT_WITHDRAWN if standing.player in withdrawn else ""))
-    return lines
 
 
 def _keyboard(view: TournamentView, tr: Texts) -> InlineKeyboardMarkup:

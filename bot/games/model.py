@@ -95,7 +95,7 @@ class EndReason(StrEnum):
     CANCELLED = "cancelled"
     DECLINED = "declined"
     EXPIRED = "expired"  # lapsed: a challenge nobody joined in time
-    ABORTED = "aborted"  # ❌ made no first move within their clock: counts nowhere
+    ABORTED = "aborted"  # ❌ made no first move in time: unrated (in a tournament, a forfeit)
 
 
 #: Endings where one player gave the game up (the others win): worded as a resignation.

@@ -17,7 +17,9 @@ from __future__ import annotations
 from typing import Literal
 
 #: The messages with plural forms (`tr.count("COUNT_GAMES", 5)`).
-PluralName = Literal["COUNT_GAMES", "COUNT_MOVES", "FORGET_ANONYMIZED", "QUEUE_TIMED_OUT"]
+PluralName = Literal[
+    "COUNT_GAMES", "COUNT_MOVES", "COUNT_POINTS", "FORGET_ANONYMIZED", "QUEUE_TIMED_OUT"
+]
 
 
 class _Symbols:
@@ -248,6 +250,7 @@ class _Others:
     OUTCOME_O_WINS: str
     OUTCOME_X_WINS: str
     PLAY_USAGE: str
+    POINTS_FRACTION: str
     POOL_VS_AI: str
     QUEUE_AI_OFFER: str
     QUEUE_CANCELLED: str
@@ -308,6 +311,7 @@ class _Others:
     TOP_EMPTY: str
     TOP_HEADER: str
     TOP_LINE: str
+    TOURNAMENT_BYE: str
     TOURNAMENT_CANCEL: str
     TOURNAMENT_CANCELLED: str
     TOURNAMENT_END: str

@@ -63,7 +63,8 @@ def _unplayed(game: GameView) -> Ending | None:
         return Ending("CHALLENGE_DECLINED")  # `{invited}`: who was invited
     if game.status == GameStatus.ABANDONED:
         if game.end_reason == EndReason.ABORTED:
-            # Counts nowhere, but a tournament's round scores it: ❌'s forfeit.
+            # Unrated; but a tournament's round scores it as ❌'s forfeit loss, and its board
+            # says so, naming the player (`tournament_rules.game_result`).
             in_tournament = game.tournament_id is not None
             return Ending("TOURNAMENT_GAME_ABORTED" if in_tournament else "GAME_ABORTED", X)
         return Ending(_CLOSED.get(game.end_reason, "GAME_CLOSED"))

@@ -31,7 +31,7 @@ TEMPLATE_CATALOG = read_catalog(TEMPLATE)
 SOURCES = [m for m in TEMPLATE_CATALOG if m.id]
 #: Messages that may read the same in a language as in English (symbols and numbers only).
 NEUTRAL = {"MENU_PLAY_X", "MENU_PLAY_O", "MENU_SIZE", "MENU_SIZE_CHOSEN", "NOBODY_YET"}
-NEUTRAL |= {"STATS_LINE", "TOP_LINE", "LADDER_LINE", "POOL_NAMES.classic"}
+NEUTRAL |= {"STATS_LINE", "TOP_LINE", "LADDER_LINE", "TOURNAMENT_LINE", "POOL_NAMES.classic"}
 NEUTRAL |= {"BUTTON_REPLAY_FIRST", "BUTTON_REPLAY_BACK", "BUTTON_REPLAY_NEXT", "BUTTON_REPLAY_LAST"}
 
 

@@ -120,8 +120,8 @@ async def test_the_clock_ends_an_absent_players_games_and_the_rounds_go_on(
     count[o["first_name"]] += 1.0
     assert await turn_clock(quick).redraw_clocks(utcnow() + timedelta(seconds=1)) == 0
     assert current(telegram, board).edit_count == drawn
-    # Its board says the tournament counts it as ⭕'s win, not that it counts nowhere.
-    aborted = en.TOURNAMENT_GAME_ABORTED.format(mark="❌")
+    # Its board says ❌'s player forfeits it in the tournament, by name.
+    aborted = en.TOURNAMENT_GAME_ABORTED.format(name=x["first_name"])
     await until(lambda: aborted in current(telegram, board).text)
     board = await next_board(telegram, seen)  # the round completed: round 3
     assert current(telegram, message).edit_count == edits + 1

@@ -41,7 +41,9 @@ SEED = {person["id"]: seed for seed, person in enumerate(PEOPLE)}
 #: ❌ takes the top row; a draw on a full board.
 X_WINS = [0, 3, 1, 4, 2]
 DRAW = [0, 4, 8, 2, 6, 3, 5, 7, 1]
-LINE = re.compile(r"^(\d+)\. (\w+) — (\S+) pts, SB (\S+)$")
+#: A line of the standings: its place (the first of a shared one, 2 of "2–3"), name, points
+#: and tie-break.
+LINE = re.compile(r"^(\d+)(?:–\d+)?\. (\w+) — (\S+) pts?, SB (\S+)$")
 
 
 class Bots:
@@ -125,9 +127,14 @@ async def last_move(game_id: int, x: dict[str, Any], cell: int, games: Games) ->
     assert moved.played and moved.game is not None and moved.game.is_finished
 
 
+def players_on(game: GameView) -> set[int]:
+    return {p for p in (game.x_player_id, game.o_player_id) if p is not None}
+
+
 def points_of(text: str) -> float:
-    """3½ → 3.5 (the tie-break's quarters are decimals)."""
-    return float(text.replace("½", ".5")) if text != "½" else 0.5
+    """3½ → 3.5, 1¾ → 1.75, ½ → 0.5: points and tie-breaks as the standings write them."""
+    whole = text.rstrip("¼½¾")
+    return int(whole or 0) + {"": 0.0, "¼": 0.25, "½": 0.5, "¾": 0.75}[text[len(whole) :]]
 
 
 def standings(message: StoredMessage) -> dict[str, tuple[int, float, float]]:
@@ -189,7 +196,12 @@ async def test_five_members_play_a_round_robin_to_the_end_through_a_restart(
             return len(into) == 2
 
         await telegram.wait_until(posted, timeout=pace, what=f"round {number}'s boards")
-        assert f"Round {number} of 5 · games left: 2" in current(telegram, message).text
+        shown = current(telegram, message).text.splitlines()
+        assert f"Round {number} of 5 · games left: 2" in shown
+        # The one on no board has the round's bye, and the message says who.
+        seated = {p for board in boards for p in players_on(await bots.game(board))}
+        (resting,) = set(count) - seated
+        assert en.TOURNAMENT_BYE.format(name=BY_ID[resting]["first_name"]) in shown
         playing = set()
         for i, board in enumerate(boards):
             game = await bots.game(board)

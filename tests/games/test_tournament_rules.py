@@ -19,6 +19,7 @@ from bot.games.tournaments.rules import (
     circle,
     game_result,
     pair_round,
+    places,
     points,
     rounds_for,
     standings,
@@ -107,6 +108,30 @@ def test_standings_points_sum_to_the_pairings_decided(
     assert sum(s.played for s in table) == sum(1 if p.is_bye else 2 for p in history)
     assert [s.points for s in table] == sorted((s.points for s in table), reverse=True)
     assert winners(seeds, history)[0] == table[0].player
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(3, 16), data=st.data(), withdraw=st.booleans())
+def test_players_level_on_points_and_tie_break_share_a_place_and_nobody_else_does(
+    players: int, data: st.DataObject, withdraw: bool
+) -> None:
+    fmt = choose_format(players)
+    history = play_out(fmt, players, data, withdraw=withdraw)
+    seeds = list(range(101, 101 + players))
+    table = standings(seeds, history)
+    shown = places(table)
+    assert len(shown) == len(table)
+    for (first, last), standing in zip(shown, table, strict=True):
+        level = (standing.points, standing.tiebreak)
+        ahead = sum(1 for s in table if (s.points, s.tiebreak) > level)
+        level_with = sum(1 for s in table if (s.points, s.tiebreak) == level)
+        # A place spans those level with you, after those ahead of you.
+        assert (first, last) == (ahead + 1, ahead + level_with)
+    # The places shared are exactly those of players level with each other.
+    for (a, sa), (b, sb) in itertools.combinations(zip(shown, table, strict=True), 2):
+        assert (a == b) == ((sa.points, sa.tiebreak) == (sb.points, sb.tiebreak))
+    top = [s.player for s, (first, _) in zip(table, shown, strict=True) if first == 1]
+    assert winners(seeds, history) == top
 
 
 def test_formats_and_rounds_by_the_number_of_players() -> None:

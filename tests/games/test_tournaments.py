@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from datetime import timedelta
 
+from bot.chat.tournament import render_tournament
 from bot.games.db.engine import create_engine, create_session_factory
 from bot.games.db.models import Rating, utcnow
-from bot.games.model import BoardRef, EndReason, GameStatus, PlayerInfo, Result
+from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo, Result
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock, TurnEvent
-from bot.games.tournaments.rules import Format, PairResult, TournamentStatus
+from bot.games.tournaments.rules import Format, PairResult, TournamentStatus, TournamentView
 from bot.games.tournaments.use_cases import SIGNUP_LAPSE, Refusal
 from bot.games.use_cases import Games, open_games
 from bot.locales import en
-from bot.views.render import render_game
+from bot.views.render import ending_text, render_game
+from core.board import O, X
 
 ANN, BEN, CAT, DAN = (
     PlayerInfo(3001 + i, n, "en") for i, n in enumerate(("Ann", "Ben", "Cat", "Dan"))
@@ -287,31 +290,56 @@ async def test_a_player_who_stops_moving_loses_on_time_and_the_round_goes_on(
     assert after.tournament.round == 2 and len(after.games) == 1
 
 
-async def test_an_absent_x_forfeits_the_aborted_game_and_the_round_completes(
-    games: Games,
-) -> None:
+async def aborted_round_one(games: Games) -> tuple[GameView, GameView, TournamentView]:
+    """A three-player tournament on a minute's clock whose first game's ❌ never moves: the
+    game as aborted, as stored, and the tournament once advanced after it."""
     tid = await signed_up(games, BEN, CAT, clock=Clock(60.0, 0.0))
     started = await games.tournaments.start(tid, GROUP, ANN)
     (game,) = started.games
     assert game.turn_started_at is not None
     late = game.turn_started_at + timedelta(seconds=61)
     aborted = await games.timeouts.enforce(game.id, late, FRIENDS)
-    # The game itself is aborted as any game whose ❌ never began (it is not rated)...
     assert aborted is not None and aborted[0] is TurnEvent.ABORTED
-    assert aborted[1].status is GameStatus.ABANDONED and not aborted[1].is_rated
-    # ...and its board says what the tournament makes of it, never "it counts nowhere", as
-    # does the board drawn again from the stored game.
     stored = await games.store.get_game(game.id)
-    assert stored is not None and stored.tournament_id == aborted[1].tournament_id == tid
-    for view in (aborted[1], stored):
-        text = render_game(view).text
-        assert en.TOURNAMENT_GAME_ABORTED.format(mark="❌") in text
-        assert en.GAME_ABORTED.format(mark="❌") not in text
-    # ...but the tournament scores it: ❌'s loss, and round 2 is paired.
     after = await games.tournaments.advance(tid)
-    assert after is not None and after.tournament is not None
-    (pairing,) = [p for p in after.tournament.pairings if p.game_id == game.id]
+    assert stored is not None and after is not None and after.tournament is not None
+    return aborted[1], stored, after.tournament
+
+
+async def test_an_absent_x_forfeits_the_aborted_game_and_the_round_completes(
+    games: Games,
+) -> None:
+    aborted, stored, tournament = await aborted_round_one(games)
+    # The game itself is aborted as any game whose ❌ never began (it is not rated)...
+    assert aborted.status is GameStatus.ABANDONED and not aborted.is_rated
+    assert stored.tournament_id == aborted.tournament_id == tournament.id
+    # ...but the tournament scores it: ❌'s loss, and round 2 is paired.
+    (pairing,) = [p for p in tournament.pairings if p.game_id == aborted.id]
     assert pairing.result is PairResult.O
-    assert pairing.score_of(game.x_player_id or 0) == 0.0
-    assert pairing.score_of(game.o_player_id or 0) == 1.0
-    assert after.tournament.round == 2 and len(after.games) == 1
+    assert pairing.score_of(aborted.x_player_id or 0) == 0.0
+    assert pairing.score_of(aborted.o_player_id or 0) == 1.0
+    assert tournament.round == 2 and len(tournament.current) == 2  # a game and a bye
+
+
+async def test_a_forfeit_names_the_player_who_never_moved_not_a_mark(games: Games) -> None:
+    aborted, stored, _ = await aborted_round_one(games)
+    absent = aborted.name_of(X)
+    for view in (aborted, stored):  # as drawn at once, and drawn again from the database
+        said = ending_text(view, en)
+        assert absent in said and "❌" not in said and "⭕" not in said, said
+        assert said == en.TOURNAMENT_GAME_ABORTED.format(name=absent)
+
+
+async def test_an_aborted_games_board_and_the_standings_say_the_same(games: Games) -> None:
+    aborted, stored, tournament = await aborted_round_one(games)
+    absent, present = aborted.name_of(X), aborted.name_of(O)
+    # The board: a forfeit, lost in the tournament by the one who never moved; not that the
+    # game counts nowhere (it is unrated: that is all "nowhere" ever meant).
+    board = render_game(stored).text
+    said = ending_text(stored, en)
+    assert said in board and absent in said and "counts nowhere" not in board, said
+    assert said == en.TOURNAMENT_GAME_ABORTED.format(name=absent)
+    # The standings after round 1: the same game a loss for them, a win for their opponent.
+    round_one = tuple(p for p in tournament.pairings if p.round == 1)
+    table = render_tournament(replace(tournament, round=1, pairings=round_one), en).text
+    assert f"{absent} — 0 pts" in table and f"{present} — 1 pt" in table

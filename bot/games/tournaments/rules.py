@@ -21,6 +21,8 @@ because most tournaments in a group are round robins, and in a round robin every
 everyone: Buchholz is then the same total for everybody less their own points, so it only
 ever ranks the player it ties the wrong way round. Sonneborn–Berger asks *whom* you scored
 against, which separates players in both formats alike; one tie-break for both.
+Players level on points and tie-break share a place ("2–3"), as a club prints them: the
+order they are listed in (by seed) ranks nobody; the title, if it is the first, is shared.
 
 Sides (❌ moves first): in a round robin the circle's own (the top row plays ❌, the first
 seed every other round), so everyone's ❌ and ⭕ differ by one at most; in a Swiss ❌ goes to
@@ -34,6 +36,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import groupby
 
 from bot.games.model import EndReason, GameStatus, Result
 from bot.games.play.clock_rules import Clock
@@ -117,9 +120,11 @@ def game_result(
     status: GameStatus | None, result: Result | None, reason: EndReason | None
 ) -> PairResult | None:
     """What a pairing's game gave it once over (None: still being played). Won or drawn as
-    it ended; aborted because ❌ never made a first move: ❌'s loss, a forfeit (the game
-    counts nowhere else, but the round needs its result); closed without a result otherwise
-    (the bot left the group) or gone (/forget): a draw."""
+    it ended; aborted because ❌ never made a first move: ❌'s loss, a forfeit, as a club
+    scores a player who is not at the board by the default time (the FIDE Laws' 6.7): the
+    round needs a result, and a game void for the one who did not turn up would reward the
+    absence. Unrated all the same, and its board says so (`TOURNAMENT_GAME_ABORTED`). Closed
+    without a result otherwise (the bot left the group) or gone (/forget): a draw."""
     if status in (GameStatus.OPEN, GameStatus.ACTIVE):
         return None
     if status is GameStatus.FINISHED and result in (Result.X, Result.O):
@@ -292,6 +297,23 @@ def standings(seeds: Sequence[int], history: Sequence[Pairing]) -> list[Standing
     return sorted(table, key=lambda s: (-s.points, -s.tiebreak, seeds.index(s.player)))
 
 
+def places(table: Sequence[Standing]) -> list[tuple[int, int]]:
+    """Each line's place in `table` (ordered as `standings` orders it), as its first and
+    last: players level on points and tie-break share the places they span, (2, 3) for
+    both, as a club prints a shared place ("2–3"); their order within it (by seed) is only
+    the order they are listed in."""
+    shared: list[tuple[int, int]] = []
+    for _, level in groupby(table, key=_level):
+        first, count = len(shared) + 1, len(list(level))
+        shared += [(first, first + count - 1)] * count
+    return shared
+
+
+def _level(standing: Standing) -> tuple[float, float]:
+    """What the table ranks by, but for the seed: two with the same share a place."""
+    return standing.points, standing.tiebreak
+
+
 def ranked(seeds: Sequence[int], history: Sequence[Pairing]) -> list[int]:
     """The players in the order of the table."""
     return [standing.player for standing in standings(seeds, history)]
@@ -300,10 +322,7 @@ def ranked(seeds: Sequence[int], history: Sequence[Pairing]) -> list[int]:
 def winners(seeds: Sequence[int], history: Sequence[Pairing]) -> list[int]:
     """Who tops the table (more than one if points and tie-break are equal)."""
     table = standings(seeds, history)
-    if not table:
-        return []
-    top = table[0]
-    return [s.player for s in table if (s.points, s.tiebreak) == (top.points, top.tiebreak)]
+    return [s.player for s, (first, _) in zip(table, places(table), strict=True) if first == 1]
 
 
 @dataclass(frozen=True)
