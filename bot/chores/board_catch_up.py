@@ -8,8 +8,10 @@ needless redraw, never a frozen board). A background round (`every` seconds, on 
 instance) reads the games whose board is behind and that no other live process draws, and
 draws those that stayed behind at the same version for `grace` seconds and that the presenter
 is not drawing already: the edit a crash lost, an edit Telegram refused for a while (5xx past
-every retry), or the board of a game whose posting never went out (`post_grace`: a `/start`
-waiting for a busy group's pace, or a pairing posting ⭕'s board, must not get a second one).
+every retry), the board of a game whose posting never went out (`post_grace`: a `/start`
+waiting for a busy group's pace, or a pairing posting ⭕'s board, must not get a second one),
+or one whose posting got no answer, once its game moved on (its player would otherwise watch
+a board that never changes).
 A tap on a board that is behind redraws it too (`needs_redraw`).
 
 Drawing here is background work (`Pace.BACKGROUND`): people's boards go first.
@@ -147,11 +149,12 @@ class BoardCatchUp:
             unposted = (game.message_id is None and game.inline_message_id is None) or (
                 game.second_chat_id is not None and game.second_message_id is None
             )
-            if unposted and (game.shown_version > 0 or now - first_seen < self._post_grace):
-                # Shown once: its posting went out (with no answer), and is never posted
-                # again; a tap on it says which message it is. Else the posting may still be
-                # on its way.
+            if unposted and game.shown_version == 0 and now - first_seen < self._post_grace:
+                # Never shown: its posting may still be waiting for its chat's pace.
                 continue
+            # A posting that went out with no answer (shown once) is posted again, once the
+            # game moved on: a board its player sees that never changes is worse than a second
+            # board (a tap on the first says which message it is: `attach_tapped`).
             drawn += await self._draw(game)
         return drawn
 

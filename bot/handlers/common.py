@@ -4,6 +4,7 @@ showing a game after a use-case changed it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 from collections.abc import Awaitable
@@ -19,7 +20,7 @@ from telegram import (
     Update,
     User,
 )
-from telegram.error import BadRequest
+from telegram.error import BadRequest, TelegramError
 
 from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
@@ -186,6 +187,23 @@ async def attach_tapped(
     return game
 
 
+def is_copy(game: GameView, tapped: Message) -> bool:
+    """Whether the tapped message is a second board of the game in its chat: a posting that
+    got no answer, posted again (`bot.chores.board_catch_up`)."""
+    chat, message_id = tapped.chat.id, tapped.message_id
+    if chat == game.chat_id and game.message_id not in (None, message_id):
+        return True
+    return chat == game.second_chat_id and game.second_message_id not in (None, message_id)
+
+
+async def settle_copy(query: CallbackQuery, game: GameView, tr: Texts) -> None:
+    """A tap on a copy of a board posted again: the copy says where the game goes on, and
+    offers nothing more (the tap itself acts on the game, as any tap on its chat's board)."""
+    if isinstance(query.message, Message) and is_copy(game, query.message):
+        with contextlib.suppress(TelegramError):
+            await query.edit_message_text(tr.BOARD_POSTED_AGAIN)
+
+
 async def answer_and_show(
     query: CallbackQuery,
     context: BotContext,
@@ -202,6 +220,8 @@ async def answer_and_show(
         game = await attach_tapped(context, game, query.message)
     if not result.played or game is None:
         await answer(query, popup(tr, result.status, game))
+        if game is not None:
+            await settle_copy(query, game, tr)
         if game is not None and game is not result.game:
             # A board unknown till now (refused: out of turn, or behind the game): drawn.
             await context.presenter.show(game, ai=False, again=True)
@@ -219,3 +239,4 @@ async def answer_and_show(
         await context.presenter.show(game, block=block)
     finally:
         await answering
+    await settle_copy(query, game, tr)

@@ -170,6 +170,7 @@ class _Others:
     BAD_SIZE: str
     BAD_TOURNAMENT: str
     BAD_ULTIMATE_SIZE: str
+    BOARD_POSTED_AGAIN: str
     BOARD_SIZE: str
     CARD_ASSISTED: str
     CARD_CAPTION: str

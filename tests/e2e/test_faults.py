@@ -16,6 +16,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError, RetryAfter
 
 from bot import app
+from bot.locales import en
 from bot.telegram.request import RetryingRequest
 from core.notation import format_cells
 from tests.support.bot_runner import BotRunner, quiesce
@@ -347,12 +348,13 @@ def boards_in(tg: FakeTelegram, user: dict[str, Any]) -> list[StoredMessage]:
 
 
 @pytest.mark.parametrize("lost", ["x", "o"], ids=["❌'s board", "⭕'s board"])
-async def test_a_stranger_board_whose_answer_is_lost_is_posted_once_and_plays_on(
+async def test_a_stranger_board_whose_answer_is_lost_reaches_its_player(
     telegram: FakeTelegram, database_url: str, monkeypatch: pytest.MonkeyPatch, lost: str
 ) -> None:
-    # The soak's orphan: a board of a game between strangers posted with no answer was posted
-    # again (by the pairing's redraw, or by the board catch-up once ❌ had moved), and the
-    # first one stayed in the chat, playable, named by no game.
+    # ❌'s board in doubt: ❌ taps it, which says which message it is, and plays on it. ⭕'s
+    # board in doubt while ❌ moves (issue 50): it said "Ann's turn" for good, so ⭕ had no
+    # reason to tap, and lost on time. It is posted again once the game moves on; the first
+    # copy, tapped, says where the game goes on, and the tap plays.
     short = functools.partial(app.RetryingRequest, read_timeout=0.5)
     monkeypatch.setattr(app, "RetryingRequest", short)
     runner = BotRunner(
@@ -368,13 +370,24 @@ async def test_a_stranger_board_whose_answer_is_lost_is_posted_once_and_plays_on
         await telegram.wait_until(lambda: len(boards_in(telegram, BEN)) == 1, what="⭕'s board")
         (x_board,) = boards_in(telegram, ANN)
         assert not (await tap_cell(telegram, ANN, x_board, 4)).get("text")
-        # The board catch-up's rounds go by, well past its grace for a board never posted.
+        # The board catch-up's rounds go by, past its grace for a board behind.
         await asyncio.sleep(2.0)
         await settle_all(telegram)
-        assert [len(boards_in(telegram, who)) for who in (ANN, BEN)] == [1, 1]
         assert len(telegram.lost_answers) == 1
+        if lost == "x":
+            assert [len(boards_in(telegram, who)) for who in (ANN, BEN)] == [1, 1]
+            (o_board,) = boards_in(telegram, BEN)
+        else:
+            copy, o_board = boards_in(telegram, BEN)
+            assert board_cells(telegram, copy) == "_" * 9
+            assert board_cells(telegram, current(telegram, o_board)) == "____X____"
+            # ⭕ taps the first copy: it is behind, and says where the game goes on.
+            stale = await tap_cell(telegram, BEN, copy, 0)
+            assert stale.get("text") == en.POPUP_STALE
+            await settle_all(telegram)
+            settled = current(telegram, copy)
+            assert settled.text == en.BOARD_POSTED_AGAIN and settled.reply_markup is None
         # ⭕ taps the board they have: it is the game's, and the game plays on both boards.
-        (o_board,) = boards_in(telegram, BEN)
         await tap_cell(telegram, BEN, current(telegram, o_board), 0)
         await settle_all(telegram)
         o_board = current(telegram, o_board)
@@ -389,7 +402,7 @@ async def test_a_stranger_board_whose_answer_is_lost_is_posted_once_and_plays_on
         await settle_all(telegram)
         x_board, o_board = current(telegram, x_board), current(telegram, o_board)
         assert board_cells(telegram, x_board) == board_cells(telegram, o_board) == "OXX_X___O"
-        assert [len(boards_in(telegram, who)) for who in (ANN, BEN)] == [1, 1]
+        assert len(boards_in(telegram, ANN)) == 1
     finally:
         await runner.stop()
 
