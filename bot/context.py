@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from telegram import CallbackQuery
 from telegram.ext import Application, CallbackContext, ContextTypes, ExtBot, JobQueue
 
 from bot.resources import Resources
@@ -30,6 +31,8 @@ class BotContext(CallbackContext[ExtBot[Pace], dict[Any, Any], dict[Any, Any], R
     chosen_language: str | None = None
     #: A board tap's update, left for its use-case to claim in its own transaction.
     deferred_claim: UpdateClaim | None = None
+    #: The update's tap, if it is one: answered even when the update was handled already.
+    tap: CallbackQuery | None = None
 
     @property
     def running(self) -> Running:

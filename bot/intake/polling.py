@@ -119,6 +119,7 @@ class Polling:
         self._allowed_updates = list(allowed_updates)
         self._backoff, self._poll_timeout = backoff, poll_timeout
         self._keep_after, self._read_timeout = keep_after, read_timeout
+        self._first_batch = True
         self.outage = Outage("Telegram's getUpdates", outage_log_seconds)
         self._task: asyncio.Task[None] | None = None
 
@@ -183,8 +184,10 @@ class Polling:
                 continue
             received.append((update, json.dumps(data, separators=(",", ":"))))
         # Handled at once; those still being handled in a moment are stored (one INSERT), and
-        # only then acknowledged. (An error: nothing acknowledged, the batch comes again.)
-        await self._inbox.hand_over(received, self._keep_after)
+        # only then acknowledged. (An error: nothing acknowledged, the batch comes again.) The
+        # first batch since start holds what the last process left unacknowledged: recovered.
+        await self._inbox.hand_over(received, self._keep_after, recovered=self._first_batch)
+        self._first_batch = False
         # An update dropped as unreadable is acknowledged all the same: it would come again,
         # and be dropped again.
         numbered = [number for data in batch if (number := _update_id(data)) is not None]

@@ -31,6 +31,7 @@ from telegram.ext import Application
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.inbox import Inbox
+from bot.telegram.update_lanes import update_recovered
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +73,14 @@ class WebhookInbox:
         self._stored.add(update.update_id)
         self._handle_later(update)
 
-    async def hand_over(self, batch: list[tuple[Update, str]], keep_after: float) -> None:
+    async def hand_over(
+        self, batch: list[tuple[Update, str]], keep_after: float, *, recovered: bool = False
+    ) -> None:
         """Long polling: have a batch handled at once, and store those not handled within
         `keep_after` seconds (raises if the database cannot: then the batch must not be
         acknowledged). Almost every update is handled by then, and costs no row: the next
         getUpdates, which acknowledges the batch, waits that long at most."""
-        handling = [task for update, _ in batch if (task := self._handle_later(update))]
+        handling = [task for update, _ in batch if (task := self._handle_later(update, recovered))]
         if not handling:
             return
         _, slow = await asyncio.wait(handling, timeout=keep_after)
@@ -113,16 +116,19 @@ class WebhookInbox:
                 for *_, future in batch:
                     future.set_result(None)
 
-    def _handle_later(self, update: Update) -> asyncio.Task[None] | None:
+    def _handle_later(self, update: Update, recovered: bool = False) -> asyncio.Task[None] | None:
         if update.update_id in self._handling:
             return None  # delivered again while this instance handles it
         self._handling.add(update.update_id)
-        task = asyncio.create_task(self._handle(update), name=f"update {update.update_id}")
+        task = asyncio.create_task(
+            self._handle(update, recovered), name=f"update {update.update_id}"
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _handle(self, update: Update) -> None:
+    async def _handle(self, update: Update, recovered: bool) -> None:
+        update_recovered.set(recovered)  # this task's own context: for this update only
         try:
             await self._started.wait()
             application = self._application
@@ -185,5 +191,5 @@ class WebhookInbox:
         for update_id, body in again:
             self._stored.add(update_id)
             log.info("update %s was received but not handled (a crash?): handling it", update_id)
-            self._handle_later(Update.de_json(json.loads(body), self._application.bot))
+            self._handle_later(Update.de_json(json.loads(body), self._application.bot), True)
         return len(again)

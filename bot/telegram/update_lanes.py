@@ -56,6 +56,9 @@ TAP_PATIENCE = 8.0
 #: When (the event loop's clock) the update being handled reached its lane: a tap's handler
 #: answers within Telegram's deadline counted from then (`bot.handlers.taps`).
 update_arrived: ContextVar[float | None] = ContextVar("update_arrived", default=None)
+#: Whether the update being handled comes again after a restart (a crash left it in the inbox,
+#: or unacknowledged with Telegram): its first handling, if any, is over, answer or not.
+update_recovered: ContextVar[bool] = ContextVar("update_recovered", default=False)
 #: Seconds an update may wait for its turn (in its chat's lane, or for a shared slot) before
 #: the log says where it waits and why; at most one such line every STUCK_LOG_EVERY seconds.
 STUCK_SECONDS = 3.0

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.chat import cell_data
 from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import BotProcess, bot_env, bots_done
 
@@ -145,3 +146,39 @@ async def test_an_id_no_column_holds_is_dropped_with_one_line(
         assert "Traceback" not in log and " ERROR " not in log, bot.tail()
     finally:
         await bot.kill()
+
+
+async def test_a_tap_whose_move_was_stored_before_a_kill_is_answered_after_the_restart(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    # Issue 50: the move was committed, the process killed before its answer reached
+    # Telegram; after the restart the tap was found handled and skipped without an answer, so
+    # the player's button spun until Telegram gave up.
+    fake = telegram
+    env = bot_env(fake, database_url, BOARD_CATCH_UP_SECONDS="0.2")
+    first, second = BotProcess(tmp_path, env, "first"), BotProcess(tmp_path, env, "second")
+    try:
+        since = fake.mark()
+        await first.start()
+        await first.wait_ready(fake, since, WAIT)
+        fake.send_text(ALICE, "/start easy")
+        await fake.wait_until(lambda: replies_to(fake, ALICE["id"]) == 1, WAIT)
+        board = fake.last_bot_message(ALICE["id"])
+        fake.hold_next("answerCallbackQuery", 1)
+        query = fake.tap(ALICE, board, cell_data(fake, board, 4))
+        await fake.wait_until(lambda: fake.held == 1, WAIT)  # the move is stored by now
+        await first.kill()
+        fake.release_held()  # its client is gone: the answer never reaches Telegram
+        await fake.wait_until(lambda: fake.held == 0, WAIT)
+        assert query not in fake.callback_answers
+
+        since = fake.mark()
+        await second.start()
+        await second.wait_ready(fake, since, WAIT)
+        await fake.wait_until(lambda: query in fake.callback_answers, WAIT, what="the answer")
+        assert "already handled" in second.output
+        assert not fake.callback_answers[query].get("text")  # nothing to say: it played
+    finally:
+        fake.release_held()
+        await first.kill()
+        await second.kill()
