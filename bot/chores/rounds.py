@@ -1,6 +1,7 @@
 """A chore every instance runs in the background, a round every few seconds, the first at
 once (and the next at once when `wake` is called meanwhile): a round that fails (the database
-away) is logged, and the next one comes."""
+away) is logged as an outage (`Outage`: the first with its traceback, then a line a minute
+with a count, and a line once a round works again), and the next one comes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+
+from bot.chores.outage import Outage
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +20,7 @@ class Rounds:
         self._name, self._round, self._every = name, round_, every
         self._task: asyncio.Task[None] | None = None
         self._woken = asyncio.Event()
+        self.outage = Outage(name, traceback=True, tries="rounds", logger=log)
 
     def wake(self) -> None:
         """The next round now, not at its time."""
@@ -38,8 +42,10 @@ class Rounds:
             self._woken.clear()
             try:
                 await self._round()
-            except Exception:
+            except Exception as error:
                 # Nothing waits on a round: the next one tries again.
-                log.warning("%s: a round failed", self._name, exc_info=True)
+                self.outage.failed(error)
+            else:
+                self.outage.succeeded()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), self._every)

@@ -19,6 +19,7 @@ from telegram.constants import ParseMode
 from telegram.error import TelegramError
 
 from bot.chat.presenter import Presenter
+from bot.chores.outage import Outage
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.play.clock_rules import TurnEvent
@@ -53,6 +54,7 @@ class TurnClock:
         self._redraw = timedelta(seconds=redraw_seconds)
         self._redrawn_at: datetime | None = None
         self._task: asyncio.Task[None] | None = None
+        self._outage = Outage("turn clock", traceback=True, tries="sweeps", logger=log)
 
     def start(self) -> None:
         if self._task is None:
@@ -119,8 +121,10 @@ class TurnClock:
                 if self._redrawn_at is None or now - self._redrawn_at >= self._redraw:
                     self._redrawn_at = now
                     await self.redraw_clocks(now)
-            except Exception:
+            except Exception as error:
                 # One bad sweep (e.g. the database restarting, or a connection it dropped
-                # mid-sweep) must not stop the clock: a warning, as for every chore's failed
-                # round (bot.chores.rounds), and the next sweep comes at its time.
-                log.warning("turn clock sweep failed", exc_info=True)
+                # mid-sweep) must not stop the clock: said as every chore's failed rounds
+                # are (`Outage`), and the next sweep comes at its time.
+                self._outage.failed(error)
+            else:
+                self._outage.succeeded()

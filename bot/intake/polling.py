@@ -23,12 +23,12 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from telegram import Bot
 from telegram.error import TelegramError
 
+from bot.chores.outage import OUTAGE_LOG_SECONDS, Outage, one_line
 from bot.intake.incoming import NotAnUpdate, read_update
 from bot.intake.webhook_inbox import WebhookInbox
 from bot.telegram.json_calls import poll_updates
@@ -45,58 +45,6 @@ READ_TIMEOUT = 5.0
 KEEP_AFTER_SECONDS = 0.05
 #: The longest wait between failed polls, as a multiple of the first.
 MAX_BACKOFF_FACTOR = 16
-#: How often an outage is logged while it lasts (TELEGRAM_OUTAGE_LOG_SECONDS).
-OUTAGE_LOG_SECONDS = 60.0
-
-
-class Outage:
-    """Failed calls of one kind while Telegram is down: one WARNING when it begins and one
-    every `every` seconds while it lasts, each with how many failed; one INFO when a call
-    succeeds again."""
-
-    def __init__(
-        self,
-        what: str,
-        every: float = OUTAGE_LOG_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.what, self.every, self._clock = what, every, clock
-        self.failures = 0
-        self._began = 0.0
-        self._logged_at: float | None = None
-
-    def failed(self, error: Exception) -> None:
-        now = self._clock()
-        if not self.failures:
-            self._began = now
-        self.failures += 1
-        if self._logged_at is not None and now - self._logged_at < self.every:
-            return
-        self._logged_at = now
-        log.warning(
-            "%s fails: %d failed calls in %.0f s, the last: %s",
-            self.what,
-            self.failures,
-            now - self._began,
-            _one_line(error),
-        )
-
-    def succeeded(self) -> None:
-        if not self.failures:
-            return
-        log.info(
-            "%s answers again, after %d failed calls in %.0f s",
-            self.what,
-            self.failures,
-            self._clock() - self._began,
-        )
-        self.failures = 0
-        self._logged_at = None
-
-
-def _one_line(error: Exception) -> str:
-    text = " ".join(str(error).split())
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 class Polling:
@@ -120,7 +68,7 @@ class Polling:
         self._backoff, self._poll_timeout = backoff, poll_timeout
         self._keep_after, self._read_timeout = keep_after, read_timeout
         self._first_batch = True
-        self.outage = Outage("Telegram's getUpdates", outage_log_seconds)
+        self.outage = Outage("Telegram's getUpdates", outage_log_seconds, logger=log)
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
@@ -154,7 +102,7 @@ class Polling:
                 await asyncio.sleep(self._backoff * factor)
                 continue
             except Exception as error:  # the inbox's driver: the batch comes again
-                log.warning("could not store polled updates: %s", _one_line(error))
+                log.warning("could not store polled updates: %s", one_line(error))
                 await asyncio.sleep(self._backoff * MAX_BACKOFF_FACTOR)
                 continue
             failures = 0

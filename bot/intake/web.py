@@ -31,6 +31,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 from aiohttp.log import server_logger
 
+from bot.chores.outage import Tally
 from bot.context import BotApplication
 from bot.games.db.health import DatabaseState, probe
 from bot.intake.incoming import NotAnUpdate, OutOfRange, read_update
@@ -49,6 +50,8 @@ SHUTDOWN_TIMEOUT = 5.0
 
 APPLICATION = web.AppKey("application", BotApplication)
 WEBHOOK_SECRET = web.AppKey("webhook_secret", bytes)
+#: Requests refused for a wrong secret: anyone may send them, as many as they like.
+REFUSED = web.AppKey("refused", Tally)
 
 
 def build_web_app(
@@ -64,6 +67,8 @@ def build_web_app(
     web_app[APPLICATION] = application
     if secret is not None:
         web_app[WEBHOOK_SECRET] = secret.encode()
+        refused = "refused a webhook request without the right secret"
+        web_app[REFUSED] = Tally(refused, logger=log)
         web_app.router.add_post(webhook_path or "/", receive_update)
     web_app.router.add_get(HEALTH_PATH, healthz)
     if mini_app:
@@ -76,7 +81,7 @@ async def receive_update(request: web.Request) -> web.Response:
     given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "surrogateescape")
     # Constant time: a timing difference must not reveal how much of a guess was right.
     if not hmac.compare_digest(given, request.app[WEBHOOK_SECRET]):
-        log.info("refused a webhook request without the right secret from %s", request.remote)
+        request.app[REFUSED].heard(f"from {request.remote}")
         return web.Response(status=403, text="Forbidden")
     application = request.app[APPLICATION]
     try:

@@ -1,5 +1,5 @@
-"""`bot.intake.polling.Outage`: Telegram down is one WARNING a while, with a count, and one
-INFO when it answers again (on a clock the test turns)."""
+"""`bot.chores.outage.Outage`, as the polling loop uses it: Telegram down is one WARNING a
+while, with a count, and one INFO when it answers again (on a clock the test turns)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from bot.intake.polling import Outage
+from bot.chores.outage import Outage
 
 
 def test_an_outage_is_a_warning_a_minute_and_a_line_when_over(
@@ -15,7 +15,7 @@ def test_an_outage_is_a_warning_a_minute_and_a_line_when_over(
 ) -> None:
     now = [0.0]
     outage = Outage("Telegram's getUpdates", every=60.0, clock=lambda: now[0])
-    caplog.set_level(logging.INFO, "bot.intake.polling")
+    caplog.set_level(logging.INFO, "bot.chores.outage")
     for _ in range(130):  # a failed poll a second, as PTB's updater retried, for 130 s
         outage.failed(ConnectionError("connection refused"))
         now[0] += 1.0
