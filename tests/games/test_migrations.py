@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import subprocess
 import sys
@@ -143,3 +144,16 @@ def test_alembic_upgrade_head_works_from_the_repo_root(tmp_path: Path) -> None:
         "tournament_pairings",
         "matches",
     }
+
+
+async def test_an_upgrade_says_one_line_per_migration_and_nothing_else(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Issue 50: every start printed Alembic's plugin set-up, its notes on the dialect, and
+    # the migrations' descriptions over several lines each.
+    with caplog.at_level(logging.INFO, logger="alembic"):
+        await asyncio.to_thread(upgrade_database, database_url)
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("alembic")]
+    migrations = list(ScriptDirectory.from_config(alembic_config(database_url)).walk_revisions())
+    assert len(said) == len(migrations), said
+    assert all(line.startswith("Running upgrade") and "\n" not in line for line in said), said

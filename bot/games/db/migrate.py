@@ -6,6 +6,7 @@ is behind."""
 
 from __future__ import annotations
 
+import logging
 import re
 from functools import cache
 from pathlib import Path
@@ -34,12 +35,38 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+class OneLinePerMigration(logging.Filter):
+    """Alembic at INFO, as a start-up says it: one line per migration applied ("Running
+    upgrade 0020 -> 0021, Resign's question is stored on its game, …"), its description's
+    first line only; its plugins' set-up and its notes on the dialect say nothing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.levelno > logging.INFO:
+            return True
+        if not message.startswith("Running upgrade"):
+            return False
+        record.msg, record.args = message.split("\n", 1)[0], None
+        return True
+
+
+#: The loggers Alembic says an upgrade's steps on.
+ALEMBIC_LOGGERS = ("alembic.runtime.migration", "alembic.runtime.plugins")
+
+
 def upgrade_database(database_url: str, revision: str = "head") -> None:
     """Bring the schema to `revision`. Blocking: it runs its own event loop, so call it from a
     thread (`asyncio.to_thread`) when a loop is already running."""
-    from alembic import command
+    one_line = OneLinePerMigration()
+    for name in ALEMBIC_LOGGERS:  # before the import: Alembic's plugins speak as it loads
+        logging.getLogger(name).addFilter(one_line)
+    try:
+        from alembic import command
 
-    command.upgrade(alembic_config(database_url), revision)
+        command.upgrade(alembic_config(database_url), revision)
+    finally:
+        for name in ALEMBIC_LOGGERS:
+            logging.getLogger(name).removeFilter(one_line)
 
 
 @cache
