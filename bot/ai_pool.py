@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import random
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from core.ai import Level
@@ -28,6 +29,19 @@ def _search(
     return choose_move(level, board, last_cell, random.Random(seed), time_budget=time_budget)
 
 
+#: The warning Python's resource tracker gives for a pool whose process was killed.
+LEAKED_WARNING = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_resource_tracker() -> None:
+    """A `kill -9` of the bot leaves the pool's semaphores to Python's resource tracker (a
+    process of its own), which removes them, and warns that they "leaked": no news after a
+    kill, and a stopped bot (SIGTERM) closes its pool and leaks nothing. The tracker takes
+    the bot's warning options (`sys.warnoptions`) as it starts, with the pool's first lock."""
+    if LEAKED_WARNING not in sys.warnoptions:
+        sys.warnoptions.append(LEAKED_WARNING)
+
+
 class AiPool:
     """Searches in separate processes (a search holds the GIL for its whole time budget)."""
 
@@ -35,6 +49,7 @@ class AiPool:
         self._time_budget = time_budget
         # spawn, not fork: the bot's process has threads and an event loop a fork would copy.
         context = multiprocessing.get_context("spawn")
+        quiet_resource_tracker()
         self._executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
     async def think(self, level: Level, board: Board, last_cell: int | None, seed: int) -> int:
