@@ -209,10 +209,10 @@ class Settings(BaseSettings):
     ai_time_budget_seconds: Annotated[float, _seconds(0.01, 30.0)] = 0.5
     # How often every instance looks for boards left behind their games
     # (`bot.chores.board_catch_up`).
-    board_catch_up_seconds: Annotated[float, _seconds(0.1, 300.0)] = 5.0
+    board_catch_up_seconds: Annotated[float, _seconds(0.1, 300.0)] = 2.5
     # A tap redraws a board behind its game once the game has been still this long (at most):
     # before, another instance's edit may still be waiting for a busy group's pace.
-    board_tap_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
+    board_tap_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 6.0
     # A player looking for a stranger leaves the queue after waiting this long for nobody
     # (their waiting message says so).
     queue_wait_seconds: Annotated[float, _seconds(1.0, 24 * 3600.0)] = 300.0

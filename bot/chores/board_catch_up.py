@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
+import math
 from datetime import datetime, timedelta
 
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -36,16 +36,18 @@ from bot.telegram.flood_gate import Pace
 
 log = logging.getLogger(__name__)
 
-#: Seconds between rounds (BOARD_CATCH_UP_SECONDS); a board is drawn once it stayed behind
-#: for GRACE rounds, a board never posted for POST_GRACE rounds (its `/start` may still be
-#: waiting for a busy group's pace).
-EVERY_SECONDS = 5.0
-GRACE = 1.6
-POST_GRACE = 6.0
+#: Seconds between rounds (BOARD_CATCH_UP_SECONDS); a board is drawn once its game has been
+#: still for GRACE rounds, a board never posted for POST_GRACE rounds (its `/start` may still
+#: be waiting for a busy group's pace). Counted from the game's stored `updated_at`, so a
+#: restart waits no grace again: a board catches up within GRACE + 1 rounds of its change,
+#: and within the claim of a dead process (`outbox.CLAIM_SECONDS`) + 1 round of a restart.
+EVERY_SECONDS = 2.5
+GRACE = 2.0
+POST_GRACE = 12.0
 #: A tap redraws a board behind its game only once the game has been still this long (at
 #: most; BOARD_TAP_REDRAW_SECONDS): before, another instance's edit may be waiting for a busy
 #: group's pace.
-TAP_REDRAW_AFTER_SECONDS = 10.0
+TAP_REDRAW_AFTER_SECONDS = 6.0
 #: How long shown boards gather before their marks are written (one statement for all): at
 #: 0.05 s a busy bot wrote one for every tap or two; a mark lost in a crash costs one redraw
 #: that changes nothing.
@@ -68,8 +70,6 @@ class BoardCatchUp:
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
         self._marks: dict[int, int] = {}
         self._marking: asyncio.Task[None] | None = None
-        # game id → (version, when a round first saw it behind at that version).
-        self._behind_since: dict[int, tuple[int, float]] = {}
         self._rounds = Rounds("board catch-up", self.catch_up, every)
 
     # --- the boards' hooks -------------------------------------------------------------------
@@ -128,28 +128,21 @@ class BoardCatchUp:
         with contextlib.suppress(Exception):
             await self.flush()
 
-    async def catch_up(self, now: float | None = None) -> int:
+    async def catch_up(self, now: datetime | None = None) -> int:
         """One round: draw the boards that stayed behind long enough. Returns how many."""
-        now = time.monotonic() if now is None else now
-        behind = await self._outbox.behind()
-        since = {
-            game_id: seen
-            if (seen := self._behind_since.get(game_id)) and seen[0] == v
-            else (v, now)
-            for game_id, v in behind.items()
-        }
-        self._behind_since = since
+        now = now or utcnow()
         drawn = 0
-        for game_id, (version, first_seen) in since.items():
-            if self._presenter.is_drawing(game_id) or now - first_seen < self._grace:
+        for game_id, behind in (await self._outbox.behind(now=now)).items():
+            still = (now - behind.changed_at).total_seconds() if behind.changed_at else math.inf
+            if self._presenter.is_drawing(game_id) or still < self._grace:
                 continue
             game = await self._outbox.game(game_id)
-            if game is None or game.version != version:
+            if game is None or game.version != behind.version:
                 continue  # deleted, or moved on: a later round sees it again
             unposted = (game.message_id is None and game.inline_message_id is None) or (
                 game.second_chat_id is not None and game.second_message_id is None
             )
-            if unposted and game.shown_version == 0 and now - first_seen < self._post_grace:
+            if unposted and game.shown_version == 0 and still < self._post_grace:
                 # Never shown: its posting may still be waiting for its chat's pace.
                 continue
             # A posting that went out with no answer (shown once) is posted again, once the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from datetime import timedelta
 
 import pytest
 
@@ -20,6 +21,7 @@ from bot import app
 from bot.chat.boards import BoardHooks
 from bot.chat.presenter import Presenter
 from bot.chores.board_catch_up import BoardCatchUp
+from bot.games.db.models import utcnow
 from bot.games.db.outbox import BoardOutbox
 from bot.games.model import BoardRef, GameView, PlayerInfo
 from bot.views.render import render_game
@@ -215,12 +217,12 @@ async def test_a_board_held_back_by_its_chats_pace_is_posted_once(
     await telegram.wait_until(lambda: telegram.held == 1, WAIT)
     assert bot.application is not None
     catch_up = bot.application.bot_data.running.board_catch_up
-    later = asyncio.get_running_loop().time()
+    later = utcnow()
     for _ in range(3):  # rounds as far apart as ever: the grace for a posting long past
-        later += 3600
+        later += timedelta(hours=1)
         await catch_up.catch_up(now=later)
     telegram.release_held()
     await telegram.wait_until(lambda: bool(boards_of(telegram, ANN)), WAIT)
-    await catch_up.catch_up(now=later + 3600)
+    await catch_up.catch_up(now=later + timedelta(hours=1))
     await bot.quiesce()
     assert len(boards_of(telegram, ANN)) == 1

@@ -752,11 +752,8 @@ class Journey(RuleBasedStateMachine):
         # (Also a board /forget left behind: it drops the name of whoever forgot.)
         if any(game.shown_version < game.version for game in games):
             self.world.steps["caught up"] += 1
-            # Rounds seeing them behind, then again once the grace is over (an hour on: the
-            # chore's own round may have seen them behind a moment ago, and its grace would
-            # keep this round from drawing what the chore draws seconds later).
-            await catch_up.catch_up(time.monotonic())
-            await catch_up.catch_up(time.monotonic() + 3600)
+            # A round as if an hour on: past the grace, counted from each game's last change.
+            await catch_up.catch_up(utcnow() + timedelta(hours=1))
             # The chore's own drawing may wait for a busy group's pace in the flood gate,
             # where the fake does not see it yet: wait until those chats' queues are empty.
             await self._drained({g.chat_id for g in games if g.shown_version < g.version})

@@ -5,10 +5,11 @@ two games loses nothing."""
 
 from __future__ import annotations
 
-import time
+from datetime import timedelta
 from typing import Any
 
 from bot.chores.match_games import MatchGames
+from bot.games.db.models import utcnow
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
@@ -138,9 +139,7 @@ async def test_a_restart_between_two_games_continues_the_match(
         assert restarted.application is not None
         catch_up = restarted.application.bot_data.running.board_catch_up
         # The board catch-up posts the game the ending started (once it had time to be posted).
-        now = time.monotonic()
-        await catch_up.catch_up(now=now)
-        assert await catch_up.catch_up(now=now + 10_000.0) == 1
+        assert await catch_up.catch_up(now=utcnow() + timedelta(hours=3)) == 1
         second = boards(telegram)[-1]
         assert second.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
         assert score_line(3, "Alice", "1", "0", "Bob", 2) in second.text

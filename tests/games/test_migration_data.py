@@ -216,15 +216,15 @@ async def test_0008_takes_stored_boards_as_showing_their_games(database_url: str
         assert result.status is MoveStatus.PLAYED
         # The move is committed, its board not drawn yet: behind until marked shown.
         behind = await games.outbox.behind()
-        assert list(behind) == [2] and behind[2] > 3
-        await games.outbox.mark_shown([Shown(2, behind[2])])
+        assert list(behind) == [2] and behind[2].version > 3
+        await games.outbox.mark_shown([Shown(2, behind[2].version)])
         assert await games.outbox.behind() == {}
     finally:
         await engine.dispose()  # type: ignore[attr-defined]
     await _migrate(database_url, "0007", down=True)
     assert await _execute(database_url, "SELECT id, version FROM games ORDER BY id") == [
         (1, 7),
-        (2, behind[2]),
+        (2, behind[2].version),
     ]
 
 

@@ -27,13 +27,15 @@ from sqlalchemy import Table, bindparam, case, or_, select
 
 from bot.games.db import statements
 from bot.games.db.batch import Later
-from bot.games.db.models import utcnow
+from bot.games.db.models import aware, utcnow
 from bot.games.db.store import Store
 from bot.games.model import GameView
 
-#: How long a claim lasts unless its holder renews it or lets go: a process that died (a
-#: `kill -9` leaves its claims behind) is replaced after this long.
-CLAIM_SECONDS = 15.0
+#: How long a claim lasts unless its holder renews it (every third of it, while its drawing
+#: lasts) or lets go: a process that died (a `kill -9` leaves its claims behind) is replaced
+#: after this long (the bot's is BOARD_TAP_REDRAW_SECONDS), so that a board it was drawing
+#: catches up within 10 s.
+CLAIM_SECONDS = 6.0
 
 _GAMES = statements.GAMES  # typed FromClause (DeclarativeBase's __table__); it is a Table
 assert isinstance(_GAMES, Table)
@@ -45,7 +47,7 @@ _FREE_FOR_ME = or_(
 # Matches the partial index `ix_games_behind`, so only the boards behind are read; a board
 # another live process is drawing is its own.
 _BEHIND = (
-    select(_GAMES.c.id, _GAMES.c.version)
+    select(_GAMES.c.id, _GAMES.c.version, _GAMES.c.updated_at)
     .where(_GAMES.c.shown_version < _GAMES.c.version, _FREE_FOR_ME)
     .order_by(_GAMES.c.id)
     .limit(bindparam("limit"))
@@ -83,6 +85,15 @@ _MARK_SHOWN = (
 
 
 @dataclass(frozen=True)
+class Behind:
+    """A board behind its game: the game's version, and when it changed last (None: not
+    known, a row from before `updated_at` was kept)."""
+
+    version: int
+    changed_at: datetime | None
+
+
+@dataclass(frozen=True)
 class Shown:
     """A board Telegram has at `version` of game `game_id`; `release`: let go of its claim."""
 
@@ -97,13 +108,14 @@ class BoardOutbox:
         #: This process, as named in the claims it holds.
         self.drawer = drawer or secrets.token_hex(8)
 
-    async def behind(self, limit: int = 100, now: datetime | None = None) -> dict[int, int]:
+    async def behind(self, limit: int = 100, now: datetime | None = None) -> dict[int, Behind]:
         """Games whose board shows an older version than the game's, and that no other live
-        process is drawing: id → version."""
+        process is drawing: id → the version, and when the game last changed (stored, so a
+        restart knows how long a board has been behind)."""
         parameters = {"limit": limit, "drawer": self.drawer, "now": now or utcnow()}
         async with self._store.sessions() as session:
             rows = await session.execute(_BEHIND, parameters)
-            return {game_id: version for game_id, version in rows}
+            return {game_id: Behind(version, aware(at)) for game_id, version, at in rows}
 
     async def game(self, game_id: int) -> GameView | None:
         """A game as stored now, to draw its board."""
