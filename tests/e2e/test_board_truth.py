@@ -226,3 +226,23 @@ async def test_a_board_held_back_by_its_chats_pace_is_posted_once(
     await catch_up.catch_up(now=later + timedelta(hours=1))
     await bot.quiesce()
     assert len(boards_of(telegram, ANN)) == 1
+
+
+async def test_a_game_replaced_before_its_board_was_posted_is_not_left_behind(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Issue 50: games replaced before their board was posted kept shown_version < version
+    # for good: every round of the board catch-up read them again.
+    telegram.hold_next("sendMessage", chat_id=ANN["id"])
+    telegram.send_text(ANN, "/start easy")
+    await telegram.wait_until(lambda: telegram.held == 1, WAIT)
+    telegram.send_text(ANN, "/start medium")  # replaces it while its board is on its way
+    await telegram.wait_until(lambda: len(boards_of(telegram, ANN)) >= 1, WAIT)
+    telegram.release_held()
+    await bot.quiesce()
+    assert bot.application is not None
+    running = bot.application.bot_data.running
+    await running.board_catch_up.catch_up(now=utcnow() + timedelta(hours=1))
+    await bot.quiesce()
+    await running.board_catch_up.flush()
+    assert await running.games.outbox.behind(now=utcnow() + timedelta(hours=2)) == {}
