@@ -9,7 +9,7 @@
 import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
 import { api, backoff, follow, haptic, initData, sleep, startAskingFirst, tg } from "./net.js";
 import { isReplaying, leaveReplay, openReplay } from "./replay.js";
-import { levelName, refusal, t } from "./words.js";
+import { levelName, refusal, symbol, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 // How often a move is sent again while the server cannot be reached (0.5 + 1 + 2 + 4 s).
@@ -101,7 +101,7 @@ function result(game) {
   const mark = game.ending.mark;
   const invited = game.offer ? game.offer.invited : "";
   if (!mark) return t(game.ending.key, { invited });
-  return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
+  return t(game.ending.key, { name: name(game.players[mark]), mark: symbol(mark) });
 }
 
 // An open game's invitation (a challenge, a rematch offer, seats of a game of more) in the
@@ -114,9 +114,9 @@ function offerText(offer) {
 function statusText(game) {
   if (game.status === "open" && game.offer) return offerText(game.offer);
   if (game.status !== "active") return result(game);
-  if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
+  if (game.your_turn) return t("PAGE.your_turn", { mark: symbol(game.to_move) });
   const mover = game.players[game.to_move];
-  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: game.to_move });
+  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: symbol(game.to_move) });
 }
 
 function whereText(game) {
@@ -236,7 +236,7 @@ function beatFor(before, game) {
   if (!last || game.ply <= before.ply || wait <= 0 || !game.players[last.mark].ai) return false;
   if (held) clearTimeout(held.timer);
   held = { game, timer: setTimeout(() => { const g = held.game; held = null; renderGame(g); }, wait) };
-  $("status").textContent = t("AI_THINKING", { name: name(game.players[last.mark]), mark: last.mark });
+  $("status").textContent = t("AI_THINKING", { name: name(game.players[last.mark]), mark: symbol(last.mark) });
   return true;
 }
 
@@ -257,9 +257,11 @@ function draw() {
   $("moves").replaceChildren(...game.moves.map((move) => {
     const li = document.createElement("li");
     li.className = move.mark;
+    // The mark as the board draws it (a phone may lack emoji), said as the chat names it.
     const mark = document.createElement("span");
-    mark.textContent = move.mark;
-    li.append(mark, " " + rowCol(game, move.cell).join("·"));
+    mark.className = "unseen";
+    mark.textContent = symbol(move.mark);
+    li.append(markIcon(move.mark), mark, " " + rowCol(game, move.cell).join("·"));
     return li;
   }));
   smallCells();
