@@ -1,0 +1,49 @@
+"""The page on a par with the chat board, in Chromium: a long unbroken name never makes a
+320 px page scroll sideways."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_matchmaking import boards_of
+from tests.support.chat import send
+from tests.support.fake_telegram import FakeTelegram
+from tests.webapp.browser import open_page, page_url, screenshot, wait_ply
+from tests.webapp.support import bot_with_mini_app
+
+# Every test here drives the page in Chromium.
+pytestmark = pytest.mark.browser
+
+ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
+DAN = FakeTelegram.user(1004, "Dan", language_code="en")
+# One word, longer than a 320 px screen is wide at any font size the page uses.
+LONG = FakeTelegram.user(1006, "Maximilianbartholomewalexandervoncrumplehornschnitzel")
+
+#: Whether the page is wider than the screen (it would scroll sideways).
+SIDEWAYS = "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+
+
+async def test_a_long_unbroken_name_never_makes_the_page_scroll_sideways_at_320_px(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _url):
+        for user in (LONG, ALICE):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        # A match (its line names both), the long name's turn first (its status names him).
+        await send(telegram, LONG, "/play bo3")
+        await send(telegram, ALICE, "/play bo3")
+        board = boards_of(telegram, ALICE)[0]
+        page, _ = await open_page(browser, page_url(board), telegram.token, ALICE, width=320)
+        await wait_ply(page, 0)
+        status = await page.text_content("#status")
+        assert status.startswith(LONG["first_name"]) and LONG[
+            "first_name"
+        ] in await page.text_content("#match")
+        assert not await page.evaluate(SIDEWAYS)
+        await screenshot(page, "miniapp-long-name-320.png")
+        await send(telegram, LONG, "/stop")  # he leaves: the ending and the match name him
+        await page.wait_for_selector("#board[data-status='finished']")
+        assert LONG["first_name"] in await page.text_content("#status")
+        assert not await page.evaluate(SIDEWAYS)
