@@ -20,7 +20,8 @@ the page and the bot's links know a game by it. It is checked for its shape befo
 database sees it.
 
 Every API call carries Telegram's initData in `Authorization: tma <initData>`. Without a
-genuine, fresh one: 401; a game the user may not see (bot.webapp.state.sight: its players,
+genuine, fresh one: 401, `expired` for a genuine one too old, else `not_telegram`
+(bot.webapp.requests); a game the user may not see (bot.webapp.state.sight: its players,
 and for a group's board the group's members, as Telegram says, bot.webapp.members): 404, the
 very answer of a game that does not exist; nothing changes either way. A group's game shows
 read-only to members who do not play in it. Nothing of the initData or of the request's
@@ -36,9 +37,7 @@ events stream beyond the caps (bot.webapp.live), and a new game beyond the user'
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +68,11 @@ from bot.webapp.actions import (
     underway,
 )
 from bot.webapp.headers import protect
-from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
+from bot.webapp.init_data import WebAppUser
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
 from bot.webapp.members import GroupMembers
+from bot.webapp.requests import body_of, error, player_of, signed_in_user
 from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k
@@ -111,21 +111,6 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
 async def page(_request: web.Request) -> web.FileResponse:
     """The page: static, the same for everyone (its data comes from the API)."""
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-def error(status: int, message: str, refusal: str | None = None) -> web.HTTPException:
-    """An error answer: `message` for people reading logs, `refusal` (a MoveStatus) for the
-    page to put in the user's words."""
-    body = json.dumps({"error": message, "status": refusal})
-    kinds = {
-        400: web.HTTPBadRequest,
-        401: web.HTTPUnauthorized,
-        403: web.HTTPForbidden,
-        409: web.HTTPConflict,
-        429: web.HTTPTooManyRequests,
-    }
-    kind = kinds.get(status, web.HTTPNotFound)
-    return kind(text=body, content_type="application/json")
 
 
 class MiniApp:
@@ -169,17 +154,8 @@ class MiniApp:
         return mini_app.members
 
     def user(self, request: web.Request) -> WebAppUser:
-        """The user the request's initData vouches for; 401 otherwise."""
-        header = request.headers.get("Authorization", "")
-        scheme, _, init_data = header.partition(" ")
-        if scheme.lower() != "tma":
-            raise error(401, "no initData")
-        try:
-            return verify_init_data(init_data, self.application.bot.token, now=time.time())
-        except InitDataError as refused:
-            # Its reason only (fixed words): nothing of the initData itself.
-            log.info("refused a Mini App request: %s", refused)
-            raise error(401, str(refused)) from None
+        """The user the request's initData vouches for; 401 otherwise (bot.webapp.requests)."""
+        return signed_in_user(request, self.application.bot.token)
 
     async def viewable_game(self, request: web.Request, user: WebAppUser) -> GameView:
         """The game the URL names (its public id), if the user may see it; 404 otherwise,
@@ -345,19 +321,3 @@ class MiniApp:
             await self.running.presenter.post(game.chat_id, game)
         except TelegramError as failed:  # e.g. the user never started the bot
             log.warning("could not post game %s in chat: %s", game.id, failed)
-
-
-async def body_of(request: web.Request) -> dict[str, Any]:
-    """The request's JSON object; 400 for anything else (a body nested too deep for the
-    decoder, 100,000 `[` say, included: nothing a user sends may crash the server)."""
-    try:
-        body = await request.json()
-    except (ValueError, RecursionError):
-        raise error(400, "the body is not JSON", MoveStatus.INVALID) from None
-    if not isinstance(body, dict):
-        raise error(400, "the body is not a JSON object", MoveStatus.INVALID)
-    return body
-
-
-def player_of(user: WebAppUser) -> PlayerInfo:
-    return PlayerInfo(user.id, user.name, user.language_code, user.username)

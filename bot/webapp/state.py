@@ -72,6 +72,10 @@ class PageStatus(StrEnum):
     TOO_MANY = "too_many"
     #: Looking for a stranger (the chat says the rest), answered with 202.
     SEARCHING = "searching"
+    #: A Telegram sign-in (initData) too old: the page says to open it again; 401.
+    EXPIRED = "expired"
+    #: No valid Telegram sign-in at all (forged, another bot's, none); 401.
+    NOT_TELEGRAM = "not_telegram"
 
 
 #: What the page may ask the server for (POST …/actions).

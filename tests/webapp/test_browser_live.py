@@ -1,5 +1,5 @@
-"""The page on a par with the chat board, in Chromium: a long unbroken name never makes a
-320 px page scroll sideways."""
+"""The page on a par with the chat board, in Chromium: a long unbroken name that never makes
+a 320 px page scroll sideways, and a forged sign-in told apart from a stale one."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.locales import en
 from tests.e2e.test_matchmaking import boards_of
 from tests.support.chat import send
 from tests.support.fake_telegram import FakeTelegram
@@ -47,3 +48,15 @@ async def test_a_long_unbroken_name_never_makes_the_page_scroll_sideways_at_320_
         await page.wait_for_selector("#board[data-status='finished']")
         assert LONG["first_name"] in await page.text_content("#status")
         assert not await page.evaluate(SIDEWAYS)
+
+
+async def test_a_forged_sign_in_is_not_called_too_old(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
+        await send(telegram, ALICE, "/start hard")
+        url = page_url(telegram.last_bot_message(ALICE["id"]))
+        # Signed with another bot's token: no Telegram sign-in of this bot at all.
+        page, _ = await open_page(browser, url, "42:another-bot", ALICE)
+        await page.wait_for_selector("#message:not([hidden])")
+        assert await page.text_content("#message") == en.PAGE["not_telegram"]

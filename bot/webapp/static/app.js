@@ -6,7 +6,7 @@
 
 import { markIcon } from "./board.js";
 import { closeGame, openGame, say, setHome, showBack } from "./game.js";
-import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
+import { api, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -15,7 +15,7 @@ const $ = (id) => document.getElementById(id);
 // ultimate.
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
-let signInRefused = false; // the server refused this page's initData (too old)
+let refusedSignIn = null; // why the server refused this page's initData (net.js: signInRefused)
 
 function applyTheme() {
   const theme = (tg && tg.themeParams) || {};
@@ -34,9 +34,10 @@ async function loadWords() {
   const user = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user) || {};
   const path = initData ? "texts" : "texts?lang=" + encodeURIComponent(user.language_code || "");
   let { ok, status, data } = await api(path);
-  if (status === 401 && initData) {
-    // A sign-in the server no longer takes (a day old): the words, to say so, by the app's language.
-    signInRefused = true;
+  refusedSignIn = signInRefused({ status, data });
+  if (refusedSignIn) {
+    // A sign-in the server does not take (a day old, or none valid): the words, to say so, by
+    // the app's language.
     ({ ok, data } = await api("texts?lang=" + encodeURIComponent(user.language_code || ""), undefined, false));
   }
   if (!ok) return false;
@@ -124,7 +125,7 @@ async function openHome(preset) {
   history.replaceState(null, "", "./");
   const { ok, status, data, offline } = await api("games");
   if (!ok) {
-    say(offline ? t("PAGE.failed") : t(status === 401 && initData ? "PAGE.reopen" : "PAGE.from_telegram"), offline);
+    say(offline ? t("PAGE.failed") : t(refusalKey(signInRefused({ status, data })) || "PAGE.from_telegram"), offline);
     return;
   }
   say("");
@@ -156,6 +157,11 @@ async function startGame() {
   else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
 }
 
+// Why the server refused the sign-in, in the words' names (null: it did not).
+function refusalKey(refused) {
+  return refused === "not_telegram" ? "PAGE.not_telegram" : refused ? "PAGE.reopen" : null;
+}
+
 async function setUp() {
   applyTheme();
   if (tg) {
@@ -179,7 +185,7 @@ async function setUp() {
     $("back").hidden = true; // Telegram's own Back button takes its place
   }
   const spoken = await loadWords();
-  if (signInRefused) { say(t("PAGE.reopen")); return; }
+  if (refusedSignIn) { say(t(refusalKey(refusedSignIn))); return; }
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
   const fromUrl = new URLSearchParams(location.search).get("game");
   // A game's link names it by its public id (random, never the row id): startapp=g<id>.

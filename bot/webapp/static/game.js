@@ -7,7 +7,7 @@
 "use strict";
 
 import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
-import { api, backoff, follow, haptic, initData, sleep, startAskingFirst, tg } from "./net.js";
+import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
 import { isReplaying, leaveReplay, openReplay } from "./replay.js";
 import { levelName, refusal, symbol, t } from "./words.js";
 
@@ -35,9 +35,12 @@ let focusCell = null; // the cell that last had the focus, so a redraw keeps it 
 let movedAt = 0;      // when the player's last move showed on the board (performance.now())
 let held = null;      // an AI's reply held back for the thinking beat, and its timer
 
-// The server no longer takes this page's sign-in (Telegram's initData is a day old): only
-// opening the page again from the chat gives it a fresh one.
-const expired = (status) => status === 401 && Boolean(initData);
+// The server no longer takes this page's sign-in: a day old (opening the page again from
+// the chat gives it a fresh one), or no valid Telegram sign-in at all. In words, or null.
+function signInText(answer) {
+  const refused = signInRefused(answer);
+  return refused ? t(refused === "not_telegram" ? "PAGE.not_telegram" : "PAGE.reopen") : null;
+}
 
 let goHome = () => {}; // the start page (app.js), with a new game's choices preset
 
@@ -72,7 +75,7 @@ export function notice(text) {
 
 export function connection(kind) {
   const text = kind === "too_many" ? t("PAGE.too_many") : kind === "expired" ? t("PAGE.reopen")
-    : kind ? t("PAGE.offline") : "";
+    : kind === "not_telegram" ? t("PAGE.not_telegram") : kind ? t("PAGE.offline") : "";
   $("connection").textContent = text;
   $("connection").hidden = !text;
 }
@@ -337,7 +340,7 @@ async function play(cell) {
       // answer is then not drawn again, but the cells come back.
       setBusy(false);
       if (refused) {
-        notice(expired(status) ? t("PAGE.reopen") : status === 400 ? refusal("error") : refusal(data.status));
+        notice(signInText({ status, data }) || (status === 400 ? refusal("error") : refusal(data.status)));
         haptic("notification", "error");
       }
       return;
@@ -383,7 +386,7 @@ async function act(action, target) {
     // Not sent again by itself: Play again twice would start two games.
     notice(t("PAGE.failed"));
   } else if (!ok) {
-    notice(expired(status) ? t("PAGE.reopen") : refusal(data.status));
+    notice(signInText({ status, data }) || refusal(data.status));
     haptic("notification", "error");
   } else if (action === "hint") {
     notice(t("PAGE.hint_cell"));
@@ -399,8 +402,8 @@ async function act(action, target) {
 export async function openGame(gameId) {
   const { ok, status, data, offline } = await api("games/" + gameId);
   if (!ok) {
-    say(offline ? t("PAGE.failed") : expired(status) ? t("PAGE.reopen")
-      : status === 401 ? t("PAGE.from_telegram") : refusal(data.status));
+    say(offline ? t("PAGE.failed") : signInText({ status, data })
+      || (status === 401 ? t("PAGE.from_telegram") : refusal(data.status)));
     return false;
   }
   say("");

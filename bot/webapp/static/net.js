@@ -35,9 +35,18 @@ export async function api(path, body, signed = true) {
   return { ok: response.ok, status: response.status, data, offline: AWAY.has(response.status) };
 }
 
+// Why the server refused the page's sign-in, from an answer ({status, data}): "expired" (a
+// day old: opening the page again from the chat mends it) or "not_telegram" (no valid
+// Telegram sign-in at all); null when it did not refuse it.
+export function signInRefused({ status, data }) {
+  if (status !== 401 || !initData) return null;
+  return data && data.status === "not_telegram" ? "not_telegram" : "expired";
+}
+
 // Server-sent events read through fetch (EventSource cannot send the initData header).
-// onState(game) for every state; onTrouble(kind) with "offline", "too_many", "expired" (the
-// server no longer takes the page's initData) or null (back).
+// onState(game) for every state; onTrouble(kind) with "offline", "too_many", "expired" or
+// "not_telegram" (the server no longer takes the page's initData: see `signInRefused`) or
+// null (back).
 // Reconnects after any error or end, waiting longer after each failure; stops for good on
 // 401/403/404 or an `event: gone`. Returns the AbortController that ends it.
 export function follow(gameId, onState, onTrouble) {
@@ -49,7 +58,10 @@ export function follow(gameId, onState, onTrouble) {
       try {
         const response = await fetch("api/games/" + gameId + "/events", {
           headers: { Authorization: "tma " + initData }, signal: controller.signal });
-        if (response.status === 401 && initData) onTrouble("expired");
+        if (response.status === 401 && initData) {
+          const data = await response.json().catch(() => ({}));
+          onTrouble(signInRefused({ status: 401, data }));
+        }
         if ([401, 403, 404].includes(response.status)) return;
         if (response.status === 429) trouble = "too_many";
         if (response.ok) {
