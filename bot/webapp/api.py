@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,8 @@ class MiniApp:
         game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        return game_state(game, moves, viewer_id, await rematch_offer_of(store, game))
+        offer = await rematch_offer_of(store, game)
+        return game_state(game, moves, viewer_id, offer, now=datetime.now(UTC))
 
     async def language_of(self, user: PlayerInfo) -> str | None:
         """The language the user chose in chat (/language), else their app's."""

@@ -15,16 +15,22 @@ What the page offers (`actions`) follows the chat board's keyboard (bot.views.ke
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
 finished game against the AI (for its player), Rematch under a finished game between people
 (of three or four too: a new game its sender opens, as in chat).
+
+A game on the clock (strangers': bot.games.play.clock_rules) carries each side's time left as
+of the read (`clock`), whose clock runs and in how long it flags: the page counts the running
+one down itself between two states, and the server's ending (a loss on time) comes live.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 from enum import Enum, StrEnum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
+from bot.games.play import clock_rules
 from bot.games.summaries import MoveRow, Replay
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
@@ -127,10 +133,16 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
 
 
 def game_state(
-    game: GameView, moves: Sequence[MoveRow], viewer_id: int, offer: GameView | None = None
+    game: GameView,
+    moves: Sequence[MoveRow],
+    viewer_id: int,
+    offer: GameView | None = None,
+    *,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
     """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
-    the rematch offered under a finished game, if any."""
+    the rematch offered under a finished game, if any; `now`: when it was read, for the
+    clocks (None: a replay's frame, no clocks)."""
     board = game.board
     sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
@@ -168,6 +180,7 @@ def game_state(
         "ending": _ending(game, sides),
         # A match game: its score, in the chat board's terms (bot.views.match_score).
         "match": None if (summary := match_summary(game)) is None else asdict(summary),
+        "clock": None if now is None else _clock(game, now),
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),
@@ -186,6 +199,26 @@ def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
         state = game_state(replay.at(ply), moves, viewer_id)
         frames.append({**state, "your_turn": False, "legal": [], "actions": []})
     return frames
+
+
+def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
+    """A game on the clock at `now`: the control, each side's time left (seconds), whose
+    clock runs (None once the game is over) and in how many seconds it flags; None without
+    a clock, or before the game begins (an open challenge)."""
+    control = clock_rules.control_of(game)
+    if control is None or game.is_open:
+        return None
+    running = game.to_move if game.is_active else None
+    flag_at = game.flag_at if running is not None else None
+    return {
+        "seconds": control.seconds,
+        "delay": control.delay,
+        "left": {mark: round(clock_rules.time_left(game, mark, now), 2) for mark in game.marks},
+        "running": running,
+        "flags_in": None
+        if flag_at is None
+        else round(max(0.0, (flag_at - now).total_seconds()), 2),
+    }
 
 
 def _offer(game: GameView) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-// A game's page: the players, whose turn or the result, the board, the buttons the chat
-// board has (Hint, Undo, Resign; Play again, Swap sides, Rematch), the moves, kept live.
+// A game's page: the players (and their clocks, on a game on the clock), whose turn or the
+// result, the board, the buttons the chat board has (Hint, Undo, Resign; Play again, Swap
+// sides, Rematch), the moves, kept live.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
 // state: the second is dropped), the new mark grows into place, and an AI's reply to the
@@ -7,6 +8,7 @@
 "use strict";
 
 import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
+import { clockFor, setClock } from "./clock.js";
 import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
 import { isReplaying, leaveReplay, openReplay } from "./replay.js";
 import { levelName, refusal, symbol, t } from "./words.js";
@@ -152,6 +154,8 @@ function playerChip(game, mark) {
     you.textContent = after.trim() ? "\u00a0" + after.trim() : "";
     chip.append(you);
   }
+  const clock = clockFor(mark);
+  if (clock) chip.append(clock);
   return chip;
 }
 
@@ -249,6 +253,7 @@ function draw() {
   const game = current;
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
+  setClock(game);
   $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
   $("match").textContent = matchText(game);
   $("match").hidden = !game.match;
@@ -429,6 +434,7 @@ export function closeGame() {
   stream = null;
   current = null;
   if (held) { clearTimeout(held.timer); held = null; }
+  setClock(null);
   connection(null);
 }
 

@@ -1,0 +1,57 @@
+"""The page on a par with the chat board, through the API: a game on the clock carries both
+sides' time, and a loss on time is said as the chat says it."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import aiohttp
+import pytest
+
+from bot.games.db.models import utcnow
+from tests.e2e.test_matchmaking import pair
+from tests.support.chat import send, tap_cell
+from tests.support.fake_telegram import FakeTelegram
+from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
+
+ALICE = FakeTelegram.user(1001, "Alice")
+DAN = FakeTelegram.user(1004, "Dan")
+CLOCK_SECONDS = 20.0
+
+
+async def test_a_game_on_the_clock_sends_both_clocks_and_says_a_loss_on_time(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    settings = {"stranger_clock_seconds": CLOCK_SECONDS, "stranger_clock_delay_seconds": 0.0}
+    async with bot_with_mini_app(telegram, database_url, **settings) as (runner, page):
+        for user in (DAN, ALICE):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        x_board, o_board = await pair(telegram, DAN, ALICE)
+        await tap_cell(telegram, DAN, x_board, 4)
+        url = page + f"api/games/{public_id_on(telegram, o_board)}"
+        async with aiohttp.ClientSession() as http:
+            status, running = await call(http, "GET", url, auth(telegram, ALICE))
+            assert status == 200, running
+            # Alice (⭕) thinks past her 20 s: she loses on time.
+            await runner.turn_clock.tick(utcnow() + timedelta(seconds=CLOCK_SECONDS + 1))
+            _, lost = await call(http, "GET", url, auth(telegram, ALICE))
+            _, won = await call(http, "GET", url, auth(telegram, DAN))
+        clock = running["game"]["clock"]
+        assert (clock["seconds"], clock["delay"], clock["running"]) == (CLOCK_SECONDS, 0.0, "O")
+        # Dan's move took a moment of his 20 s; Alice's clock runs, and flags when it is out.
+        assert CLOCK_SECONDS - 2 < clock["left"]["X"] <= CLOCK_SECONDS
+        assert CLOCK_SECONDS - 2 < clock["left"]["O"] <= CLOCK_SECONDS
+        assert clock["flags_in"] == pytest.approx(clock["left"]["O"], abs=0.1)
+        # Over: no clock runs, Alice's shows none left; each is told as the chat tells them.
+        assert lost["game"]["clock"]["running"] is None and lost["game"]["clock"]["left"]["O"] == 0
+        assert lost["game"]["ending"] == {"key": "YOU_FLAGGED", "mark": "X"}
+        assert won["game"]["ending"] == {"key": "RESULT_NAME_TIMED_OUT", "mark": "O"}
+
+
+async def test_a_game_without_a_clock_sends_none(telegram: FakeTelegram, database_url: str) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        url = page + f"api/games/{public_id_on(telegram, telegram.last_bot_message(ALICE['id']))}"
+        async with aiohttp.ClientSession() as http:
+            _, answer = await call(http, "GET", url, auth(telegram, ALICE))
+        assert answer["game"]["clock"] is None
