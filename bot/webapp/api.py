@@ -52,6 +52,7 @@ from bot.games.page_reads import (
     chosen_language,
     game_and_moves,
     game_by_public_id,
+    next_match_game_of,
     open_games_of,
     rematch_offer_of,
 )
@@ -182,8 +183,12 @@ class MiniApp:
         game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        offer = await rematch_offer_of(store, game)
-        return game_state(game, moves, viewer_id, offer, now=datetime.now(UTC))
+        offer, following = (
+            await rematch_offer_of(store, game),
+            await next_match_game_of(store, game),
+        )
+        now = datetime.now(UTC)
+        return game_state(game, moves, viewer_id, offer, next_game=following, now=now)
 
     async def language_of(self, user: PlayerInfo) -> str | None:
         """The language the user chose in chat (/language), else their app's."""

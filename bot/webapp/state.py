@@ -14,7 +14,8 @@ small boards on ultimate, for the page to draw a stroke through them.
 What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
 finished game against the AI (for its player), Rematch under a finished game between people
-(of three or four too: a new game its sender opens, as in chat).
+(of three or four too: a new game its sender opens, as in chat), but none under a match game
+the match goes on after: its next game (`next`) is where the page goes.
 
 A game on the clock (strangers': bot.games.play.clock_rules) carries each side's time left as
 of the read (`clock`), whose clock runs and in how long it flags: the page counts the running
@@ -138,11 +139,12 @@ def game_state(
     viewer_id: int,
     offer: GameView | None = None,
     *,
+    next_game: GameView | None = None,
     now: datetime | None = None,
 ) -> dict[str, Any]:
     """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
-    the rematch offered under a finished game, if any; `now`: when it was read, for the
-    clocks (None: a replay's frame, no clocks)."""
+    the rematch offered under a finished game, if any; `next_game`: the game its match went
+    on to; `now`: when it was read, for the clocks (None: a replay's frame, no clocks)."""
     board = game.board
     sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
@@ -180,6 +182,8 @@ def game_state(
         "ending": _ending(game, sides),
         # A match game: its score, in the chat board's terms (bot.views.match_score).
         "match": None if (summary := match_summary(game)) is None else asdict(summary),
+        # The match's next game, once this one ended and the match went on: the page follows.
+        "next": next_game.public_id if next_game is not None else None,
         "clock": None if now is None else _clock(game, now),
         "assisted": game.assisted,
         **_lines(game),
@@ -314,6 +318,9 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
     review = [Action.REVIEW] if reviewable(game) else []
     inline = game.inline_message_id is not None or game.chat_id is None
     picture = [] if inline or game.is_between_strangers else [Action.PICTURE]
+    if game.match is not None and not game.match.is_over:
+        # The match goes on, on its next game (`next`): nothing here starts another game.
+        return [*review, *picture]
     if game.is_between_people:
         return [Action.REMATCH, *review, *picture]
     if inline:

@@ -1,5 +1,6 @@
 """The page on a par with the chat board, through the API: a game on the clock carries both
-sides' time, and a loss on time is said as the chat says it."""
+sides' time (and a loss on time is said as the chat says it), and a match's finished game
+leads to its next one and offers no rematch."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import aiohttp
 import pytest
 
 from bot.games.db.models import utcnow
-from tests.e2e.test_matchmaking import pair
+from tests.e2e.test_matchmaking import boards_of, pair
 from tests.support.chat import send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on
@@ -55,3 +56,33 @@ async def test_a_game_without_a_clock_sends_none(telegram: FakeTelegram, databas
         async with aiohttp.ClientSession() as http:
             _, answer = await call(http, "GET", url, auth(telegram, ALICE))
         assert answer["game"]["clock"] is None
+
+
+async def test_a_match_game_leads_to_the_next_and_offers_no_rematch(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        for user in (ALICE, DAN):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        await send(telegram, ALICE, "/play bo3")
+        await send(telegram, DAN, "/play bo3")
+        first = public_id_on(telegram, boards_of(telegram, ALICE)[0])
+        url = page + f"api/games/{first}"
+        async with aiohttp.ClientSession() as http:
+            _, playing = await call(http, "GET", url, auth(telegram, ALICE))
+            resign = {"action": "resign", "ply": 0}
+            status, _ = await call(http, "POST", url + "/actions", auth(telegram, DAN), resign)
+            assert status == 200
+            _, ended = await call(http, "GET", url, auth(telegram, ALICE))
+            following = ended["game"]["next"]
+            _, second = await call(
+                http, "GET", page + f"api/games/{following}", auth(telegram, ALICE)
+            )
+        assert playing["game"]["next"] is None
+        # Game 1 is over and the match goes on: game 2 is where the page goes, no rematch.
+        assert ended["game"]["status"] == "finished" and following not in (None, first)
+        assert "rematch" not in ended["game"]["actions"]
+        game = second["game"]
+        assert game["status"] == "active" and game["match"]["game"] == 2
+        assert (game["match"]["a_score"], game["match"]["b_score"]) == ("1", "0")
+        assert game["you"] == ["O"] and game["next"] is None  # sides swapped

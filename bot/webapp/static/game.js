@@ -1,6 +1,6 @@
 // A game's page: the players (and their clocks, on a game on the clock), whose turn or the
 // result, the board, the buttons the chat board has (Hint, Undo, Resign; Play again, Swap
-// sides, Rematch), the moves, kept live.
+// sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
 // state: the second is dropped), the new mark grows into place, and an AI's reply to the
@@ -21,11 +21,14 @@ const MOVE_RETRIES = 4;
 const THINKING_MS = 450;
 // A tap target smaller than this (CSS px) is hard to hit: the page then points to the chat.
 const SMALLEST_TAP = 40;
+// How long a match's game that just ended stays on the page before its next game opens
+// (ms): long enough to read how it ended; "Next game" goes at once.
+const NEXT_GAME_MS = 3000;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
   again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
   join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
   review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL",
-  watch: "BUTTON_WATCH_AGAIN" };
+  watch: "BUTTON_WATCH_AGAIN", next: "PAGE.next_game" };
 
 let current = null;   // the game shown: its last state
 let stream = null;    // the AbortController of its live stream
@@ -36,6 +39,7 @@ let shown = "";       // the cells on the board now (a move on its way included)
 let focusCell = null; // the cell that last had the focus, so a redraw keeps it there
 let movedAt = 0;      // when the player's last move showed on the board (performance.now())
 let held = null;      // an AI's reply held back for the thinking beat, and its timer
+let onward = null;    // the timer that opens a match's next game
 
 // The server no longer takes this page's sign-in: a day old (opening the page again from
 // the chat gives it a fresh one), or no valid Telegram sign-in at all. In words, or null.
@@ -183,6 +187,8 @@ function actionButtons(game) {
     else if (action === "level") goHome({ size: game.size, k: game.k, ultimate: game.variant === "ultimate" });
     else act(action);
   }));
+  // A match goes on: its next game, at once (the page goes there by itself too).
+  if (game.next) buttons.unshift(button("next", t(BUTTONS.next), () => openGame(game.next)));
   // A finished game steps through its moves on this board, as the chat's 🎬 Replay does.
   if (game.status === "finished" && game.ply > 0) {
     buttons.push(button("replay", t("BUTTON_REPLAY"), () => openReplay(game, draw, notice)));
@@ -230,6 +236,21 @@ export function renderGame(game, force) {
   current = game;
   buzzAtTheEnd(before, game);
   draw();
+  followMatch(before, game);
+}
+
+// A match's game that ended before the player's eyes: its next game opens after a moment
+// in which the page says how this one ended (opened later, "Next game" leads there).
+function followMatch(before, game) {
+  if (!game.next || onward || !before || before.status === "finished") return;
+  onward = setTimeout(() => {
+    onward = null;
+    if (current && current.id === game.id && !isReplaying()) openGame(game.next);
+  }, NEXT_GAME_MS);
+}
+
+function stopFollowing() {
+  if (onward) { clearTimeout(onward); onward = null; }
 }
 
 // The rematch offered under a game, as it stands, for comparing two states of the game.
@@ -422,6 +443,8 @@ export async function openGame(gameId) {
   shown = "";
   focusCell = null;
   if (held) { clearTimeout(held.timer); held = null; }
+  stopFollowing();
+  leaveReplay();
   renderGame(data.game);
   if (stream) stream.abort();
   stream = follow(gameId, (game) => { if (current && current.id === game.id) renderGame(game); }, connection);
@@ -434,6 +457,7 @@ export function closeGame() {
   stream = null;
   current = null;
   if (held) { clearTimeout(held.timer); held = null; }
+  stopFollowing();
   setClock(null);
   connection(null);
 }
