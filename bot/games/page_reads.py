@@ -1,6 +1,7 @@
 """The reads the Mini App's pages need beyond the other use-cases: a game and its moves, a
-rematch offered, a match's next game, a game by its public id, a user's open games, their
-chosen language. Reads only: every change goes through the use-cases."""
+rematch offered, a match's next game, a game by its public id, a user's open games and game
+against a stranger, their chosen language. Reads only: every change goes through the
+use-cases."""
 
 from __future__ import annotations
 
@@ -67,6 +68,20 @@ async def open_games_of(games: Store, user_id: int) -> list[GameView]:
             order_by=(Game.id.desc(),),
         )
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]
+
+
+async def stranger_game_of(games: Store, user_id: int) -> GameView | None:
+    """The user's running game against a stranger (one at most: the queue pairs nobody
+    who plays one already), newest first."""
+    async with games.sessions() as session:
+        found = await reads.load_all(
+            session,
+            Game.status.in_(LIVE),
+            Game.second_chat_id.is_not(None),
+            or_(*(seat == user_id for seat in SEATS)),
+            order_by=(Game.id.desc(),),
+        )
+    return found[0].view if found else None
 
 
 async def chosen_language(games: Store, user_id: int) -> str | None:

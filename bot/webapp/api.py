@@ -14,6 +14,8 @@
                                         sides or Rematch, as the chat board's buttons (actions)
     GET  /app/api/games/{game}/events   server-sent events: the state whenever it changes
     GET  /app/api/texts                 the page's words in the user's language (words)
+    GET  /app/api/pairing               server-sent events: the game a search for a stranger
+                                        found, once it did (bot.webapp.live)
 
 `{game}` is the game's public id (`GameView.public_id`, random), never its sequential row id;
 the page and the bot's links know a game by it. It is checked for its shape before any
@@ -37,7 +39,9 @@ events stream beyond the caps (bot.webapp.live), and a new game beyond the user'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +59,7 @@ from bot.games.page_reads import (
     next_match_game_of,
     open_games_of,
     rematch_offer_of,
+    stranger_game_of,
 )
 from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
@@ -72,7 +77,13 @@ from bot.webapp.actions import (
 from bot.webapp.headers import protect
 from bot.webapp.init_data import WebAppUser
 from bot.webapp.links import PAGE_PATH
-from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
+from bot.webapp.live import (
+    GameNotifier,
+    StreamGate,
+    TooManyStreams,
+    stream_game,
+    stream_pairing,
+)
 from bot.webapp.members import GroupMembers
 from bot.webapp.requests import body_of, error, player_of, signed_in_user
 from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
@@ -108,6 +119,7 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
     web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
+    web_app.router.add_get(PAGE_PATH + "api/pairing", mini_app.pairing)
 
 
 async def page(_request: web.Request) -> web.FileResponse:
@@ -237,12 +249,30 @@ class MiniApp:
         """The game's state whenever it changes (bot.webapp.live), within the caps."""
         user = self.user(request)
         game = await self.viewable_game(request, user)
+        with self.admitted(user.id), self.notifier.listening(game.id) as changed:
+            return await stream_game(
+                request, changed, self.closing, lambda: self.state(game.id, user.id)
+            )
+
+    async def pairing(self, request: web.Request) -> web.StreamResponse:
+        """While the page looks for a stranger: the game once one is found (bot.webapp.live),
+        within the same caps as a game's stream."""
+        user = self.user(request)
+
+        async def found() -> str | None:
+            game = await stranger_game_of(self.running.games.store, user.id)
+            return None if game is None else game.public_id
+
+        with self.admitted(user.id), self.notifier.seated(user.id) as seated:
+            return await stream_pairing(request, seated, self.closing, found)
+
+    @contextlib.contextmanager
+    def admitted(self, user_id: int) -> Iterator[None]:
+        """A place for one more live stream of the user; 429 beyond the caps."""
         try:
-            with self.streams.admit(user.id), self.notifier.listening(game.id) as changed:
-                return await stream_game(
-                    request, changed, self.closing, lambda: self.state(game.id, user.id)
-                )
-        except TooManyStreams:
+            with self.streams.admit(user_id):
+                yield
+        except TooManyStreams:  # only the gate refuses so
             log.info("refused a live stream: too many open")
             raise error(429, "too many live streams open", PageStatus.TOO_MANY) from None
 

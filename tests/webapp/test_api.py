@@ -56,6 +56,7 @@ async def test_the_api_refuses_missing_forged_and_stale_init_data(
                     ("GET", f"api/games/{public_id}", None),
                     ("POST", f"api/games/{public_id}/moves", move),
                     ("GET", f"api/games/{public_id}/events", None),
+                    ("GET", "api/pairing", None),
                 ]:
                     status, answer = await call(http, method, page + path, headers, body)
                     assert (status, answer["status"]) == (401, why), (headers, path, answer)

@@ -1,9 +1,12 @@
 """The page on a par with the chat board, through the API: a game on the clock carries both
-sides' time (and a loss on time is said as the chat says it), and a match's finished game
-leads to its next one and offers no rematch."""
+sides' time (and a loss on time is said as the chat says it), a match's finished game leads
+to its next one and offers no rematch, and a page looking for a stranger hears when one is
+found."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from datetime import timedelta
 
 import aiohttp
@@ -86,3 +89,36 @@ async def test_a_match_game_leads_to_the_next_and_offers_no_rematch(
         assert game["status"] == "active" and game["match"]["game"] == 2
         assert (game["match"]["a_score"], game["match"]["b_score"]) == ("1", "0")
         assert game["you"] == ["O"] and game["next"] is None  # sides swapped
+
+
+async def read_event(events: aiohttp.ClientResponse) -> tuple[str, dict[str, str]]:
+    """The next event of a server-sent events stream (comments skipped): name and data."""
+    lines: list[str] = []
+    async for raw in events.content:
+        line = raw.decode().rstrip("\n")
+        if line and not line.startswith(":"):
+            lines.append(line)
+        elif not line and lines:
+            return lines[0].removeprefix("event: "), json.loads(lines[1].removeprefix("data: "))
+    raise AssertionError("the stream ended")
+
+
+async def test_a_page_looking_for_a_stranger_hears_of_the_game_found(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        for user in (ALICE, DAN):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        search = {"level": "someone", "size": 3}
+        async with aiohttp.ClientSession() as http:
+            status, _ = await call(http, "POST", page + "api/games", auth(telegram, ALICE), search)
+            assert status == 202
+            async with http.get(page + "api/pairing", headers=auth(telegram, ALICE)) as pairing:
+                assert pairing.status == 200
+                await send(telegram, DAN, "/play")  # Dan looks from the chat: paired
+                event = await asyncio.wait_for(read_event(pairing), 10)
+            # A search's stream opened once paired says so at once too.
+            async with http.get(page + "api/pairing", headers=auth(telegram, DAN)) as late:
+                dans = await asyncio.wait_for(read_event(late), 10)
+        found = public_id_on(telegram, boards_of(telegram, ALICE)[0])
+        assert event == ("paired", {"id": found}) and dans == event

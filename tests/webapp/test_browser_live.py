@@ -1,7 +1,7 @@
 """The page on a par with the chat board, in Chromium: both clocks of a game on the clock,
 the running one counting down on the page itself, and a loss on time said as the chat says it;
-a long unbroken name that never makes a 320 px page scroll sideways; and a forged sign-in told
-apart from a stale one."""
+"Play someone" moving to the game once a stranger is found; a long unbroken name that never
+makes a 320 px page scroll sideways; and a forged sign-in told apart from a stale one."""
 
 from __future__ import annotations
 
@@ -64,6 +64,28 @@ async def test_both_clocks_count_down_on_the_page_and_a_loss_on_time_is_said(
         assert await page.text_content("#status") == en.YOU_FLAGGED.format(name="Dan")
         assert await clocks(page) == {"X": "0:20", "O": "0:00"}
         assert await page.locator("#players .clock.running").count() == 0
+
+
+async def test_play_someone_moves_to_the_game_once_a_stranger_is_found(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, url):
+        for user in (ALICE, DAN):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        page, _ = await open_page(browser, url, telegram.token, ALICE)
+        await page.wait_for_selector("#home:not([hidden])")
+        await page.click("#levels [data-level='someone']")
+        await page.click("#start")
+        await page.wait_for_selector(f"#message:has-text('{en.PAGE['searching']}')")
+        # Dan looks from the chat: paired, and the page goes to the game by itself.
+        await send(telegram, DAN, "/play")
+        await wait_ply(page, 0)
+        assert await page.is_visible("#game") and not await page.is_visible("#message")
+        names = await page.eval_on_selector_all(
+            "#players .name", "ns => ns.map(n => n.textContent)"
+        )
+        assert names == ["Alice", "Dan"]
+        assert await page.get_attribute("#board", "data-your-turn") == "true"
 
 
 async def test_a_long_unbroken_name_never_makes_the_page_scroll_sideways_at_320_px(

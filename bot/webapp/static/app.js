@@ -5,8 +5,8 @@
 "use strict";
 
 import { markIcon } from "./board.js";
-import { closeGame, openGame, say, setHome, showBack } from "./game.js";
-import { api, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
+import { closeGame, connection, openGame, say, setHome, showBack } from "./game.js";
+import { api, awaitPairing, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -16,6 +16,7 @@ const $ = (id) => document.getElementById(id);
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
 let refusedSignIn = null; // why the server refused this page's initData (net.js: signInRefused)
+let pairing = null;        // the AbortController of a search's stream, while the page looks
 
 function applyTheme() {
   const theme = (tg && tg.themeParams) || {};
@@ -119,6 +120,7 @@ function gameLine(game) {
 
 // The start page; `preset` chooses a new game's board (Another level: the game's own).
 async function openHome(preset) {
+  stopLooking();
   closeGame();
   $("game").hidden = true;
   showBack(false);
@@ -151,8 +153,8 @@ async function startGame() {
   $("start").disabled = true;
   const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
-  // A stranger: looked for as /play does; the chat says when the game begins.
-  if (ok && data.status === "searching") say(t("PAGE.searching"));
+  // A stranger: looked for as /play does, and the game opened once one is found.
+  if (ok && data.status === "searching") lookForSomeone();
   else if (ok) openGame(data.game.id);
   else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
 }
@@ -160,6 +162,22 @@ async function startGame() {
 // Why the server refused the sign-in, in the words' names (null: it did not).
 function refusalKey(refused) {
   return refused === "not_telegram" ? "PAGE.not_telegram" : refused ? "PAGE.reopen" : null;
+}
+
+// Looking for a stranger, as /play does: the page says so, and goes to the game once the
+// server has found one (the chat's waiting message says the same and can cancel it).
+function lookForSomeone() {
+  say(t("PAGE.searching"));
+  stopLooking();
+  pairing = awaitPairing((gameId) => { pairing = null; connection(null); openGame(gameId); }, (trouble) => {
+    if (trouble === "expired" || trouble === "not_telegram") say(t(refusalKey(trouble)));
+    else connection(trouble);
+  });
+}
+
+function stopLooking() {
+  if (pairing) pairing.abort();
+  pairing = null;
 }
 
 async function setUp() {
