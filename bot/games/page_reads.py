@@ -1,6 +1,7 @@
 """The reads the Mini App's pages need beyond the other use-cases: a game and its moves, a
-rematch offered, a game by its public id, a user's open games, their chosen language. Reads
-only: every change goes through the use-cases."""
+rematch offered, a match's next game, a game by its public id, a user's open games and game
+against a stranger, their chosen language. Reads only: every change goes through the
+use-cases."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy import or_, select
 from bot.games.db import reads
 from bot.games.db.models import Game, Player
 from bot.games.db.store import Store
+from bot.games.matches import play as match_play
 from bot.games.model import LIVE, GameView
 from bot.games.summaries import MoveRow
 
@@ -38,6 +40,17 @@ async def rematch_offer_of(games: Store, game: GameView) -> GameView | None:
     return found[0].view if found else None
 
 
+async def next_match_game_of(games: Store, game: GameView) -> GameView | None:
+    """The game its match went on to after a finished match game, as stored now (None: not
+    a match game, not over, or the match ended with it)."""
+    if game.match_id is None or game.is_live:
+        return None
+    async with games.sessions() as session:
+        game_id = await match_play.next_game_id(session, game)
+        loaded = None if game_id is None else await reads.load(session, game_id)
+    return None if loaded is None else loaded.view
+
+
 async def game_by_public_id(games: Store, public_id: str) -> GameView | None:
     """The game of a public id (`GameView.public_id`), as stored now."""
     async with games.sessions() as session:
@@ -55,6 +68,20 @@ async def open_games_of(games: Store, user_id: int) -> list[GameView]:
             order_by=(Game.id.desc(),),
         )
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]
+
+
+async def stranger_game_of(games: Store, user_id: int) -> GameView | None:
+    """The user's running game against a stranger (one at most: the queue pairs nobody
+    who plays one already), newest first."""
+    async with games.sessions() as session:
+        found = await reads.load_all(
+            session,
+            Game.status.in_(LIVE),
+            Game.second_chat_id.is_not(None),
+            or_(*(seat == user_id for seat in SEATS)),
+            order_by=(Game.id.desc(),),
+        )
+    return found[0].view if found else None
 
 
 async def chosen_language(games: Store, user_id: int) -> str | None:

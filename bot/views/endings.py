@@ -85,6 +85,9 @@ def _to_the_loser(game: GameView, winner: str, forfeit: bool) -> Ending:
         return Ending("RESULT_YOU_RESIGNED")
     if game.kind_of(winner) != USER:
         return Ending("RESULT_YOU_LOST")
+    if game.end_reason == EndReason.TIMEOUT:
+        # As the chat tells the one who flagged (`YOU_FLAGGED`): the time, not the board.
+        return Ending("YOU_FLAGGED", winner)
     return Ending("PAGE.you_lost", winner)
 
 

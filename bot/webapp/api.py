@@ -14,13 +14,16 @@
                                         sides or Rematch, as the chat board's buttons (actions)
     GET  /app/api/games/{game}/events   server-sent events: the state whenever it changes
     GET  /app/api/texts                 the page's words in the user's language (words)
+    GET  /app/api/pairing               server-sent events: the game a search for a stranger
+                                        found, once it did (bot.webapp.live)
 
 `{game}` is the game's public id (`GameView.public_id`, random), never its sequential row id;
 the page and the bot's links know a game by it. It is checked for its shape before any
 database sees it.
 
 Every API call carries Telegram's initData in `Authorization: tma <initData>`. Without a
-genuine, fresh one: 401; a game the user may not see (bot.webapp.state.sight: its players,
+genuine, fresh one: 401, `expired` for a genuine one too old, else `not_telegram`
+(bot.webapp.requests); a game the user may not see (bot.webapp.state.sight: its players,
 and for a group's board the group's members, as Telegram says, bot.webapp.members): 404, the
 very answer of a game that does not exist; nothing changes either way. A group's game shows
 read-only to members who do not play in it. Nothing of the initData or of the request's
@@ -36,9 +39,10 @@ events stream beyond the caps (bot.webapp.live), and a new game beyond the user'
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import logging
-import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +56,10 @@ from bot.games.page_reads import (
     chosen_language,
     game_and_moves,
     game_by_public_id,
+    next_match_game_of,
     open_games_of,
     rematch_offer_of,
+    stranger_game_of,
 )
 from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
@@ -69,10 +75,17 @@ from bot.webapp.actions import (
     underway,
 )
 from bot.webapp.headers import protect
-from bot.webapp.init_data import InitDataError, WebAppUser, verify_init_data
+from bot.webapp.init_data import WebAppUser
 from bot.webapp.links import PAGE_PATH
-from bot.webapp.live import GameNotifier, StreamGate, TooManyStreams, stream_game
+from bot.webapp.live import (
+    GameNotifier,
+    StreamGate,
+    TooManyStreams,
+    stream_game,
+    stream_pairing,
+)
 from bot.webapp.members import GroupMembers
+from bot.webapp.requests import body_of, error, player_of, signed_in_user
 from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k
@@ -106,26 +119,12 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
     web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
+    web_app.router.add_get(PAGE_PATH + "api/pairing", mini_app.pairing)
 
 
 async def page(_request: web.Request) -> web.FileResponse:
     """The page: static, the same for everyone (its data comes from the API)."""
     return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-
-def error(status: int, message: str, refusal: str | None = None) -> web.HTTPException:
-    """An error answer: `message` for people reading logs, `refusal` (a MoveStatus) for the
-    page to put in the user's words."""
-    body = json.dumps({"error": message, "status": refusal})
-    kinds = {
-        400: web.HTTPBadRequest,
-        401: web.HTTPUnauthorized,
-        403: web.HTTPForbidden,
-        409: web.HTTPConflict,
-        429: web.HTTPTooManyRequests,
-    }
-    kind = kinds.get(status, web.HTTPNotFound)
-    return kind(text=body, content_type="application/json")
 
 
 class MiniApp:
@@ -169,17 +168,8 @@ class MiniApp:
         return mini_app.members
 
     def user(self, request: web.Request) -> WebAppUser:
-        """The user the request's initData vouches for; 401 otherwise."""
-        header = request.headers.get("Authorization", "")
-        scheme, _, init_data = header.partition(" ")
-        if scheme.lower() != "tma":
-            raise error(401, "no initData")
-        try:
-            return verify_init_data(init_data, self.application.bot.token, now=time.time())
-        except InitDataError as refused:
-            # Its reason only (fixed words): nothing of the initData itself.
-            log.info("refused a Mini App request: %s", refused)
-            raise error(401, str(refused)) from None
+        """The user the request's initData vouches for; 401 otherwise (bot.webapp.requests)."""
+        return signed_in_user(request, self.application.bot.token)
 
     async def viewable_game(self, request: web.Request, user: WebAppUser) -> GameView:
         """The game the URL names (its public id), if the user may see it; 404 otherwise,
@@ -205,7 +195,12 @@ class MiniApp:
         game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        return game_state(game, moves, viewer_id, await rematch_offer_of(store, game))
+        offer, following = (
+            await rematch_offer_of(store, game),
+            await next_match_game_of(store, game),
+        )
+        now = datetime.now(UTC)
+        return game_state(game, moves, viewer_id, offer, next_game=following, now=now)
 
     async def language_of(self, user: PlayerInfo) -> str | None:
         """The language the user chose in chat (/language), else their app's."""
@@ -254,12 +249,30 @@ class MiniApp:
         """The game's state whenever it changes (bot.webapp.live), within the caps."""
         user = self.user(request)
         game = await self.viewable_game(request, user)
+        with self.admitted(user.id), self.notifier.listening(game.id) as changed:
+            return await stream_game(
+                request, changed, self.closing, lambda: self.state(game.id, user.id)
+            )
+
+    async def pairing(self, request: web.Request) -> web.StreamResponse:
+        """While the page looks for a stranger: the game once one is found (bot.webapp.live),
+        within the same caps as a game's stream."""
+        user = self.user(request)
+
+        async def found() -> str | None:
+            game = await stranger_game_of(self.running.games.store, user.id)
+            return None if game is None else game.public_id
+
+        with self.admitted(user.id), self.notifier.seated(user.id) as seated:
+            return await stream_pairing(request, seated, self.closing, found)
+
+    @contextlib.contextmanager
+    def admitted(self, user_id: int) -> Iterator[None]:
+        """A place for one more live stream of the user; 429 beyond the caps."""
         try:
-            with self.streams.admit(user.id), self.notifier.listening(game.id) as changed:
-                return await stream_game(
-                    request, changed, self.closing, lambda: self.state(game.id, user.id)
-                )
-        except TooManyStreams:
+            with self.streams.admit(user_id):
+                yield
+        except TooManyStreams:  # only the gate refuses so
             log.info("refused a live stream: too many open")
             raise error(429, "too many live streams open", PageStatus.TOO_MANY) from None
 
@@ -345,19 +358,3 @@ class MiniApp:
             await self.running.presenter.post(game.chat_id, game)
         except TelegramError as failed:  # e.g. the user never started the bot
             log.warning("could not post game %s in chat: %s", game.id, failed)
-
-
-async def body_of(request: web.Request) -> dict[str, Any]:
-    """The request's JSON object; 400 for anything else (a body nested too deep for the
-    decoder, 100,000 `[` say, included: nothing a user sends may crash the server)."""
-    try:
-        body = await request.json()
-    except (ValueError, RecursionError):
-        raise error(400, "the body is not JSON", MoveStatus.INVALID) from None
-    if not isinstance(body, dict):
-        raise error(400, "the body is not a JSON object", MoveStatus.INVALID)
-    return body
-
-
-def player_of(user: WebAppUser) -> PlayerInfo:
-    return PlayerInfo(user.id, user.name, user.language_code, user.username)

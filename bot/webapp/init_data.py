@@ -34,6 +34,11 @@ class InitDataError(Exception):
     """initData that proves nothing: missing, malformed, forged or stale."""
 
 
+class InitDataTooOld(InitDataError):
+    """Genuine initData, but signed too long ago (or ahead of our clock): the page has been
+    open a day, and opening it again from the chat gives it a fresh one."""
+
+
 @dataclass(frozen=True)
 class WebAppUser:
     """The Telegram user an initData vouches for, and what it carried besides."""
@@ -82,7 +87,7 @@ def verify_init_data(
     except (KeyError, ValueError):
         raise InitDataError("initData has no auth_date") from None
     if not now - max_age <= auth_date <= now + CLOCK_SKEW_SECONDS:
-        raise InitDataError("initData is too old")
+        raise InitDataTooOld("initData is too old")
     return _user(fields, auth_date)
 
 

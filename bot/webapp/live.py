@@ -1,9 +1,14 @@
 """Live updates for the Mini App's pages: a notifier fed by every board the bot shows in chat
-(bot.chat.boards' hooks), and the server-sent events that carry a game's state to a page.
+(bot.chat.boards' hooks) and by the games' events, and the server-sent events that carry a
+game's state to a page, or a page looking for a stranger to the game it found.
 
 An events stream re-reads the game when the notifier says it was shown, and every
 `POLL_SECONDS` besides: a move made by another instance of the bot (sharing the database)
-shows up too, only a little later. It sends the state only when its version changed.
+shows up too, only a little later. It sends the state only when its version changed. A
+search's stream (`stream_pairing`) looks for the user's game against a stranger when a game
+seating them starts (`GameStarted`, `SeatsTaken`), and as often besides, and says which once
+there is one: looking for what is so, not waiting for a change, it misses no pairing made
+before it opened.
 
 Streams are capped (`StreamGate`): at most `STREAMS_PER_USER` open at once for one user and
 `STREAMS_IN_ALL` for everybody; one more is refused with 429 (the page tries again later), so
@@ -20,7 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.games.events import GameEnded
+from bot.games.events import GameEnded, GameStarted, SeatsTaken, players_of
 from bot.games.model import GameView
 
 log = logging.getLogger(__name__)
@@ -64,35 +69,78 @@ class StreamGate:
                 del self._open[user_id]
 
 
-class GameNotifier:
-    """Wakes the event streams of a game when its board is shown (same event loop)."""
+class Waiters:
+    """asyncio events by a key (a game's id, a player's), set together (same event loop)."""
 
     def __init__(self) -> None:
         self._waiters: dict[int, set[asyncio.Event]] = {}
+
+    def wake(self, key: int) -> None:
+        for event in self._waiters.get(key, ()):
+            event.set()
+
+    @contextlib.contextmanager
+    def waiting(self, key: int) -> Iterator[asyncio.Event]:
+        """An event set whenever `key` is woken, while the block runs."""
+        event = asyncio.Event()
+        self._waiters.setdefault(key, set()).add(event)
+        try:
+            yield event
+        finally:
+            waiters = self._waiters.get(key, set())
+            waiters.discard(event)
+            if not waiters:
+                self._waiters.pop(key, None)
+
+    def count(self, key: int) -> int:
+        return len(self._waiters.get(key, ()))
+
+
+class GameNotifier:
+    """Wakes the event streams of a game when its board is shown or it ends, and a player's
+    search stream when a game seats them."""
+
+    def __init__(self) -> None:
+        self._games = Waiters()
+        self._players = Waiters()
 
     async def heard(self, event: GameEnded) -> None:
         """A game ended: its pages show how."""
         self.notify(event.game)
 
-    def notify(self, game: GameView) -> None:
-        for event in self._waiters.get(game.id, ()):
-            event.set()
+    async def heard_seated(self, event: GameStarted | SeatsTaken) -> None:
+        """A game seated players (a stranger's game begins so): their searches look."""
+        seated = event.players if isinstance(event, SeatsTaken) else players_of(event.game)
+        for player in seated:
+            self._players.wake(player)
 
-    @contextlib.contextmanager
-    def listening(self, game_id: int) -> Iterator[asyncio.Event]:
+    def notify(self, game: GameView) -> None:
+        self._games.wake(game.id)
+
+    def listening(self, game_id: int) -> contextlib.AbstractContextManager[asyncio.Event]:
         """An event set whenever the game is shown, while the block runs."""
-        event = asyncio.Event()
-        self._waiters.setdefault(game_id, set()).add(event)
-        try:
-            yield event
-        finally:
-            waiters = self._waiters.get(game_id, set())
-            waiters.discard(event)
-            if not waiters:
-                self._waiters.pop(game_id, None)
+        return self._games.waiting(game_id)
+
+    def seated(self, player_id: int) -> contextlib.AbstractContextManager[asyncio.Event]:
+        """An event set whenever a game seats the player, while the block runs."""
+        return self._players.waiting(player_id)
 
     def listeners(self, game_id: int) -> int:
-        return len(self._waiters.get(game_id, ()))
+        return self._games.count(game_id)
+
+
+async def events_response(request: web.Request) -> web.StreamResponse:
+    """A server-sent events' response, under way."""
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-cache",
+            # nginx buffers responses by default, which would hold the events back.
+            "X-Accel-Buffering": "no",
+        }
+    )
+    await response.prepare(request)
+    return response
 
 
 async def stream_game(
@@ -103,15 +151,7 @@ async def stream_game(
 ) -> web.StreamResponse:
     """Server-sent events: `state` with the game's JSON whenever its version changes, until
     the page goes away, the server stops, or the game is gone (`gone`)."""
-    response = web.StreamResponse(
-        headers={
-            "Content-Type": "text/event-stream",
-            "Cache-Control": "no-cache",
-            # nginx buffers responses by default, which would hold the events back.
-            "X-Accel-Buffering": "no",
-        }
-    )
-    await response.prepare(request)
+    response = await events_response(request)
     loop = asyncio.get_running_loop()
     sent_version, last_write = None, loop.time()
     try:
@@ -133,6 +173,37 @@ async def stream_game(
             await _first(changed, closing, POLL_SECONDS)
     except (ConnectionResetError, ConnectionError):
         log.debug("an events stream's page went away")
+    return response
+
+
+async def stream_pairing(
+    request: web.Request,
+    seated: asyncio.Event,
+    closing: asyncio.Event,
+    find: Callable[[], Awaitable[str | None]],
+) -> web.StreamResponse:
+    """Server-sent events for a page looking for a stranger: `paired` with the public id of
+    the user's game against one (`find`) once there is one, and the stream ends; until then
+    a comment now and then, until the page goes away or the server stops."""
+    response = await events_response(request)
+    loop = asyncio.get_running_loop()
+    last_write = loop.time()
+    try:
+        while not closing.is_set():
+            if request.transport is None or request.transport.is_closing():
+                break
+            seated.clear()
+            found = await find()
+            if found is not None:
+                data = json.dumps({"id": found}, separators=(",", ":"))
+                await response.write(f"event: paired\ndata: {data}\n\n".encode())
+                break
+            if loop.time() - last_write > KEEPALIVE_SECONDS:
+                await response.write(b": keep-alive\n\n")
+                last_write = loop.time()
+            await _first(seated, closing, POLL_SECONDS)
+    except (ConnectionResetError, ConnectionError):
+        log.debug("a search's page went away")
     return response
 
 

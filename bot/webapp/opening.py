@@ -11,7 +11,7 @@ from functools import partial
 from bot.chat.boards import BoardHooks
 from bot.config import Settings
 from bot.context import BotApplication
-from bot.games.events import GameEnded
+from bot.games.events import GameEnded, GameStarted, SeatsTaken
 from bot.games.model import GameView
 from bot.resources import MiniApp, Resources
 from bot.webapp.buttons import publish_menu_button, with_open_board
@@ -34,7 +34,11 @@ def open_mini_app(application: BotApplication, settings: Settings, hooks: BoardH
     resources.mini_app = MiniApp(links, notifier, GroupMembers(bot), pace)
     # A game that ends reaches its pages at once, even where no board of it can be edited
     # (its chat blocked the bot): the ending's event (`bot.games.events`).
-    resources.running.games.store.events.subscribe(GameEnded, notifier.heard)
+    events = resources.running.games.store.events
+    events.subscribe(GameEnded, notifier.heard)
+    # A stranger found: the page that looks for one goes to the game.
+    events.subscribe(GameStarted, notifier.heard_seated)
+    events.subscribe(SeatsTaken, notifier.heard_seated)
     resources.tasks["menu_button"] = asyncio.create_task(publish_menu_button(bot, links))
     drawing = hooks.shown
 

@@ -14,17 +14,24 @@ small boards on ultimate, for the page to draw a stroke through them.
 What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
 Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
 finished game against the AI (for its player), Rematch under a finished game between people
-(of three or four too: a new game its sender opens, as in chat).
+(of three or four too: a new game its sender opens, as in chat), but none under a match game
+the match goes on after: its next game (`next`) is where the page goes.
+
+A game on the clock (strangers': bot.games.play.clock_rules) carries each side's time left as
+of the read (`clock`), whose clock runs and in how long it flags: the page counts the running
+one down itself between two states, and the server's ending (a loss on time) comes live.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from datetime import datetime
 from enum import Enum, StrEnum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
+from bot.games.play import clock_rules
 from bot.games.summaries import MoveRow, Replay
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
@@ -72,6 +79,10 @@ class PageStatus(StrEnum):
     TOO_MANY = "too_many"
     #: Looking for a stranger (the chat says the rest), answered with 202.
     SEARCHING = "searching"
+    #: A Telegram sign-in (initData) too old: the page says to open it again; 401.
+    EXPIRED = "expired"
+    #: No valid Telegram sign-in at all (forged, another bot's, none); 401.
+    NOT_TELEGRAM = "not_telegram"
 
 
 #: What the page may ask the server for (POST …/actions).
@@ -123,10 +134,17 @@ def player(game: GameView, mark: str) -> dict[str, Any]:
 
 
 def game_state(
-    game: GameView, moves: Sequence[MoveRow], viewer_id: int, offer: GameView | None = None
+    game: GameView,
+    moves: Sequence[MoveRow],
+    viewer_id: int,
+    offer: GameView | None = None,
+    *,
+    next_game: GameView | None = None,
+    now: datetime | None = None,
 ) -> dict[str, Any]:
     """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
-    the rematch offered under a finished game, if any."""
+    the rematch offered under a finished game, if any; `next_game`: the game its match went
+    on to; `now`: when it was read, for the clocks (None: a replay's frame, no clocks)."""
     board = game.board
     sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
@@ -164,6 +182,9 @@ def game_state(
         "ending": _ending(game, sides),
         # A match game: its score, in the chat board's terms (bot.views.match_score).
         "match": None if (summary := match_summary(game)) is None else asdict(summary),
+        # The match's next game, once this one ended and the match went on: the page follows.
+        "next": next_game.public_id if next_game is not None else None,
+        "clock": None if now is None else _clock(game, now),
         "assisted": game.assisted,
         **_lines(game),
         "blocks": _blocks(game),
@@ -182,6 +203,26 @@ def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
         state = game_state(replay.at(ply), moves, viewer_id)
         frames.append({**state, "your_turn": False, "legal": [], "actions": []})
     return frames
+
+
+def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
+    """A game on the clock at `now`: the control, each side's time left (seconds), whose
+    clock runs (None once the game is over) and in how many seconds it flags; None without
+    a clock, or before the game begins (an open challenge)."""
+    control = clock_rules.control_of(game)
+    if control is None or game.is_open:
+        return None
+    running = game.to_move if game.is_active else None
+    flag_at = game.flag_at if running is not None else None
+    return {
+        "seconds": control.seconds,
+        "delay": control.delay,
+        "left": {mark: round(clock_rules.time_left(game, mark, now), 2) for mark in game.marks},
+        "running": running,
+        "flags_in": None
+        if flag_at is None
+        else round(max(0.0, (flag_at - now).total_seconds()), 2),
+    }
 
 
 def _offer(game: GameView) -> dict[str, Any]:
@@ -277,6 +318,9 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
     review = [Action.REVIEW] if reviewable(game) else []
     inline = game.inline_message_id is not None or game.chat_id is None
     picture = [] if inline or game.is_between_strangers else [Action.PICTURE]
+    if game.match is not None and not game.match.is_over:
+        # The match goes on, on its next game (`next`): nothing here starts another game.
+        return [*review, *picture]
     if game.is_between_people:
         return [Action.REMATCH, *review, *picture]
     if inline:

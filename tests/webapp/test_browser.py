@@ -39,7 +39,7 @@ async def test_playing_on_the_page_in_chromium(
         url = board.reply_markup["inline_keyboard"][-1][0]["web_app"]["url"]
         page, outside = await open_page(browser, url, telegram.token, ALICE)
         await wait_ply(page, 0)
-        assert await page.text_content("#status") == "Your turn as X"
+        assert await page.text_content("#status") == "Your turn as ❌"
         assert await page.get_attribute("html", "dir") == "ltr"
         assert await page.locator("#actions [data-action='hint']").count() == 1
 
@@ -49,7 +49,8 @@ async def test_playing_on_the_page_in_chromium(
         assert cells[4] == "X" and cells.count("O") == 1
         assert board_cells(telegram, board) == cells
         assert await page.locator("#board .cell.last").count() == 1
-        assert await page.locator("#moves li").count() == 2
+        moves = await page.eval_on_selector_all("#moves li", "l => l.map(e => e.textContent)")
+        assert moves[0] == "❌ 2·2" and moves[1].startswith("⭕ ")
         assert "impact:light" in await page.evaluate("window.hapticCalls")
         # Taken cells are not clickable; the free ones are.
         assert await page.locator("#board .cell:not([disabled])").count() == 7
@@ -144,7 +145,7 @@ async def test_an_8x8_game_in_persian_right_to_left_in_the_dark_theme(
         await page.click("#sizes [data-size='8']")
         await page.click("#start")
         await wait_ply(page, 0)
-        assert await page.text_content("#status") == "نوبت شماست: X"
+        assert await page.text_content("#status") == "نوبت شماست: ❌"
         assert "(شما)" in await page.text_content("#players")
         # The board keeps the chat's column order: cell 0 is at the top left.
         first = await page.eval_on_selector("#board .cell[data-cell='0']", "c => c.offsetLeft")

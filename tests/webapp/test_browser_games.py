@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_matchmaking import boards_of
-from tests.support.chat import press, send
+from tests.support.chat import press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_new_game, open_page, page_cells, play_on, screenshot, wait_ply
 from tests.webapp.support import bot_with_mini_app, public_id_on
@@ -195,3 +195,20 @@ async def test_a_match_game_shows_its_score_on_the_page(
         await wait_ply(page, 0)
         assert await page.text_content("#match") == "🏆 Best of 3 · Alice 0 – 0 Carol · game 1"
         assert await page.is_visible("#match")
+        # Alice wins game 1 on the page, Carol playing in chat.
+        carols = boards_of(telegram, CAROL)[0]
+        for ply, (alices, carol) in enumerate(((0, 3), (1, 4))):
+            await page.click(f"#board .cell[data-cell='{alices}']")
+            await wait_ply(page, 2 * ply + 1)
+            await tap_cell(telegram, CAROL, carols, carol)
+            await wait_ply(page, 2 * ply + 2)
+        await page.click("#board .cell[data-cell='2']")
+        await page.wait_for_selector("#board[data-status='finished']")
+        # The match goes on: no Rematch, a way to game 2, where the page soon goes by itself.
+        actions = await page.eval_on_selector_all(
+            "#actions button", "b => b.map(e => e.dataset.action)"
+        )
+        assert "rematch" not in actions and actions[0] == "next"
+        await page.wait_for_selector("#board[data-status='active'][data-ply='0']")
+        assert await page.text_content("#match") == "🏆 Best of 3 · Alice 1 – 0 Carol · game 2"
+        await screenshot(page, "miniapp-match-game-2-320.png")

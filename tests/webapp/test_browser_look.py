@@ -194,11 +194,12 @@ async def test_the_board_speaks_and_keeps_the_focus(
         assert focused[0] and focused[1] is not None and focused[1] != "4" and not focused[2]
         assert await page.eval_on_selector_all("#board .cell", tabbable) == 1
         tree = await page.locator("#board").aria_snapshot()
-        assert 'button "Row 2, column 2: X" [disabled]' in tree
+        # The marks named as the chat names them, never by their letters.
+        assert 'button "Row 2, column 2: ❌" [disabled]' in tree
         cells = await page_cells(page)
         ai = next(i for i, mark in enumerate(cells) if mark == "O")
         row, col = ai // 3 + 1, ai % 3 + 1
-        assert f'button "Row {row}, column {col}: O, last move" [disabled]' in tree
+        assert f'button "Row {row}, column {col}: ⭕, last move" [disabled]' in tree
         assert await serious_violations(page) == []
 
 
@@ -236,7 +237,7 @@ async def test_one_drawing_per_change_and_the_ai_after_a_beat(
         assert await page.locator("#board .cell.O.new").count() == 1
         said = await page.evaluate("window.said")
         assert any(ply in "01" and "thinking" in text for ply, text in said), said
-        assert said[-1] == ["2", "Your turn as X"]
+        assert said[-1] == ["2", "Your turn as ❌"]
 
 
 async def test_words_that_belong_to_a_position_go_with_it(
@@ -429,7 +430,7 @@ async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
         await page.reload()
         await wait_ply(page, 14)
         block = "#board .block[data-block='%s']"
-        assert await page.get_attribute(block % 0, "aria-label") == "Small board 1: won by X"
+        assert await page.get_attribute(block % 0, "aria-label") == "Small board 1: won by ❌"
         assert await page.get_attribute(block % 1, "aria-label") == "Small board 2: a draw"
         assert await page.locator(f"{block % 1} > svg.big.draw").count() == 1
         # The last move stays marked inside the won small board, above its big ❌.
@@ -440,7 +441,7 @@ async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
             " +getComputedStyle(c.parentElement.querySelector('svg.big')).zIndex]; }",
         )
         assert dot[0] != "none" and dot[1] > dot[2]
-        assert "X, last move" in (await page.get_attribute(last, "aria-label") or "")
+        assert "❌, last move" in (await page.get_attribute(last, "aria-label") or "")
         pairs = await contrast(page)
         assert [p for p in pairs if p["ratio"] < LEAST] == []
         assert {"big mark", "last move"} <= {p["what"] for p in pairs}

@@ -56,8 +56,12 @@ async def test_carol_plays_her_turn_of_a_three_player_game_on_the_page(
         for user, cell in ((ALICE, 0), (BOB, size)):
             assert not (await tap_cell(telegram, user, board, cell)).get("text")
         await page.wait_for_selector("#board[data-your-turn='true']")
+        # Carol's seat is 🔺, as the chat calls it, not "T".
+        assert await page.text_content("#status") == en.PAGE["your_turn"].format(mark="🔺")
         await page.click(f"#board .cell[data-cell='{2 * size}']")
         await wait_ply(page, 3)
+        moves = await page.eval_on_selector_all("#moves li", "l => l.map(e => e.textContent)")
+        assert [move.split(" ")[0] for move in moves] == ["❌", "⭕", "🔺"]
         assert board_cells(telegram, board, size)[2 * size] == "T"
         assert await page.locator(f"#board .cell[data-cell='{2 * size}'] svg.mark.T").count() == 1
         # Alice gives up (from her page): Carol's page says who is out, as the chat does.

@@ -5,8 +5,8 @@
 "use strict";
 
 import { markIcon } from "./board.js";
-import { closeGame, openGame, say, setHome, showBack } from "./game.js";
-import { api, haptic, initData, startAskingFirst, tg } from "./net.js";
+import { closeGame, connection, openGame, say, setHome, showBack } from "./game.js";
+import { api, awaitPairing, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -15,7 +15,8 @@ const $ = (id) => document.getElementById(id);
 // ultimate.
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
-let signInRefused = false; // the server refused this page's initData (too old)
+let refusedSignIn = null; // why the server refused this page's initData (net.js: signInRefused)
+let pairing = null;        // the AbortController of a search's stream, while the page looks
 
 function applyTheme() {
   const theme = (tg && tg.themeParams) || {};
@@ -34,9 +35,10 @@ async function loadWords() {
   const user = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user) || {};
   const path = initData ? "texts" : "texts?lang=" + encodeURIComponent(user.language_code || "");
   let { ok, status, data } = await api(path);
-  if (status === 401 && initData) {
-    // A sign-in the server no longer takes (a day old): the words, to say so, by the app's language.
-    signInRefused = true;
+  refusedSignIn = signInRefused({ status, data });
+  if (refusedSignIn) {
+    // A sign-in the server does not take (a day old, or none valid): the words, to say so, by
+    // the app's language.
     ({ ok, data } = await api("texts?lang=" + encodeURIComponent(user.language_code || ""), undefined, false));
   }
   if (!ok) return false;
@@ -118,13 +120,14 @@ function gameLine(game) {
 
 // The start page; `preset` chooses a new game's board (Another level: the game's own).
 async function openHome(preset) {
+  stopLooking();
   closeGame();
   $("game").hidden = true;
   showBack(false);
   history.replaceState(null, "", "./");
   const { ok, status, data, offline } = await api("games");
   if (!ok) {
-    say(offline ? t("PAGE.failed") : t(status === 401 && initData ? "PAGE.reopen" : "PAGE.from_telegram"), offline);
+    say(offline ? t("PAGE.failed") : t(refusalKey(signInRefused({ status, data })) || "PAGE.from_telegram"), offline);
     return;
   }
   say("");
@@ -150,10 +153,31 @@ async function startGame() {
   $("start").disabled = true;
   const { ok, data, offline, declined } = await startAskingFirst("games", newGame);
   $("start").disabled = false;
-  // A stranger: looked for as /play does; the chat says when the game begins.
-  if (ok && data.status === "searching") say(t("PAGE.searching"));
+  // A stranger: looked for as /play does, and the game opened once one is found.
+  if (ok && data.status === "searching") lookForSomeone();
   else if (ok) openGame(data.game.id);
   else if (!declined) say(offline ? t("PAGE.failed") : refusal(data.status || "error"));
+}
+
+// Why the server refused the sign-in, in the words' names (null: it did not).
+function refusalKey(refused) {
+  return refused === "not_telegram" ? "PAGE.not_telegram" : refused ? "PAGE.reopen" : null;
+}
+
+// Looking for a stranger, as /play does: the page says so, and goes to the game once the
+// server has found one (the chat's waiting message says the same and can cancel it).
+function lookForSomeone() {
+  say(t("PAGE.searching"));
+  stopLooking();
+  pairing = awaitPairing((gameId) => { pairing = null; connection(null); openGame(gameId); }, (trouble) => {
+    if (trouble === "expired" || trouble === "not_telegram") say(t(refusalKey(trouble)));
+    else connection(trouble);
+  });
+}
+
+function stopLooking() {
+  if (pairing) pairing.abort();
+  pairing = null;
 }
 
 async function setUp() {
@@ -179,7 +203,7 @@ async function setUp() {
     $("back").hidden = true; // Telegram's own Back button takes its place
   }
   const spoken = await loadWords();
-  if (signInRefused) { say(t("PAGE.reopen")); return; }
+  if (refusedSignIn) { say(t(refusalKey(refusedSignIn))); return; }
   if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
   const fromUrl = new URLSearchParams(location.search).get("game");
   // A game's link names it by its public id (random, never the row id): startapp=g<id>.

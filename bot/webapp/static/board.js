@@ -5,7 +5,7 @@
 // the cells one may mark (one of them in the tab order at a time).
 "use strict";
 
-import { t } from "./words.js";
+import { symbol, t } from "./words.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // Marks are drawn (SVG), not emoji: a phone or a test browser may lack an emoji font.
@@ -45,10 +45,10 @@ export function rowCol(game, cell) {
   return [Math.floor(block / 3) * 3 + Math.floor(i / 3) + 1, (block % 3) * 3 + (i % 3) + 1];
 }
 
-// What a screen reader says for a cell: "Row 2, column 3: X, last move".
+// What a screen reader says for a cell: "Row 2, column 3: ❌, last move".
 export function cellLabel(game, i, mark, hint) {
   const [row, col] = rowCol(game, i);
-  let content = mark === "_" ? t("PAGE.cell_empty") : mark;
+  let content = mark === "_" ? t("PAGE.cell_empty") : symbol(mark);
   if (i === game.last_cell && mark !== "_") content = t("PAGE.cell_last", { content });
   if (i === hint) content = t("PAGE.cell_best", { content });
   return t("PAGE.cell_label", { row, col, content });
@@ -74,7 +74,7 @@ function cellButton(game, i, options) {
 }
 
 function blockLabel(b, result) {
-  if (result === "X" || result === "O") return t("PAGE.block_won", { n: b + 1, mark: result });
+  if (result === "X" || result === "O") return t("PAGE.block_won", { n: b + 1, mark: symbol(result) });
   if (result === "draw") return t("PAGE.block_drawn", { n: b + 1 });
   return t("PAGE.block_label", { n: b + 1 });
 }

@@ -1,5 +1,6 @@
-// A game's page: the players, whose turn or the result, the board, the buttons the chat
-// board has (Hint, Undo, Resign; Play again, Swap sides, Rematch), the moves, kept live.
+// A game's page: the players (and their clocks, on a game on the clock), whose turn or the
+// result, the board, the buttons the chat board has (Hint, Undo, Resign; Play again, Swap
+// sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
 // state: the second is dropped), the new mark grows into place, and an AI's reply to the
@@ -7,9 +8,10 @@
 "use strict";
 
 import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
-import { api, backoff, follow, haptic, initData, sleep, startAskingFirst, tg } from "./net.js";
+import { clockFor, setClock } from "./clock.js";
+import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
 import { isReplaying, leaveReplay, openReplay } from "./replay.js";
-import { levelName, refusal, t } from "./words.js";
+import { levelName, refusal, symbol, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 // How often a move is sent again while the server cannot be reached (0.5 + 1 + 2 + 4 s).
@@ -19,11 +21,14 @@ const MOVE_RETRIES = 4;
 const THINKING_MS = 450;
 // A tap target smaller than this (CSS px) is hard to hit: the page then points to the chat.
 const SMALLEST_TAP = 40;
+// How long a match's game that just ended stays on the page before its next game opens
+// (ms): long enough to read how it ended; "Next game" goes at once.
+const NEXT_GAME_MS = 3000;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
   again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
   join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
   review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL",
-  watch: "BUTTON_WATCH_AGAIN" };
+  watch: "BUTTON_WATCH_AGAIN", next: "PAGE.next_game" };
 
 let current = null;   // the game shown: its last state
 let stream = null;    // the AbortController of its live stream
@@ -34,10 +39,14 @@ let shown = "";       // the cells on the board now (a move on its way included)
 let focusCell = null; // the cell that last had the focus, so a redraw keeps it there
 let movedAt = 0;      // when the player's last move showed on the board (performance.now())
 let held = null;      // an AI's reply held back for the thinking beat, and its timer
+let onward = null;    // the timer that opens a match's next game
 
-// The server no longer takes this page's sign-in (Telegram's initData is a day old): only
-// opening the page again from the chat gives it a fresh one.
-const expired = (status) => status === 401 && Boolean(initData);
+// The server no longer takes this page's sign-in: a day old (opening the page again from
+// the chat gives it a fresh one), or no valid Telegram sign-in at all. In words, or null.
+function signInText(answer) {
+  const refused = signInRefused(answer);
+  return refused ? t(refused === "not_telegram" ? "PAGE.not_telegram" : "PAGE.reopen") : null;
+}
 
 let goHome = () => {}; // the start page (app.js), with a new game's choices preset
 
@@ -72,7 +81,7 @@ export function notice(text) {
 
 export function connection(kind) {
   const text = kind === "too_many" ? t("PAGE.too_many") : kind === "expired" ? t("PAGE.reopen")
-    : kind ? t("PAGE.offline") : "";
+    : kind === "not_telegram" ? t("PAGE.not_telegram") : kind ? t("PAGE.offline") : "";
   $("connection").textContent = text;
   $("connection").hidden = !text;
 }
@@ -101,7 +110,7 @@ function result(game) {
   const mark = game.ending.mark;
   const invited = game.offer ? game.offer.invited : "";
   if (!mark) return t(game.ending.key, { invited });
-  return t(game.ending.key, { name: name(game.players[mark]), mark: t(mark + "_SYMBOL") });
+  return t(game.ending.key, { name: name(game.players[mark]), mark: symbol(mark) });
 }
 
 // An open game's invitation (a challenge, a rematch offer, seats of a game of more) in the
@@ -114,9 +123,9 @@ function offerText(offer) {
 function statusText(game) {
   if (game.status === "open" && game.offer) return offerText(game.offer);
   if (game.status !== "active") return result(game);
-  if (game.your_turn) return t("PAGE.your_turn", { mark: game.to_move });
+  if (game.your_turn) return t("PAGE.your_turn", { mark: symbol(game.to_move) });
   const mover = game.players[game.to_move];
-  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: game.to_move });
+  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: symbol(game.to_move) });
 }
 
 function whereText(game) {
@@ -149,6 +158,8 @@ function playerChip(game, mark) {
     you.textContent = after.trim() ? "\u00a0" + after.trim() : "";
     chip.append(you);
   }
+  const clock = clockFor(mark);
+  if (clock) chip.append(clock);
   return chip;
 }
 
@@ -176,6 +187,8 @@ function actionButtons(game) {
     else if (action === "level") goHome({ size: game.size, k: game.k, ultimate: game.variant === "ultimate" });
     else act(action);
   }));
+  // A match goes on: its next game, at once (the page goes there by itself too).
+  if (game.next) buttons.unshift(button("next", t(BUTTONS.next), () => openGame(game.next)));
   // A finished game steps through its moves on this board, as the chat's 🎬 Replay does.
   if (game.status === "finished" && game.ply > 0) {
     buttons.push(button("replay", t("BUTTON_REPLAY"), () => openReplay(game, draw, notice)));
@@ -223,6 +236,21 @@ export function renderGame(game, force) {
   current = game;
   buzzAtTheEnd(before, game);
   draw();
+  followMatch(before, game);
+}
+
+// A match's game that ended before the player's eyes: its next game opens after a moment
+// in which the page says how this one ended (opened later, "Next game" leads there).
+function followMatch(before, game) {
+  if (!game.next || onward || !before || before.status === "finished") return;
+  onward = setTimeout(() => {
+    onward = null;
+    if (current && current.id === game.id && !isReplaying()) openGame(game.next);
+  }, NEXT_GAME_MS);
+}
+
+function stopFollowing() {
+  if (onward) { clearTimeout(onward); onward = null; }
 }
 
 // The rematch offered under a game, as it stands, for comparing two states of the game.
@@ -236,7 +264,7 @@ function beatFor(before, game) {
   if (!last || game.ply <= before.ply || wait <= 0 || !game.players[last.mark].ai) return false;
   if (held) clearTimeout(held.timer);
   held = { game, timer: setTimeout(() => { const g = held.game; held = null; renderGame(g); }, wait) };
-  $("status").textContent = t("AI_THINKING", { name: name(game.players[last.mark]), mark: last.mark });
+  $("status").textContent = t("AI_THINKING", { name: name(game.players[last.mark]), mark: symbol(last.mark) });
   return true;
 }
 
@@ -246,6 +274,7 @@ function draw() {
   const game = current;
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
+  setClock(game);
   $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
   $("match").textContent = matchText(game);
   $("match").hidden = !game.match;
@@ -257,9 +286,11 @@ function draw() {
   $("moves").replaceChildren(...game.moves.map((move) => {
     const li = document.createElement("li");
     li.className = move.mark;
+    // The mark as the board draws it (a phone may lack emoji), said as the chat names it.
     const mark = document.createElement("span");
-    mark.textContent = move.mark;
-    li.append(mark, " " + rowCol(game, move.cell).join("·"));
+    mark.className = "unseen";
+    mark.textContent = symbol(move.mark);
+    li.append(markIcon(move.mark), mark, " " + rowCol(game, move.cell).join("·"));
     return li;
   }));
   smallCells();
@@ -335,7 +366,7 @@ async function play(cell) {
       // answer is then not drawn again, but the cells come back.
       setBusy(false);
       if (refused) {
-        notice(expired(status) ? t("PAGE.reopen") : status === 400 ? refusal("error") : refusal(data.status));
+        notice(signInText({ status, data }) || (status === 400 ? refusal("error") : refusal(data.status)));
         haptic("notification", "error");
       }
       return;
@@ -381,7 +412,7 @@ async function act(action, target) {
     // Not sent again by itself: Play again twice would start two games.
     notice(t("PAGE.failed"));
   } else if (!ok) {
-    notice(expired(status) ? t("PAGE.reopen") : refusal(data.status));
+    notice(signInText({ status, data }) || refusal(data.status));
     haptic("notification", "error");
   } else if (action === "hint") {
     notice(t("PAGE.hint_cell"));
@@ -397,8 +428,8 @@ async function act(action, target) {
 export async function openGame(gameId) {
   const { ok, status, data, offline } = await api("games/" + gameId);
   if (!ok) {
-    say(offline ? t("PAGE.failed") : expired(status) ? t("PAGE.reopen")
-      : status === 401 ? t("PAGE.from_telegram") : refusal(data.status));
+    say(offline ? t("PAGE.failed") : signInText({ status, data })
+      || (status === 401 ? t("PAGE.from_telegram") : refusal(data.status)));
     return false;
   }
   say("");
@@ -412,6 +443,8 @@ export async function openGame(gameId) {
   shown = "";
   focusCell = null;
   if (held) { clearTimeout(held.timer); held = null; }
+  stopFollowing();
+  leaveReplay();
   renderGame(data.game);
   if (stream) stream.abort();
   stream = follow(gameId, (game) => { if (current && current.id === game.id) renderGame(game); }, connection);
@@ -424,6 +457,8 @@ export function closeGame() {
   stream = null;
   current = null;
   if (held) { clearTimeout(held.timer); held = null; }
+  stopFollowing();
+  setClock(null);
   connection(null);
 }
 

@@ -1,5 +1,6 @@
 // Talking to the server: Telegram's initData on every call, requests that report a lost
-// connection instead of throwing, and the game's live stream, which reconnects with backoff.
+// connection instead of throwing, and the live streams (a game's; a search's, until it finds
+// a stranger), which reconnect with backoff.
 "use strict";
 
 export const tg = (window.Telegram && window.Telegram.WebApp) || null;
@@ -35,30 +36,54 @@ export async function api(path, body, signed = true) {
   return { ok: response.ok, status: response.status, data, offline: AWAY.has(response.status) };
 }
 
-// Server-sent events read through fetch (EventSource cannot send the initData header).
-// onState(game) for every state; onTrouble(kind) with "offline", "too_many", "expired" (the
-// server no longer takes the page's initData) or null (back).
+// Why the server refused the page's sign-in, from an answer ({status, data}): "expired" (a
+// day old: opening the page again from the chat mends it) or "not_telegram" (no valid
+// Telegram sign-in at all); null when it did not refuse it.
+export function signInRefused({ status, data }) {
+  if (status !== 401 || !initData) return null;
+  return data && data.status === "not_telegram" ? "not_telegram" : "expired";
+}
+
+// A game's server-sent events, read through fetch (EventSource cannot send the initData
+// header). onState(game) for every state; onTrouble(kind) with "offline", "too_many",
+// "expired" or "not_telegram" (the server no longer takes the page's initData: see
+// `signInRefused`) or null (back).
 // Reconnects after any error or end, waiting longer after each failure; stops for good on
 // 401/403/404 or an `event: gone`. Returns the AbortController that ends it.
 export function follow(gameId, onState, onTrouble) {
+  return listen("api/games/" + gameId + "/events", { state: onState }, onTrouble);
+}
+
+// While the page looks for a stranger: onPaired(gameId) once the server has found one
+// (`event: paired`), and the stream ends. Returns the AbortController that ends it sooner.
+export function awaitPairing(onPaired, onTrouble) {
+  return listen("api/pairing", { paired: (found) => onPaired(found.id) }, onTrouble, "paired");
+}
+
+// A stream of server-sent events: `handlers` by event name; it ends for good at `last` (or
+// `gone`), and is opened again after anything else ends it.
+function listen(path, handlers, onTrouble, last) {
   const controller = new AbortController();
   (async () => {
     let failures = 0;
     while (!controller.signal.aborted) {
       let trouble = "offline";
       try {
-        const response = await fetch("api/games/" + gameId + "/events", {
+        const response = await fetch(path, {
           headers: { Authorization: "tma " + initData }, signal: controller.signal });
-        if (response.status === 401 && initData) onTrouble("expired");
+        if (response.status === 401 && initData) {
+          const data = await response.json().catch(() => ({}));
+          onTrouble(signInRefused({ status: 401, data }));
+        }
         if ([401, 403, 404].includes(response.status)) return;
         if (response.status === 429) trouble = "too_many";
         if (response.ok) {
-          const ended = await readEvents(response, (game) => {
+          const ended = await readEvents(response, (event, data) => {
             failures = 0;
             onTrouble(null);
-            onState(game);
-          });
-          if (ended === "gone") return;
+            if (handlers[event]) handlers[event](data);
+          }, last);
+          if (ended === "gone" || ended === last) return;
           trouble = null; // the server closed the stream (a restart): come straight back
         }
       } catch (e) {
@@ -74,7 +99,9 @@ export function follow(gameId, onState, onTrouble) {
   return controller;
 }
 
-async function readEvents(response, onState) {
+// Calls onEvent(name, data) for each event; returns "end" when the stream ends, "gone", or
+// `last` once that event came.
+async function readEvents(response, onEvent, last) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {
@@ -86,8 +113,10 @@ async function readEvents(response, onState) {
       const chunk = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       if (chunk.startsWith("event: gone")) return "gone";
+      const name = (chunk.match(/^event: (\w+)/) || [])[1];
       const data = chunk.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
-      if (chunk.startsWith("event: state") && data) onState(JSON.parse(data));
+      if (name && data) onEvent(name, JSON.parse(data));
+      if (name === last) return name;
     }
   }
 }

@@ -6,7 +6,7 @@
 
 import { drawBoard, rowCol } from "./board.js";
 import { api } from "./net.js";
-import { refusal, t } from "./words.js";
+import { refusal, symbol, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const KEYS = { ArrowLeft: -1, ArrowRight: 1 };
@@ -66,7 +66,7 @@ function show() {
   drawBoard($("board"), frame, { label: t("BUTTON_REPLAY") });
   const move = frame.moves[frame.moves.length - 1];
   $("where").textContent = move
-    ? t("REPLAY_MOVE", { ply: frame.ply, total, mark: move.mark, cell: rowCol(frame, move.cell).join(" ") })
+    ? t("REPLAY_MOVE", { ply: frame.ply, total, mark: symbol(move.mark), cell: rowCol(frame, move.cell).join(" ") })
     : t("REPLAY_START", { total });
   const controls = [
     ["first", "BUTTON_REPLAY_FIRST", 0],

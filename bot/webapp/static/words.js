@@ -31,3 +31,8 @@ export function refusal(status) {
 export function levelName(level) {
   return t("AI_NAME", { level: (words.LEVEL_NAMES || {})[level] || level });
 }
+
+// A mark as the chat names it: ❌ ⭕ 🔺 🟦 (X_SYMBOL…), never its letter.
+export function symbol(mark) {
+  return t(mark + "_SYMBOL");
+}
