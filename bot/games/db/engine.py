@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, exc
 from sqlalchemy import create_engine as create_sync_engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import (
@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from bot.games.db import dead_connections
 from bot.games.db.health import watch_sqlite_file, watch_writer
 
 log = logging.getLogger(__name__)
@@ -53,8 +52,28 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
         # the server's CPU per tap. Generic plans are made once per connection (PostgreSQL 12+).
         connect_args={"server_settings": {"plan_cache_mode": "force_generic_plan"}},
     )
-    dead_connections.replace_on_checkout(engine)
+    replace_dead_connections(engine)
     return engine
+
+
+def replace_dead_connections(engine: AsyncEngine) -> None:
+    """PostgreSQL: a pooled connection the server dropped (a restart, an idle timeout,
+    `pg_terminate_backend`) is replaced before use, as `pool_pre_ping` would, without its cost.
+
+    SQLAlchemy's pre-ping for asyncpg is three round trips per checkout (BEGIN, a query,
+    ROLLBACK), a wait on the bot's busiest path. A connection resting in the pool is still
+    read by the event loop: when the server says goodbye (its "terminating connection"
+    message, then the end of the stream), asyncpg marks the connection closed. So a checkout
+    asks asyncpg's public `Connection.is_closed()`, with no round trip, and replaces a closed
+    connection; as after a failed pre-ping, the whole pool is replaced then (connections older
+    than this one are suspect too). One that the server drops in the instant between the
+    loop's last read and the checkout fails its first statement instead; SQLAlchemy sees a
+    disconnect there and replaces it too (the pool's other connections with it)."""
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _check(_dbapi_connection: Any, _record: Any, proxy: Any) -> None:
+        if proxy.driver_connection.is_closed():
+            raise exc.InvalidatePoolError("the server closed the connection")
 
 
 def _sqlite_pragmas(enforce_foreign_keys: bool) -> Callable[[Any, Any], None]:
