@@ -3,23 +3,27 @@ on the test database (SQLite, or PostgreSQL with TEST_DATABASE_URL): a write who
 fails (a stale version, an update claimed already) leaves nothing of its transaction behind,
 not even the writes before it; a broken constraint is SQLAlchemy's IntegrityError; writes sent
 before a read are seen by it and roll back with its transaction; a tap on a game the store
-holds reads nothing."""
+holds reads nothing; a SQLite file deleted while a transaction runs fails its commit."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, event, select
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db import reads, statements, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.models import Game, HandledUpdate, Move, Player
+from bot.games.db.sqlite_file import UnusableFile
 from bot.games.model import (
     BoardRef,
     Claim,
@@ -305,3 +309,20 @@ async def test_a_cancelled_transaction_leaves_nothing_behind_for_the_next(games:
 
     assert (await games.updates.claim(906)).new  # the next transaction commits its own
     assert await claimed_ids(games) == [906]
+
+
+@pytest.mark.skipif(
+    os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"), reason="a SQLite file's"
+)
+async def test_a_file_deleted_while_a_transaction_runs_fails_its_commit(
+    games: Games, database_url: str
+) -> None:
+    # The writer's connection lives on: the check its pool made at checkout is long past.
+    database = make_url(database_url).database
+    files = [Path(f"{database}{suffix}") for suffix in ("", "-wal", "-shm")]
+    with pytest.raises(UnusableFile, match="database file missing"):
+        async with games.store.transaction() as transaction:
+            games.store.claim_later(transaction, UpdateClaim(907, ALICE.id))
+            assert await reads.live_games_in_chat(transaction, CHAT) == []  # the file in use
+            for path in files:
+                path.unlink(missing_ok=True)

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-from bot.games.db.health import watch_sqlite_file, watch_writer
+from bot.games.db.sqlite_file import watch_sqlite_file, watch_writer
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,12 @@ runs depends on the database:
   a time on a thread of its own. Through aiosqlite every statement hops to its thread and
   back three or four times, and each hop wakes the event loop; here a tap's writes and their
   commit are one hop. `bench/README.md` has the figures.
+
+That connection lives as long as the bot, so the pool's check of a SQLite file at checkout
+(`bot.games.db.sqlite_file`) would never run again: each transaction on it asks first whether
+the file can still be used (deleted, or made read-only, it fails with `UnusableFile` before
+SQLite touches it), and its commit asks again, in the same batch, whether the file is still
+there. A write the file did not take is never answered as done.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.engine import sqlite_writer
+from bot.games.db.sqlite_file import file_of
 
 T = TypeVar("T")
 #: Runs a function of the transaction's (synchronous) connection where that connection lives.
@@ -47,6 +54,7 @@ class Writes:
         sqlite = engine is not None and engine.dialect.name == "sqlite"
         self._lock = asyncio.Lock() if sqlite else None
         self._writer = sqlite_writer(engine) if sqlite and engine is not None else None
+        self._file = file_of(engine) if self._writer is not None and engine is not None else None
         self._thread: ThreadPoolExecutor | None = None
         self._connection: Connection | None = None
         if self._writer is not None and engine is not None:
@@ -64,6 +72,8 @@ class Writes:
                     yield transaction
                     await transaction.flush()
                 return
+            if self._file is not None:
+                self._file.refuse_if_unusable()
             held = self._connection
             if held is None or held.closed or held.invalidated:
                 loop = asyncio.get_running_loop()
@@ -72,12 +82,19 @@ class Writes:
             transaction = CoreTransaction(self._run, held)
             try:
                 yield transaction
-                await transaction.flush(then=Connection.commit)
+                await transaction.flush(then=self._commit)
             except BaseException:
                 # Shielded: a second cancellation must not leave the transaction open for the
                 # next one (the thread runs the rollback before anything sent after it).
                 await asyncio.shield(self._run(_roll_back))
                 raise
+
+    def _commit(self, connection: Connection) -> None:
+        """Commit (on the writer's thread), unless the file went while the transaction ran:
+        its writes would be answered as done, and lost."""
+        if self._file is not None:
+            self._file.refuse_if_gone()
+        connection.commit()
 
     def _connect(self, given_up: Connection | None) -> Connection:
         """The writer's connection (on its thread); one given up is closed first."""
