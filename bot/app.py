@@ -253,7 +253,9 @@ async def open_resources(application: BotApplication) -> None:
     # Both modes: a webhook's updates and long polling's batches are stored before Telegram
     # is told they arrived (`bot.intake.polling`).
     every = settings.board_catch_up_seconds
-    resources.inbox = WebhookInbox(games.inbox, application, every=every)
+    resources.inbox = WebhookInbox(
+        games.inbox, application, every=every, unstored=resources.unstored
+    )
     if settings.webapp_url is not None:
         from bot.webapp.opening import open_mini_app  # a bot without WEBAPP_URL goes without
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from bot.telegram.unstored import Unstored
+
 if TYPE_CHECKING:
     from telegram.request import BaseRequest
 
@@ -103,6 +105,8 @@ class Resources:
     mini_app: MiniApp | None = None  # with WEBAPP_URL
     #: Start-up's background work (the solved table, the profile, the menu button).
     tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
+    #: Updates the database would not store: Telegram must deliver them again.
+    unstored: Unstored = field(default_factory=Unstored)
 
     @property
     def running(self) -> Running:

@@ -6,11 +6,11 @@ the Mini App (bot.webapp) when WEBAPP_URL is set (in polling mode it serves only
                                  Otherwise it is stored (`bot.intake.webhook_inbox`) and
                                  answered 200, then handled: a crash after the answer loses
                                  nothing. 503 when it cannot be stored (Telegram sends it
-                                 again later).
+                                 again later; a tap hears once that it could not be saved).
     GET  /healthz                200 {"ok": true, "database": "ok"} while the bot runs and the
                                  database takes a tiny write; 503 with what is wrong otherwise
                                  ("database locked", "disk full", "database file missing",
-                                 "timeout", "error", "not open").
+                                 "database read-only", "timeout", "error", "not open").
     /app/…                       the Mini App's page and API (bot.webapp.api), with WEBAPP_URL.
 
 `build_web_app` returns a plain `aiohttp.web.Application`, so more routes (a Mini App's pages
@@ -34,8 +34,11 @@ from aiohttp.log import server_logger
 from bot.chores.outage import Tally
 from bot.context import BotApplication
 from bot.games.db.health import DatabaseState, probe
+from bot.games.db.sqlite_file import refusal
+from bot.handlers.errors import not_stored
 from bot.intake.incoming import NotAnUpdate, OutOfRange, read_update
 from bot.intake.webhook_inbox import WebhookInbox
+from bot.locales.texts import texts_for
 from bot.webapp.api import add_routes as add_mini_app
 
 log = logging.getLogger(__name__)
@@ -106,7 +109,13 @@ async def receive_update(request: web.Request) -> web.Response:
     try:
         await inbox.receive(update, json.dumps(data, separators=(",", ":")))
     except Exception as error:  # any driver's error: Telegram sends the update again later
-        log.warning("could not store update %s: %s", update.update_id, type(error).__name__)
+        refused = refusal(error)
+        why = refused.value if refused is not None else type(error).__name__
+        # Meanwhile a tap is told (once) that it could not be saved; this answer does not wait.
+        user = update.effective_user
+        tr = texts_for(user.language_code if user else None)
+        told = not_stored(update, application.bot_data.unstored, tr, why, handled=False)
+        application.create_task(told, name=f"not stored {update.update_id}")
         return web.Response(status=503, text="Service Unavailable")
     return web.Response(text="OK")
 

@@ -14,6 +14,10 @@ up twice is harmless. With long polling, `hand_over` has a batch handled at once
 only the updates still being handled a moment later: a row costs two writes, and almost every
 update is done long before. An update taken up `MAX_ATTEMPTS` times without being handled (it
 crashes the bot?) is given up, with a warning.
+
+An update whose work the database would not store (`bot.telegram.unstored`: its file gone or
+read-only) is not done: its row stays for a later round, and a polled batch holding one is not
+acknowledged (`NotStored`), so Telegram delivers it again.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from telegram.ext import Application
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.inbox import Inbox
+from bot.telegram.unstored import Unstored
 from bot.telegram.update_lanes import update_recovered
 
 log = logging.getLogger(__name__)
@@ -44,6 +49,14 @@ DONE_DELAY_SECONDS = 0.05
 STOP_WAIT_SECONDS = 5.0
 
 
+class NotStored(Exception):
+    """Updates of a polled batch that were handled but not stored: the batch must not be
+    acknowledged."""
+
+    def __init__(self, update_ids: list[int]) -> None:
+        super().__init__(f"updates {update_ids} could not be stored: not acknowledged")
+
+
 class WebhookInbox:
     # Any Application: the inbox only hands it updates. (`bot.context.BotApplication` would close
     # an import cycle: `bot.resources` names this class.)
@@ -53,8 +66,10 @@ class WebhookInbox:
         application: Application[Any, Any, Any, Any, Any, Any],
         *,
         every: float = 5.0,
+        unstored: Unstored | None = None,
     ) -> None:
         self._inbox, self._application, self._every = inbox, application, every
+        self._unstored = unstored or Unstored()
         self._started = asyncio.Event()
         self._arrived: list[tuple[int, str, asyncio.Future[None]]] = []
         self._storing: asyncio.Task[None] | None = None
@@ -63,7 +78,7 @@ class WebhookInbox:
         self._handling: set[int] = set()
         # The updates with a row (all in webhook mode; in polling mode, those handled slowly).
         self._stored: set[int] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[bool]] = set()
         self._rounds = Rounds("webhook inbox", self.take_up_left, every)
 
     async def receive(self, update: Update, body: str) -> None:
@@ -79,20 +94,27 @@ class WebhookInbox:
         """Long polling: have a batch handled at once, and store those not handled within
         `keep_after` seconds (raises if the database cannot: then the batch must not be
         acknowledged). Almost every update is handled by then, and costs no row: the next
-        getUpdates, which acknowledges the batch, waits that long at most."""
-        handling = [task for update, _ in batch if (task := self._handle_later(update, recovered))]
+        getUpdates, which acknowledges the batch, waits that long at most. One handled whose
+        work the database would not store is NotStored: not to be acknowledged either."""
+        handling = {
+            task: update.update_id
+            for update, _ in batch
+            if (task := self._handle_later(update, recovered)) is not None
+        }
         if not handling:
             return
-        _, slow = await asyncio.wait(handling, timeout=keep_after)
-        if not slow:
-            return
-        bodies = {update.update_id: body for update, body in batch}
-        left = [uid for uid in bodies if uid in self._handling]
-        await asyncio.gather(*(self._stored_soon(uid, bodies[uid]) for uid in left))
-        for update_id in left:
-            self._stored.add(update_id)
-            if update_id not in self._handling:
-                self._forget(update_id)  # handled while its row was written
+        done, slow = await asyncio.wait(handling, timeout=keep_after)
+        if slow:
+            bodies = {update.update_id: body for update, body in batch}
+            left = [uid for uid in bodies if uid in self._handling]
+            await asyncio.gather(*(self._stored_soon(uid, bodies[uid]) for uid in left))
+            for update_id in left:
+                self._stored.add(update_id)
+                if update_id not in self._handling:
+                    self._forget(update_id)  # handled while its row was written
+        refused = sorted(uid for task, uid in handling.items() if task in done and _refused(task))
+        if refused:
+            raise NotStored(refused)
 
     def _stored_soon(self, update_id: int, body: str) -> asyncio.Future[None]:
         """The update's row, written with those arriving in the same turn of the loop (one
@@ -116,7 +138,7 @@ class WebhookInbox:
                 for *_, future in batch:
                     future.set_result(None)
 
-    def _handle_later(self, update: Update, recovered: bool = False) -> asyncio.Task[None] | None:
+    def _handle_later(self, update: Update, recovered: bool = False) -> asyncio.Task[bool] | None:
         if update.update_id in self._handling:
             return None  # delivered again while this instance handles it
         self._handling.add(update.update_id)
@@ -127,8 +149,11 @@ class WebhookInbox:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _handle(self, update: Update, recovered: bool) -> None:
+    async def _handle(self, update: Update, recovered: bool) -> bool:
+        """Have the update handled; False when the database would not store its work."""
         update_recovered.set(recovered)  # this task's own context: for this update only
+        update_id = update.update_id
+        self._unstored.take(update_id)  # what an earlier attempt met is no news of this one
         try:
             await self._started.wait()
             application = self._application
@@ -136,12 +161,16 @@ class WebhookInbox:
                 update, application.process_update(update)
             )
         except Exception:
-            log.exception("update %s could not be handled", update.update_id)
+            log.exception("update %s could not be handled", update_id)
         finally:
-            self._handling.discard(update.update_id)
+            self._handling.discard(update_id)
+        if self._unstored.take(update_id):
+            self._stored.discard(update_id)  # its row stays, for a later round
+            return False
         # Not reached when cancelled (the bot stops): the row stays for the next start.
-        if update.update_id in self._stored:
-            self._forget(update.update_id)
+        if update_id in self._stored:
+            self._forget(update_id)
+        return True
 
     def _forget(self, update_id: int) -> None:
         self._stored.discard(update_id)
@@ -193,3 +222,8 @@ class WebhookInbox:
             log.info("update %s was received but not handled (a crash?): handling it", update_id)
             self._handle_later(Update.de_json(json.loads(body), self._application.bot), True)
         return len(again)
+
+
+def _refused(task: asyncio.Task[bool]) -> bool:
+    """Whether a finished handling met a database that would not store its work."""
+    return not task.cancelled() and task.exception() is None and not task.result()

@@ -126,6 +126,7 @@ class _Popups:
     POPUP_NOT_A_PLAYER: str
     POPUP_NOT_CHALLENGER: str
     POPUP_NOT_INVITED: str
+    POPUP_NOT_SAVED: str
     POPUP_NOT_WAITING: str
     POPUP_NOT_YOURS: str
     POPUP_NOT_YOUR_MENU: str

@@ -1,0 +1,143 @@
+"""A SQLite database that can no longer store anything under a running `python -m bot`: its
+file deleted, or made read-only. Nothing is taken that is not stored: a tap is answered that
+it could not be saved (in the player's language), its board stays as it was, a webhook
+delivery gets a 5xx and long polling does not acknowledge it, so Telegram delivers it again.
+The process lives on and says what is wrong once; /healthz says 503 with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.locales import ru
+from tests.e2e.test_webhook import SECRET
+from tests.support.chat import board_cells, cell_data, current
+from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.processes import (
+    BotProcess,
+    WebhookBot,
+    bot_env,
+    bots_done,
+    get_json,
+    post_update,
+)
+
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"),
+        reason="a SQLite file's faults",
+    ),
+]
+
+WAIT = 15.0  # generous: a wait only takes this long when something is broken
+#: A Russian-speaking player: "could not be saved" comes in their language.
+ALICE = FakeTelegram.user(1001, "Alice", language_code="ru")
+
+
+def files_of(database_url: str) -> list[Path]:
+    """The database file and the two SQLite keeps beside it in WAL mode."""
+    database = make_url(database_url).database
+    assert database
+    return [Path(f"{database}{suffix}") for suffix in ("", "-wal", "-shm")]
+
+
+def errors_in(process: BotProcess) -> list[str]:
+    return [line for line in process.output.splitlines() if " ERROR " in line]
+
+
+async def delivered(fake: FakeTelegram, bot: WebhookBot) -> tuple[dict[str, Any], int]:
+    """POST the update queued last to the bot as Telegram does; the update and the status."""
+    update = fake.updates[-1]
+    return update, await post_update(bot.url, update, SECRET)
+
+
+async def webhook_board(fake: FakeTelegram, bot: WebhookBot) -> StoredMessage:
+    """Alice's new one-phone game, its first move (the centre) played."""
+    mark = fake.mark()
+    fake.send_text(ALICE, "/start user user")
+    assert (await delivered(fake, bot))[1] == 200
+    await fake.wait_for("sendMessage", WAIT, since=mark)
+    board = fake.last_bot_message(ALICE["id"])
+    query_id = fake.tap(ALICE, board, cell_data(fake, board, 4))
+    assert (await delivered(fake, bot))[1] == 200
+    assert not (await fake.answer_to(query_id, WAIT)).get("text")
+    await fake.wait_until(lambda: board_cells(fake, current(fake, board)) == "____X____", WAIT)
+    return board
+
+
+async def test_with_its_file_deleted_a_polled_tap_is_not_saved_and_not_acknowledged(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    fake = telegram
+    bot = BotProcess(tmp_path, bot_env(fake, database_url), "bot")
+    try:
+        since = fake.mark()
+        await bot.start()
+        await bot.wait_ready(fake, since, WAIT)
+        mark = fake.mark()
+        fake.send_text(ALICE, "/start user user")
+        await fake.wait_for("sendMessage", WAIT, since=mark)
+        board = fake.last_bot_message(ALICE["id"])
+        query_id = fake.tap(ALICE, board, cell_data(fake, board, 4))
+        assert not (await fake.answer_to(query_id, WAIT)).get("text")
+        await bots_done(fake, WAIT)
+
+        for path in files_of(database_url):
+            path.unlink(missing_ok=True)
+        shown = current(fake, board).edit_count
+        mark = fake.mark()
+        query_id = fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))
+        update_id = fake.updates[-1]["update_id"]
+        answer = await fake.answer_to(query_id, WAIT)
+        assert answer.get("text") == ru.POPUP_NOT_SAVED, answer
+        # A second getUpdates would come at once if the tap were taken: none acknowledges it.
+        await asyncio.sleep(1.5)
+        assert update_id in [update["update_id"] for update in fake.pending_updates]
+        offsets = [call.params.get("offset", 0) for call in fake.calls_of("getUpdates")[mark:]]
+        assert all(offset <= update_id for offset in offsets), offsets
+        assert current(fake, board).edit_count == shown  # the board was not touched
+        assert board_cells(fake, current(fake, board)) == "____X____"
+        assert bot.proc is not None and bot.proc.returncode is None, bot.tail()
+        errors = errors_in(bot)
+        assert len(errors) == 1 and "was deleted or replaced" in errors[0], errors
+        assert not any(path.exists() for path in files_of(database_url))  # no empty new one
+    finally:
+        await bot.kill()
+
+
+async def test_with_its_file_deleted_a_webhook_tap_is_a_5xx_and_told_it_was_not_saved(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    fake = telegram
+    bot = WebhookBot(fake, tmp_path, database_url, SECRET)
+    try:
+        await bot.start()
+        await bot.wait_listening(WAIT)
+        board = await webhook_board(fake, bot)
+
+        for path in files_of(database_url):
+            path.unlink(missing_ok=True)
+        query_id = fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))
+        tap, status = await delivered(fake, bot)
+        assert status >= 500  # Telegram delivers it again later
+        answer = await fake.answer_to(query_id, WAIT)
+        assert answer.get("text") == ru.POPUP_NOT_SAVED, answer
+        # Delivered again, still without a database: a 5xx again, and no second answer.
+        mark = fake.mark()
+        assert await post_update(bot.url, tap, SECRET) >= 500
+        await asyncio.sleep(0.5)  # time for an answer that should not come
+        assert not fake.calls_of("answerCallbackQuery")[mark:]
+        assert board_cells(fake, current(fake, board)) == "____X____"
+        status, health = await get_json(bot.health_url)
+        assert (status, health["database"]) == (503, "database file missing")
+        errors = errors_in(bot)
+        assert len(errors) == 1 and "was deleted or replaced" in errors[0], errors
+    finally:
+        await bot.kill()
