@@ -38,6 +38,7 @@ from bot.context import BotApplication, BotContext
 from bot.flood_budget import SharedBudget
 from bot.games.db.engine import DatabaseEngine, create_engine, create_session_factory, open_pool
 from bot.games.db.migrate import is_current, upgrade_database
+from bot.games.db.sqlite_file import must_stay_open
 from bot.games.play.clock_rules import Clock
 from bot.games.use_cases import Games, open_games
 from bot.handlers import (
@@ -378,7 +379,8 @@ async def close_resources(application: BotApplication) -> None:
             await chore.stop()
         await running.matches.stop_all()
         running.ai_pool.close()
-    if resources.engine is not None:
+    # A read-only SQLite file's connections stay open: closing them would end the process.
+    if resources.engine is not None and not must_stay_open(resources.engine):
         share_flood_budget(application, None)
         await resources.engine.dispose()
         # A read that a stopped chore was cancelled in has its SQLite connection ended by

@@ -29,6 +29,7 @@ from bot.app import ALLOWED_UPDATES, build_application
 from bot.config import ConfigError, Settings, load_settings
 from bot.context import BotApplication
 from bot.games.db.reachable import DatabaseProblem, check_database
+from bot.games.db.sqlite_file import end_process_if_left_open, say_why_before_a_bus_error
 from bot.intake.polling import Polling
 from bot.intake.web import WebServer, build_web_app
 from bot.telegram import request as telegram_request
@@ -92,6 +93,7 @@ def run_bot() -> int:
         return 2
     webhook_secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else ""
     configure_logging(settings.log_level, settings.token.get_secret_value(), webhook_secret)
+    say_why_before_a_bus_error()
     application = build_application(settings)
     try:
         asyncio.run(BotLife(application, settings).run())
@@ -111,6 +113,9 @@ def run_bot() -> int:
         # a process manager may well retry.
         print(error, file=sys.stderr)
         return 1
+    # A read-only SQLite file's connections were left open: the interpreter's exit would
+    # close them, and that would end the process with SIGBUS.
+    end_process_if_left_open(0)
     return 0
 
 

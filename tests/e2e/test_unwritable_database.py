@@ -3,15 +3,25 @@ file deleted, or made read-only. Nothing is taken that is not stored: a tap is a
 it could not be saved (in the player's language), its board stays as it was, a webhook
 delivery gets a 5xx and long polling does not acknowledge it, so Telegram delivers it again.
 The process lives on and says what is wrong once; /healthz says 503 with the reason.
+
+Read-only as it happens to a root process: `chattr +i` (the immutable flag binds root too;
+chmod would not). Written through SQLite's shared memory (the -shm file, mapped), such a file
+used to kill the process with SIGBUS. Without root, chmod makes the files read-only instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -46,6 +56,35 @@ def files_of(database_url: str) -> list[Path]:
     database = make_url(database_url).database
     assert database
     return [Path(f"{database}{suffix}") for suffix in ("", "-wal", "-shm")]
+
+
+@contextlib.contextmanager
+def read_only(database_url: str) -> Iterator[None]:
+    """The database's files read-only for the bot while inside: immutable for root (chmod
+    does not bind root), else no write permission on the files and their folder."""
+    files = [path for path in files_of(database_url) if path.exists()]
+    folder = files[0].parent
+    if os.geteuid() == 0:
+        chattr = shutil.which("chattr")
+        if chattr is None:
+            pytest.skip("root, and no chattr to make the files read-only with")
+        made = subprocess.run([chattr, "+i", *map(str, files)], capture_output=True)
+        if made.returncode:
+            pytest.skip(f"this file system takes no immutable flag: {made.stderr!r}")
+        try:
+            yield
+        finally:
+            subprocess.run([chattr, "-i", *map(str, files)], check=True)
+        return
+    modes = {path: path.stat().st_mode for path in [*files, folder]}
+    for path in files:
+        path.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        yield
+    finally:
+        for path, mode in modes.items():
+            path.chmod(mode)
 
 
 def errors_in(process: BotProcess) -> list[str]:
@@ -139,5 +178,74 @@ async def test_with_its_file_deleted_a_webhook_tap_is_a_5xx_and_told_it_was_not_
         assert (status, health["database"]) == (503, "database file missing")
         errors = errors_in(bot)
         assert len(errors) == 1 and "was deleted or replaced" in errors[0], errors
+    finally:
+        await bot.kill()
+
+
+async def test_a_read_only_database_is_503_saves_no_tap_and_kills_nothing(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    fake = telegram
+    bot = WebhookBot(fake, tmp_path, database_url, SECRET)
+    try:
+        await bot.start()
+        await bot.wait_listening(WAIT)
+        board = await webhook_board(fake, bot)
+
+        with read_only(database_url):
+            assert await get_json(bot.health_url) == (
+                503,
+                {"ok": False, "database": "database read-only"},
+            )
+            query_id = fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))
+            tap, status = await delivered(fake, bot)
+            assert status >= 500
+            answer = await fake.answer_to(query_id, WAIT)
+            assert answer.get("text") == ru.POPUP_NOT_SAVED, answer
+            await asyncio.sleep(0.5)  # the chores' rounds meet the database too
+            assert bot.proc is not None and bot.proc.returncode is None, bot.tail()
+            assert board_cells(fake, current(fake, board)) == "____X____"
+            errors = errors_in(bot)
+            assert len(errors) == 1, errors
+            assert "read-only" in errors[0] and "writable" in errors[0], errors
+
+        # Writable again: the bot goes on by itself, and Telegram's next delivery plays.
+        assert await get_json(bot.health_url) == (200, {"ok": True, "database": "ok"})
+        assert await post_update(bot.url, tap, SECRET) == 200
+        await fake.wait_until(lambda: board_cells(fake, current(fake, board)) == "O___X____", WAIT)
+        assert len(errors_in(bot)) == 1, errors_in(bot)
+
+        # Stopped while read-only: it leaves the database as it is and exits cleanly.
+        with read_only(database_url):
+            assert (await get_json(bot.health_url))[0] == 503
+            code = await bot.stop(signal.SIGTERM, WAIT)
+        assert code == 0, bot.tail()
+        errors = errors_in(bot)  # the second time read-only: said again
+        assert len(errors) == 2 and "read-only" in errors[1], errors
+        assert "left open" in bot.output, bot.tail()
+    finally:
+        await bot.kill()
+
+
+async def test_a_bus_error_after_all_is_said_before_the_process_ends(
+    telegram: FakeTelegram, tmp_path: Path, database_url: str
+) -> None:
+    # SQLite's shared memory cut short under the process (nothing the checks see): SQLite's
+    # next write to it is SIGBUS. The process cannot go on, but it says why first.
+    fake = telegram
+    bot = WebhookBot(fake, tmp_path, database_url, SECRET)
+    try:
+        await bot.start()
+        await bot.wait_listening(WAIT)
+        board = await webhook_board(fake, bot)
+        os.truncate(files_of(database_url)[2], 0)
+        fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))
+        with contextlib.suppress(aiohttp.ClientError):  # (the answer may never come)
+            await delivered(fake, bot)
+        assert bot.proc is not None
+        code = await asyncio.wait_for(bot.proc.wait(), WAIT)
+        assert code == -signal.SIGBUS, bot.tail()
+        [said] = [line for line in bot.output.splitlines() if " CRITICAL " in line]
+        assert "SIGBUS" in said and "-shm" in said and "writable" in said, said
     finally:
         await bot.kill()

@@ -20,7 +20,11 @@ opened first (one `stat`), and may its -wal and -shm be written (`access`, which
 permissions, the immutable flag and a read-only mount)? Three system calls, 5 to 10 µs; a
 commit asks again whether the file is still there (the `stat`). If not, the transaction fails
 with `UnusableFile` before SQLite runs, and one ERROR says what is wrong and what to do (again
-only once the file was usable in between).
+only once the file was usable in between). Connections are not closed while the files are
+read-only: the stopping bot leaves them open and ends the process without closing them
+(`must_stay_open`, `end_process_if_left_open`). What is left is the instant between the
+check and SQLite's next write to its shared memory: should the kernel end the process then,
+it says why first (`say_why_before_a_bus_error`).
 """
 
 from __future__ import annotations
@@ -28,9 +32,11 @@ from __future__ import annotations
 import enum
 import logging
 import os
+import signal
 import sqlite3
 import threading
 import weakref
+from types import FrameType
 from typing import Any
 from urllib.request import pathname2url
 
@@ -204,3 +210,58 @@ def refusal(error: BaseException | None) -> FileFault | None:
                 return FileFault.MISSING
         error = error.__cause__ or error.__context__
     return None
+
+
+_left_open: list[AsyncEngine] = []
+
+
+def must_stay_open(engine: AsyncEngine) -> bool:
+    """Whether the engine's connections must stay open: closing the last one writes to the
+    wal-index (its checkpoint), which on a read-only -shm is SIGBUS. The engine is kept then,
+    for `end_process_if_left_open`."""
+    file = file_of(engine)
+    if file is None or file.fault() is not FileFault.READ_ONLY:
+        return False
+    _left_open.append(engine)
+    log.warning(
+        "the database file %s is read-only: its connections are left open (closing them "
+        "would write to it), and the process ends without closing them",
+        file.path,
+    )
+    return True
+
+
+def end_process_if_left_open(code: int) -> None:
+    """End the process at once, with `code`, if connections were left open: at the
+    interpreter's exit they would be closed (`must_stay_open`)."""
+    if _left_open:
+        logging.shutdown()
+        os._exit(code)
+
+
+def say_why_before_a_bus_error() -> None:
+    """Should the kernel end the process with SIGBUS after all (the -shm made read-only in the
+    instant between the check and SQLite's write), the log says why first. SQLite runs on
+    threads of its own here (aiosqlite's, the writer's, the health probe's): the signal comes to
+    that thread, again and again while its write cannot go on, and Python runs this handler on
+    the main thread, which logs, then lets the signal end the process as it would have."""
+    signal.signal(signal.SIGBUS, _bus_error)
+
+
+_bus_errors: list[int] = []
+
+
+def _bus_error(signum: int, _frame: FrameType | None) -> None:
+    # The faulting thread signals again and again meanwhile: Python may call this again
+    # while it runs (its default action must wait until it has said why).
+    if _bus_errors:
+        return
+    _bus_errors.append(signum)
+    log.critical(
+        "SIGBUS: a write to a mapped file failed, most likely SQLite's shared memory (the "
+        "database's -shm file) made read-only or cut short while the bot ran. The process "
+        "ends now. Make the database's files writable for the bot's user, then start it again"
+    )
+    logging.shutdown()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
