@@ -954,6 +954,7 @@ async def seed_database(url: str, games: int, seed: int) -> tuple[int, int, floa
                         "turn_started_at": when,
                         "nudges": 0,
                         "version": 1,
+                        "shown_version": 1,  # their boards show them (none is behind)
                         "public_id": new_public_id(),
                         "created_at": when,
                         "updated_at": when,
