@@ -246,7 +246,7 @@ async def open_resources(application: BotApplication) -> None:
         create_session_factory(engine), random.Random(), think=ai_pool.think, clock=clock
     )
     running = resources.opened = open_running(application, settings, games, ai_pool)
-    hooks = BoardHooks(delivered=running.board_catch_up.delivered)
+    hooks = BoardHooks(delivered=running.board_catch_up.delivered, turn_seen=games.turn_starts.seen)
     # The profile is not needed to play: set once the bot takes updates, not before.
     resources.tasks["profile"] = asyncio.create_task(
         once_running(application, publish_profile(application.bot))
@@ -314,10 +314,12 @@ def open_running(
         matches=matches,
         turn_clock=TurnClock(
             games.timeouts,
+            games.turn_starts,
             presenter,
             bot,
             settings.turn_timeout_seconds,
             redraw_seconds=settings.clock_redraw_seconds,
+            grace_seconds=settings.clock_grace_seconds,
         ),
         housekeeping=Housekeeping(games.updates),
         board_catch_up=BoardCatchUp(

@@ -205,6 +205,9 @@ class Settings(BaseSettings):
     stranger_clock_seconds: Annotated[float, _seconds(1.0, 3600.0)] = 60.0
     stranger_clock_delay_seconds: Annotated[float, _seconds(0.0, 60.0)] = 5.0
     clock_redraw_seconds: Annotated[float, _seconds(0.1, 300.0)] = 10.0
+    # A turn's clock starts when Telegram has the board that shows the player their turn
+    # (`bot.games.play.turn_starts`), and at the latest this long after the turn began.
+    clock_grace_seconds: Annotated[float, _seconds(0.1, 600.0)] = 30.0
     # How long hard may think about one move on a board bigger than 3×3.
     ai_time_budget_seconds: Annotated[float, _seconds(0.01, 30.0)] = 0.5
     # How often every instance looks for boards left behind their games

@@ -2,7 +2,9 @@
 strangers on the clock (`bot.games.play.clock_rules`): a flag loses at once (both told), ❌ who
 never began aborts the game (both told), and a running clock is redrawn on both boards every
 `redraw_seconds` (each board is in a private chat: one edit per 10 s is far under its pace; a
-group's boards on the clock, a tournament's, are not redrawn between moves).
+group's boards on the clock, a tournament's, are not redrawn between moves). A turn's clock
+starts when its board is shown (`bot.games.play.turn_starts`); one whose board nobody heard
+back about starts here, `grace_seconds` after its turn began.
 
 Nobody is waiting for these messages this very moment, so they go at `Pace.BACKGROUND`: after
 people's moves under Telegram's flood limits (`bot.telegram.flood_gate`)."""
@@ -24,6 +26,7 @@ from bot.games.db.models import utcnow
 from bot.games.model import GameView
 from bot.games.play.clock_rules import TurnEvent
 from bot.games.play.timeouts import TurnTimeouts
+from bot.games.play.turn_starts import TurnStarts
 from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import render_nudge
@@ -34,17 +37,22 @@ log = logging.getLogger(__name__)
 
 class TurnClock:
     """Checks overdue turns every `interval` seconds. The state lives in the database, so
-    several bot instances may run clocks side by side: each change is one versioned write."""
+    several bot instances may run clocks side by side: each change is one versioned write
+    (a clock's start, one conditional write)."""
 
     def __init__(
         self,
         timeouts: TurnTimeouts,
+        turn_starts: TurnStarts,
         presenter: Presenter,
         bot: Bot,
         timeout_seconds: float,
         redraw_seconds: float = 10.0,
+        grace_seconds: float = 30.0,
     ) -> None:
         self._timeouts = timeouts
+        self._turn_starts = turn_starts
+        self._grace = timedelta(seconds=grace_seconds)
         self._presenter = presenter
         self._bot = bot
         self._timeout = timedelta(seconds=timeout_seconds)
@@ -67,7 +75,9 @@ class TurnClock:
             self._task = None
 
     async def tick(self, now: datetime) -> list[tuple[TurnEvent, int]]:
-        """Apply every timeout due at `now`; returns what happened to which game."""
+        """Start the clocks whose grace is over, then apply every timeout due at `now`;
+        returns what happened to which game."""
+        await self._turn_starts.start_unseen(now, self._grace)
         happened = []
         for game_id in await self._timeouts.overdue(now, self._timeout):
             outcome = await self._timeouts.enforce(game_id, now, self._timeout)

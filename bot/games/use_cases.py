@@ -19,6 +19,7 @@ from bot.games.play.replays import Replays
 from bot.games.play.resigning import Resigning
 from bot.games.play.review import Reviews
 from bot.games.play.timeouts import TurnTimeouts
+from bot.games.play.turn_starts import TurnStarts
 from bot.games.play.use_cases import Play
 from bot.games.players import Players
 from bot.games.privacy import Privacy
@@ -41,6 +42,7 @@ class Games:
     challenges: Challenges
     ai_turns: AiTurns
     timeouts: TurnTimeouts
+    turn_starts: TurnStarts
     records: Records
     reviews: Reviews
     replays: Replays
@@ -76,6 +78,7 @@ def open_games(
         challenges=Challenges(games),
         ai_turns=AiTurns(games, rng, think),
         timeouts=TurnTimeouts(games),
+        turn_starts=TurnStarts(games),
         records=Records(games),
         reviews=Reviews(games),
         replays=Replays(games),

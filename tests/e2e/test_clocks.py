@@ -14,11 +14,22 @@ import pytest
 
 from bot.config import Settings
 from bot.games.db.models import utcnow
-from bot.games.play.clock_rules import shown
+from bot.games.model import GameView
+from bot.games.play.clock_rules import Clock, shown
 from bot.locales import en, fa
-from tests.e2e.test_matchmaking import ANN, BEN, pair
+from tests.e2e.test_matchmaking import ANN, BEN, boards_of, pair
+from tests.e2e.test_tournaments import DRAW
 from tests.support.bot_runner import BotRunner, SettledClock
-from tests.support.chat import button_texts, current, press, send, tap_cell
+from tests.support.chat import (
+    board_cells,
+    button_texts,
+    cell_data,
+    current,
+    game_id_on,
+    press,
+    send,
+    tap_cell,
+)
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 CLOCK_SECONDS = 3.0
@@ -50,6 +61,14 @@ async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
 
 def turn_clock(bot: BotRunner) -> SettledClock:
     return bot.turn_clock
+
+
+async def stored_game(bot: BotRunner, game_id: int) -> GameView:
+    """The game as the bot's database has it now."""
+    assert bot.application is not None
+    game = await bot.application.bot_data.running.games.store.get_game(game_id)
+    assert game is not None
+    return game
 
 
 def clock_of(message: StoredMessage) -> str:
@@ -194,3 +213,92 @@ async def test_a_clock_redraw_keeps_the_resign_question_on_the_askers_board_only
     await press(telegram, BEN, current(telegram, o_board), fa.BUTTON_RESIGN)
     await press(telegram, BEN, current(telegram, o_board), fa.BUTTON_RESIGN_YES)
     assert "X wins" in current(telegram, x_board).text.splitlines()
+
+
+#: Issue 51's lag: every board edit answered this late (under the bot's 5 s read timeout).
+HELD_EDITS = 3.5
+#: A clock with nothing given back a move, so that every second a turn is charged shows.
+TWELVE_SECONDS = Clock(12.0, 0.0)
+
+
+@pytest.fixture
+async def twelve_seconds(telegram: FakeTelegram, database_url: str) -> AsyncIterator[BotRunner]:
+    """The real bot with 12 s a side and nothing back; the clocks' redraws every 10 s are
+    left out (held as every edit is, they would only make the game longer)."""
+    runner = BotRunner(
+        telegram,
+        database_url,
+        stranger_clock_seconds=TWELVE_SECONDS.seconds,
+        stranger_clock_delay_seconds=TWELVE_SECONDS.delay,
+        clock_redraw_seconds=300.0,
+    )
+    await runner.start()
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+
+
+async def test_boards_held_by_a_slow_telegram_cost_nobody_time(
+    telegram: FakeTelegram, twelve_seconds: BotRunner
+) -> None:
+    # Issue 51: a clock runs only while its player can see that it is their turn. Every edit
+    # of both boards lands 3.5 s late (⭕'s board first, then ❌'s: ❌ sees ⭕'s move 7 s after
+    # it was made), and each answers the moment their board shows the move before. On the
+    # clock from the move before, ❌ lost 7 s a turn and flagged in her third.
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    game_id = game_id_on(telegram, x_board)
+    telegram.land_late_next("editMessageText", HELD_EDITS, count=100)
+    began = asyncio.get_running_loop().time()
+    for ply, cell in enumerate(DRAW):
+        person, board = (ANN, x_board) if ply % 2 == 0 else (BEN, o_board)
+
+        def shows_the_move_before(board: StoredMessage = board, ply: int = ply) -> bool:
+            return board_cells(telegram, current(telegram, board)).count("_") == 9 - ply
+
+        await telegram.wait_until(shows_the_move_before, timeout=20, what=f"move {ply}")
+        shown = current(telegram, board)
+        telegram.tap(person, shown, cell_data(telegram, shown, cell))
+    # A draw, on both boards, each in its reader's language.
+    for board, draw in ((x_board, en.OUTCOME_DRAW), (o_board, fa.OUTCOME_DRAW)):
+        await until(lambda b=board, d=draw: d in current(telegram, b).text.splitlines(), 20)
+    took = asyncio.get_running_loop().time() - began
+    assert took > 4 * 2 * HELD_EDITS  # each of ❌'s turns came 7 s after ⭕'s move
+    # Each spent no more than the bot's own work on the turns it was shown (from Telegram's
+    # answer for the board to the move: a poll and a write), a tenth of a second or so a turn.
+    game = await stored_game(twelve_seconds, game_id)
+    assert game.x_clock is not None and game.o_clock is not None
+    assert game.x_clock > 11.0 and game.o_clock > 11.0, (game.x_clock, game.o_clock)
+
+
+#: How long a clock waits for word of its board here (CLOCK_GRACE_SECONDS).
+GRACE = 3.0
+
+
+async def test_a_board_posted_with_no_answer_starts_its_clock_after_the_grace(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    # A posting in doubt (Telegram carried it out, its answer was lost) costs ❌ no time,
+    # and stalls the game no longer than the grace: her clock starts then, and she who never
+    # moves has the game aborted a clock later.
+    runner = BotRunner(
+        telegram,
+        database_url,
+        stranger_clock_seconds=CLOCK_SECONDS,
+        stranger_clock_delay_seconds=0.5,
+        clock_grace_seconds=GRACE,
+    )
+    await runner.start()
+    try:
+        await send(telegram, ANN, "/play")
+        telegram.lose_answer_next("sendMessage", chat_id=ANN["id"])
+        paired = utcnow()
+        await send(telegram, BEN, "/play")
+        (o_board,) = boards_of(telegram, BEN)
+        assert len(telegram.lost_answers) == 1 and len(boards_of(telegram, ANN)) == 1
+        aborted = fa.GAME_ABORTED.format(mark="❌")
+        await until(lambda: aborted in current(telegram, o_board).text)
+        after = (utcnow() - paired).total_seconds()
+        assert GRACE + CLOCK_SECONDS - 0.5 <= after <= GRACE + CLOCK_SECONDS + 3
+    finally:
+        await runner.stop()

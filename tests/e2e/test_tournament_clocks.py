@@ -8,6 +8,7 @@ none on a time."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
@@ -16,12 +17,23 @@ import pytest
 
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
-from bot.games.play.clock_rules import Clock, clock_key
+from bot.games.play.clock_rules import Clock, clock_key, time_left
 from bot.locales import en
+from core.board import O
 from tests.e2e.test_clocks import clock_of, turn_clock, until
+from tests.e2e.test_tournament_pace import spend_the_groups_messages
 from tests.e2e.test_tournaments import GROUP, PEOPLE, new_boards, standings
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import current, game_id_on, press, send, tap_cell, words
+from tests.support.chat import (
+    board_cells,
+    cell_data,
+    current,
+    game_id_on,
+    press,
+    send,
+    tap_cell,
+    words,
+)
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 CLOCK = Clock(3.0, 0.5)
@@ -149,3 +161,53 @@ async def test_a_tournaments_own_control_is_on_its_boards_and_a_bad_one_changes_
     assert clock_of(current(telegram, board)) == line
     game = await game_on(bot, telegram, board)
     assert (game.clock_seconds, game.clock_delay) == (180.0, 2.0)
+
+
+#: Issue 51's group: its minute of messages spent, one every 3 s (Telegram's own clock, for
+#: the one message this waits for).
+PACE = 60 / 20
+
+
+@pytest.fixture
+async def busy_group(database_url: str) -> AsyncIterator[tuple[FakeTelegram, BotRunner]]:
+    """The fake and the bot on Telegram's flood windows, 12 s a side and nothing back."""
+    async with FakeTelegram(time_scale=1.0) as telegram:
+        runner = BotRunner(
+            telegram, database_url, stranger_clock_seconds=12.0, stranger_clock_delay_seconds=0.0
+        )
+        await runner.start()
+        try:
+            yield telegram, runner
+        finally:
+            await runner.stop()
+
+
+async def test_a_board_the_groups_pace_holds_costs_its_player_no_time(
+    busy_group: tuple[FakeTelegram, BotRunner],
+) -> None:
+    # Issue 51: Cat moved within a second of her board showing her turn and still lost 3 s
+    # a move: the bot held her board's edit for the group's pace while her clock ran.
+    telegram, bot = busy_group
+    await open_and_start(telegram, "/tournament")
+    board = await next_board(telegram, set())
+    game = await game_on(bot, telegram, board)
+    x, o = BY_ID[game.x_player_id or 0], BY_ID[game.o_player_id or 0]
+    await spend_the_groups_messages(bot)
+    loop = asyncio.get_running_loop()
+    moved_at = loop.time()
+    telegram.tap(x, board, cell_data(telegram, board, 4))
+    # ❌'s move is stored at once; its board waits for the group's next message, and until
+    # it shows ⭕ his turn his clock does not run.
+    async with asyncio.timeout(PACE):
+        # Nothing tells of a write to the database but reading it.
+        while (held := await game_on(bot, telegram, board)).ply == 0:  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
+    assert board_cells(telegram, current(telegram, board))[4] == "_"  # not shown yet
+    assert time_left(held, O, utcnow()) == 12.0
+    await telegram.wait_until(lambda: board_cells(telegram, current(telegram, board))[4] == "X")
+    assert loop.time() - moved_at > PACE / 2  # the pace did hold it
+    # ⭕ answers at once: he spent no more than the bot's own work, not the group's pace.
+    await tap_cell(telegram, o, current(telegram, board), 0)
+    answered = await game_on(bot, telegram, board)
+    assert answered.ply == 2 and answered.o_clock is not None
+    assert answered.o_clock > 11.0, answered.o_clock

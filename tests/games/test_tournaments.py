@@ -252,6 +252,13 @@ async def test_two_instances_advancing_at_once_pair_the_round_once(
 FRIENDS = timedelta(minutes=10)
 
 
+async def shown_at_once(games: Games, game: GameView) -> None:
+    """The board of `game` showed its player to move their turn as it began: their clock
+    runs from then (the presenter says so in a running bot)."""
+    assert game.turn_started_at is not None
+    assert await games.turn_starts.seen(game, game.turn_started_at)
+
+
 async def test_round_games_are_on_the_tournaments_clock_the_bots_by_default(
     games: Games,
 ) -> None:
@@ -260,7 +267,8 @@ async def test_round_games_are_on_the_tournaments_clock_the_bots_by_default(
     assert started.tournament is not None and started.tournament.clock == Clock(180.0, 2.0)
     (game,) = started.games
     assert (game.clock_seconds, game.clock_delay) == (180.0, 2.0)
-    assert game.x_clock == game.o_clock == 180.0 and game.flag_at is not None
+    assert game.x_clock == game.o_clock == 180.0
+    assert game.flag_at is None  # ❌'s runs once her board is posted
     await games.tournaments.cancel(tid, GROUP, ANN)
     default = await signed_up(games, BEN, CAT)
     view = await games.tournaments.get(default)
@@ -273,9 +281,11 @@ async def test_a_player_who_stops_moving_loses_on_time_and_the_round_goes_on(
     tid = await signed_up(games, BEN, CAT, clock=Clock(60.0, 0.0))
     started = await games.tournaments.start(tid, GROUP, ANN)
     (game,) = started.games
+    await shown_at_once(games, game)
     await play(games, game.id, [4])  # ❌ moves; ⭕ never does
     moved = await games.store.get_game(game.id)
     assert moved is not None and moved.turn_started_at is not None
+    await shown_at_once(games, moved)
     early = moved.turn_started_at + timedelta(seconds=59)
     assert await games.timeouts.enforce(game.id, early, FRIENDS) is None
     late = moved.turn_started_at + timedelta(seconds=61)
@@ -296,6 +306,7 @@ async def aborted_round_one(games: Games) -> tuple[GameView, GameView, Tournamen
     tid = await signed_up(games, BEN, CAT, clock=Clock(60.0, 0.0))
     started = await games.tournaments.start(tid, GROUP, ANN)
     (game,) = started.games
+    await shown_at_once(games, game)
     assert game.turn_started_at is not None
     late = game.turn_started_at + timedelta(seconds=61)
     aborted = await games.timeouts.enforce(game.id, late, FRIENDS)

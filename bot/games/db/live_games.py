@@ -8,6 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from bot.games.model import LIVE, GameView
+from bot.games.play.clock_rules import clock_waits
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,10 @@ class LiveGames:
     Never trusted blindly: a write says `WHERE version = <cached>`, so a game that another
     instance changed meanwhile loses the race and is read afresh, and a refusal decided on a
     cached game is checked again on a fresh read. What the version does not cover (a player's
-    new name, a board message another instance recorded) is trusted for `ttl` seconds."""
+    new name, a board message another instance recorded) is trusted for `ttl` seconds, except
+    a clock waiting for its board: its start comes with no new version, from whichever
+    instance hears that the board was shown (`bot.games.play.turn_starts`), so such a game is
+    not kept, and a move in it reads when its clock started."""
 
     def __init__(self, size: int = 4096, ttl: float = 60.0) -> None:
         self._games: OrderedDict[int, tuple[float, Loaded]] = OrderedDict()
@@ -49,7 +53,7 @@ class LiveGames:
 
     def put(self, loaded: Loaded) -> None:
         game_id = loaded.view.id
-        if loaded.view.status not in LIVE:
+        if loaded.view.status not in LIVE or clock_waits(loaded.view):
             self._games.pop(game_id, None)
             return
         held = self._games.get(game_id)

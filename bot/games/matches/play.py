@@ -145,7 +145,7 @@ def next_game(ended: GameView, now: datetime) -> GameView:
     )
     if ended.clock_seconds is None:
         return draft
-    return with_clock(draft, Clock(ended.clock_seconds, ended.clock_delay or 0.0), now)
+    return with_clock(draft, Clock(ended.clock_seconds, ended.clock_delay or 0.0))
 
 
 _NEXT = select(statements.GAMES.c.id).where(

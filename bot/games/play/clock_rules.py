@@ -1,9 +1,16 @@
 """Clocks for games between strangers, as pure rules on a `GameView`.
 
-Each side has its own time; the side to move spends it, from when its turn began
-(`turn_started_at`) until it moves. A side whose time runs out loses at once ("flags"), and
-the win is rated; but if ❌ runs out before the first move of the game, the game is aborted
-and counts nowhere (as lichess aborts a game nobody started).
+Each side has its own time; the side to move spends it from when its player could see that
+it is their turn until they move. A turn begins with the move before it (`turn_started_at`),
+but its clock starts only once Telegram has answered the edit or posting that shows the turn
+on the board its player sees (`seen`): their own board between strangers, the one board in a
+group. A board held for a group's pace, a retried edit or a posting in doubt never costs the
+player time (lag compensation, as lichess does for network lag). A board nobody hears back
+about starts its clock at the latest a grace after the turn began (`seen_by_grace`).
+
+A side whose time runs out loses at once ("flags"), and the win is rated; but if ❌ runs out
+before the first move of the game, the game is aborted and counts nowhere (as lichess aborts
+a game nobody started).
 
 The default (`DEFAULT_CLOCK`): one minute a side, and up to 5 s back after each move
 (a Bronstein delay: a move gives back the time it took, at most 5 s, so a clock never rises
@@ -17,7 +24,8 @@ timeout. Unlike a Fischer increment, nobody can bank time by moving fast.
 
 Stored per game: the control (`clock_seconds`, `clock_delay`), each side's time left as of
 the start of the current turn (`x_clock`, `o_clock`), and when the side to move flags
-(`flag_at`, what the turn clock looks for).
+(`flag_at`, what the turn clock looks for): None while the turn's clock waits for its board,
+and from then its start plus the time left, so the clock's start is never stored apart.
 """
 
 from __future__ import annotations
@@ -84,15 +92,16 @@ def parse_clock(word: str) -> Clock | None:
     return Clock(minutes * 60.0, float(delay))
 
 
-def with_clock(game: GameView, clock: Clock, now: datetime) -> GameView:
-    """A new game between strangers with `clock` on both sides, ❌'s running from `now`."""
+def with_clock(game: GameView, clock: Clock) -> GameView:
+    """A new game between strangers with `clock` on both sides, ❌'s to start once ❌'s
+    board is posted (`seen`)."""
     return replace(
         game,
         clock_seconds=clock.seconds,
         clock_delay=clock.delay,
         x_clock=clock.seconds,
         o_clock=clock.seconds,
-        flag_at=now + timedelta(seconds=clock.seconds),
+        flag_at=None,
     )
 
 
@@ -113,27 +122,56 @@ def stored_left(game: GameView, mark: str) -> float:
     return left if left is not None else game.clock_seconds or 0.0
 
 
+def is_running(game: GameView) -> bool:
+    """Whether the side to move's clock runs: a clocked game going on, whose turn its
+    player has been shown (or whose grace is over)."""
+    return is_clocked(game) and game.is_active and game.flag_at is not None
+
+
+def clock_waits(game: GameView) -> bool:
+    """Whether the side to move's clock waits for the board that shows them the turn."""
+    return is_clocked(game) and game.is_active and game.flag_at is None
+
+
 def time_left(game: GameView, mark: str, now: datetime) -> float:
-    """A side's time left at `now` (never below zero): the side to move spends it."""
+    """A side's time left at `now` (never below zero): the side to move spends it, once its
+    clock runs (never more than it had as the turn began)."""
     left = stored_left(game, mark)
-    if game.is_active and mark == game.to_move and game.turn_started_at is not None:
-        left -= (now - game.turn_started_at).total_seconds()
+    if game.flag_at is not None and mark == game.to_move and is_running(game):
+        left = min(left, (game.flag_at - now).total_seconds())
     return max(0.0, left)
+
+
+def seen(game: GameView, at: datetime) -> GameView:
+    """The game with the side to move's clock running from `at`, when its player was shown
+    the turn."""
+    waiting = stored_left(game, game.to_move)
+    return replace(game, flag_at=at + timedelta(seconds=waiting))
+
+
+def seen_by_grace(game: GameView, grace: timedelta) -> GameView:
+    """The game with the side to move's clock running from `grace` after the turn began: a
+    board nobody heard back about (a posting in doubt, an edit refused) stalls no game."""
+    assert game.turn_started_at is not None
+    return seen(game, game.turn_started_at + grace)
 
 
 def after_move(before: GameView, after: GameView, now: datetime) -> GameView:
     """`after` (the game once `before.to_move` has moved at `now`) with the mover's clock
-    charged — the time the move took, less up to the delay back — and the other's running."""
-    if not is_clocked(before) or before.turn_started_at is None:
+    charged — the time the move took from when its turn was seen, less up to the delay
+    back — and the other's waiting for its board. A move made before the bot heard back
+    about the board that showed its turn costs nothing: it was on the player's screen a
+    moment at most."""
+    if not is_clocked(before):
         return after
     mover = before.to_move
-    took = max(0.0, (now - before.turn_started_at).total_seconds())
-    left = max(0.0, stored_left(before, mover) - took + min(took, before.clock_delay or 0.0))
-    after = _set_left(after, mover, left)
-    if not after.is_active:
-        return replace(after, flag_at=None)
-    waiting = stored_left(after, after.to_move)
-    return replace(after, flag_at=now + timedelta(seconds=waiting))
+    had = stored_left(before, mover)
+    took = 0.0
+    if before.flag_at is not None and is_running(before):
+        started = before.flag_at - timedelta(seconds=had)
+        took = max(0.0, (now - started).total_seconds())
+    left = max(0.0, had - took + min(took, before.clock_delay or 0.0))
+    return replace(_set_left(after, mover, left), flag_at=None)
 
 
 def flagged(game: GameView) -> GameView:

@@ -279,7 +279,7 @@ class Matchmaking:
                     second_chat_id=second.chat_id,
                     second_language=second.language,
                 )
-                draft = with_clock(draft, self.clock_of(first), now)
+                draft = with_clock(draft, self.clock_of(first))
                 draft = await match_play.begin(session, first.best_of, draft)
                 return (await store.insert(session, draft)).view
         except (_Gone, *LOST_RACE, DBAPIError):

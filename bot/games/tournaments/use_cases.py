@@ -282,7 +282,7 @@ class Tournaments:
         )
         draft = replace(draft, tournament_id=view.id)
         if view.clock is not None:
-            draft = clock_rules.with_clock(draft, view.clock, now)
+            draft = clock_rules.with_clock(draft, view.clock)
         return (await store.insert(session, draft)).view
 
 

@@ -1,0 +1,69 @@
+"""When a turn's clock starts (`clock_rules`): once Telegram has answered for the board that
+shows the player to move their turn (`seen`, which the presenter calls), and at the latest a
+grace after the turn began (`start_unseen`, which the turn clock calls every sweep).
+
+Either is one conditional UPDATE of `flag_at`, taken only while the game is still at that
+turn (the same board) and its clock still waits: a late answer for an older board, a second
+instance's answer, or a grace after the board was seen changes nothing. It is no new version
+of the game (its boards show the same), so a copy of the game kept without a read
+(`bot.games.db.live_games`) never holds a clock that waits: its start is read afresh.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+
+from bot.games.db import reads
+from bot.games.db.models import Game
+from bot.games.db.store import Store
+from bot.games.model import GameStatus, GameView
+from bot.games.play import clock_rules
+from core.notation import format_cells
+
+
+class TurnStarts:
+    def __init__(self, games: Store) -> None:
+        self._store = games
+
+    async def seen(self, game: GameView, at: datetime) -> bool:
+        """The board of `game` that its player to move sees showed them the turn at `at`
+        (Telegram answered then): their clock runs from `at`, unless it runs already or the
+        game has moved on. Whether it started now."""
+        if not clock_rules.clock_waits(game):
+            return False
+        return await self._start(clock_rules.seen(game, at))
+
+    async def start_unseen(self, now: datetime, grace: timedelta) -> int:
+        """Start the clocks still waiting `grace` after their turn began, as of then; how
+        many."""
+        async with self._store.sessions() as session:
+            waiting = await reads.load_all(
+                session,
+                Game.status == GameStatus.ACTIVE,
+                Game.clock_seconds.is_not(None),
+                Game.flag_at.is_(None),
+                Game.turn_started_at <= now - grace,
+            )
+        started = 0
+        for loaded in waiting:
+            started += await self._start(clock_rules.seen_by_grace(loaded.view, grace))
+        return started
+
+    async def _start(self, game: GameView) -> bool:
+        """Store the running clock of `game` if the game is still at this turn, waiting."""
+        async with self._store.transaction() as session:
+            result = await session.execute(
+                update(Game)
+                .where(
+                    Game.id == game.id,
+                    Game.status == GameStatus.ACTIVE,
+                    Game.board == format_cells(game.board),
+                    Game.flag_at.is_(None),
+                    Game.clock_seconds.is_not(None),
+                )
+                # Not a change to the game's boards: `updated_at` stays (`bot.games.db.outbox`).
+                .values(flag_at=game.flag_at, updated_at=Game.updated_at)
+            )
+            return bool(result.rowcount)
