@@ -191,6 +191,11 @@ class MiniApp:
     async def state(self, game_id: int, viewer_id: int) -> dict[str, Any] | None:
         """The page's view of a game (by its row id, known once the URL's game was found),
         None once the user may not see it any more (left its group, say)."""
+        viewed = await self.viewed(game_id, viewer_id)
+        return None if viewed is None else viewed[1]
+
+    async def viewed(self, game_id: int, viewer_id: int) -> tuple[GameView, dict[str, Any]] | None:
+        """The game as read, and the page's view of it (`state`)."""
         store = self.running.games.store
         game, moves = await game_and_moves(store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
@@ -200,7 +205,13 @@ class MiniApp:
             await next_match_game_of(store, game),
         )
         now = datetime.now(UTC)
-        return game_state(game, moves, viewer_id, offer, next_game=following, now=now)
+        return game, game_state(game, moves, viewer_id, offer, next_game=following, now=now)
+
+    async def page_has(self, game: GameView, viewer_id: int) -> None:
+        """The page of `viewer_id` has the game as read: if it shows them their turn, their
+        clock starts now, as the chat board's answer would start it."""
+        if game.is_active and game.is_player(game.to_move, viewer_id):
+            await self.running.games.turn_starts.seen(game, datetime.now(UTC))
 
     async def language_of(self, user: PlayerInfo) -> str | None:
         """The language the user chose in chat (/language), else their app's."""
@@ -249,9 +260,16 @@ class MiniApp:
         """The game's state whenever it changes (bot.webapp.live), within the caps."""
         user = self.user(request)
         game = await self.viewable_game(request, user)
+        last: list[GameView] = []  # the game as the stream read it last
+
+        async def read() -> dict[str, Any] | None:
+            viewed = await self.viewed(game.id, user.id)
+            last[:] = viewed[:1] if viewed else []
+            return viewed[1] if viewed else None
+
         with self.admitted(user.id), self.notifier.listening(game.id) as changed:
             return await stream_game(
-                request, changed, self.closing, lambda: self.state(game.id, user.id)
+                request, changed, self.closing, read, lambda: self.page_has(last[0], user.id)
             )
 
     async def pairing(self, request: web.Request) -> web.StreamResponse:

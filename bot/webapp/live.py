@@ -148,9 +148,11 @@ async def stream_game(
     changed: asyncio.Event,
     closing: asyncio.Event,
     read: Callable[[], Awaitable[dict[str, Any] | None]],
+    sent: Callable[[], Awaitable[None]] | None = None,
 ) -> web.StreamResponse:
     """Server-sent events: `state` with the game's JSON whenever its version changes, until
-    the page goes away, the server stops, or the game is gone (`gone`)."""
+    the page goes away, the server stops, or the game is gone (`gone`). `sent` hears of
+    each state the page has now (written to it)."""
     response = await events_response(request)
     loop = asyncio.get_running_loop()
     sent_version, last_write = None, loop.time()
@@ -167,6 +169,8 @@ async def stream_game(
                 data = json.dumps(state, separators=(",", ":"))
                 await response.write(f"event: state\ndata: {data}\n\n".encode())
                 sent_version, last_write = state["version"], loop.time()
+                if sent is not None:
+                    await sent()
             elif loop.time() - last_write > KEEPALIVE_SECONDS:
                 await response.write(b": keep-alive\n\n")
                 last_write = loop.time()

@@ -208,7 +208,10 @@ def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
 def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
     """A game on the clock at `now`: the control, each side's time left (seconds), whose
     clock runs (None once the game is over) and in how many seconds it flags; None without
-    a clock, or before the game begins (an open challenge)."""
+    a clock, or before the game begins (an open challenge). A turn whose clock still waits
+    for its board (`clock_rules.clock_waits`) has no `flags_in` yet, and its full time left:
+    the page counts it down from when it has the state, which is when its player's page
+    starts it (`bot.webapp.api.MiniApp.page_has`)."""
     control = clock_rules.control_of(game)
     if control is None or game.is_open:
         return None

@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
 
+from bot.games.db.models import utcnow
 from bot.locales import en
-from tests.e2e.test_matchmaking import boards_of
+from tests.e2e.test_matchmaking import ANN, BEN, boards_of, pair
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import board_cells, send, tap_cell
+from tests.support.chat import board_cells, cell_data, current, game_id_on, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.support import (
     WEBAPP_SHORT_NAME,
@@ -343,3 +345,37 @@ async def test_a_match_game_carries_its_score_to_the_page(
             "score": None,
         }
         assert "Best of 3" in board.text
+
+
+async def test_a_page_that_shows_a_stranger_his_turn_starts_his_clock(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    # Issue 51: a clock runs once its player can see that it is their turn: on the chat
+    # board Telegram has answered for, or on the Mini App's page once the page has it.
+    async with bot_with_mini_app(telegram, database_url) as (runner, page):
+        x_board, o_board = await pair(telegram, ANN, BEN)
+        assert runner.application is not None
+        store = runner.application.bot_data.running.games.store
+        game_id = game_id_on(telegram, x_board)
+        url = page + f"api/games/{public_id_on(telegram, o_board)}/events"
+        ben = auth(telegram, BEN)
+        async with aiohttp.ClientSession() as http, http.get(url, headers=ben) as ev:
+            assert (await read_state(ev))["ply"] == 0
+            # Ben's chat board waits (a slow Telegram); Ann moves; his page has it at once.
+            telegram.hold_next("editMessageText", chat_id=BEN["id"])
+            moved_at = utcnow()
+            telegram.tap(ANN, x_board, cell_data(telegram, x_board, 4))
+            state = await read_state(ev)
+            had_it = utcnow()
+            assert state["ply"] == 1 and state["your_turn"]
+            assert board_cells(telegram, current(telegram, o_board))[4] == "_"  # still held
+            game = await store.get_game(game_id)
+            async with asyncio.timeout(5):
+                # Nothing tells of a write to the database but reading it.
+                while game is None or game.flag_at is None:
+                    await asyncio.sleep(0.01)
+                    game = await store.get_game(game_id)
+            assert game.o_clock is not None
+            started = game.flag_at - timedelta(seconds=game.o_clock)
+            assert moved_at <= started <= had_it
+        telegram.release_held()
