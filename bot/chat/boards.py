@@ -12,9 +12,9 @@ matches, the turn clock) pass a slower `Pace`, so people's boards go first
 A running bot adds `BoardHooks` (`bot.chat.presenter.Presenter` holds them): the Mini App adds its
 "Open board" button to every board's keyboard, and hears of every board shown, so that its
 pages show each move the moment the chat does, whoever made it; the board outbox
-(`bot.chores.board_catch_up`) hears of every board Telegram has, to mark it shown; a clock
-starts when Telegram has the board that shows its player the turn (`Drawn.turn_seen_at`,
-`BoardHooks.turn_seen`).
+(`bot.chores.board_catch_up`) hears of every board Telegram has, to mark it shown; the
+clock of a turn starts the moment Telegram answers for the board that shows the player their
+turn (`turn_shown`), before any other board of the game is drawn.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class BoardHooks:
     `delivered` of every game whose boards Telegram has, all of them, at that version
     (`bot.chat.presenter` decides: an answer that came late or not at all is no delivery),
     and `turn_seen` of the moment Telegram answered for the board that shows the player to
-    move their turn (the presenter awaits it: the clock of that turn starts then)."""
+    move their turn (awaited there and then: the clock of that turn starts then)."""
 
     keyboard: KeyboardHook = _same_keyboard
     shown: Callable[[GameView], None] = _nobody
@@ -79,14 +79,11 @@ class Drawn:
     this version (posted, edited, or showing it already). A board still to post (⭕'s, while
     the pairing posts it) or an edit that failed leaves the game incomplete; a posting that
     got no answer does not (it may well be there, and a board is never posted twice).
-    `posted` / `second_posted`: a board posted afresh. `turn_seen_at`: when Telegram
-    answered for the board that shows the player to move their turn, if this drawing drew it
-    (an answer, not a posting in doubt: a clock never runs on a board that may not be there)."""
+    `posted` / `second_posted`: a board posted afresh."""
 
     complete: bool
     posted: int | None = None
     second_posted: int | None = None
-    turn_seen_at: datetime | None = None
 
 
 def shows_turn(game: GameView, *, second: bool = False) -> bool:
@@ -97,16 +94,19 @@ def shows_turn(game: GameView, *, second: bool = False) -> bool:
     return game.to_move == (O if second else X)
 
 
-def turn_seen_now(game: GameView, *, second: bool = False) -> datetime | None:
-    """Telegram has just answered for a board of the game (⭕'s: `second`): now, if that
-    board shows the player to move their turn, else None."""
-    return datetime.now(UTC) if shows_turn(game, second=second) else None
-
-
-def answered(drawn: Drawn, game: GameView, *, second: bool = False) -> Drawn:
-    """`drawn`, and Telegram has just answered for a board of the game (⭕'s: `second`)."""
-    seen_at = turn_seen_now(game, second=second)
-    return drawn if seen_at is None else replace(drawn, turn_seen_at=seen_at)
+async def turn_shown(hooks: BoardHooks, game: GameView, *, second: bool = False) -> None:
+    """Telegram has just answered for a board of the game (⭕'s: `second`) at this version:
+    if it shows the player to move their turn, their clock starts now. Only an answer does
+    (not a posting in doubt: a clock never runs for a board that may not be there)."""
+    if not shows_turn(game, second=second):
+        return
+    at = datetime.now(UTC)
+    try:
+        await hooks.turn_seen(game, at)
+    except Exception:
+        # The database is away, say: the drawing goes on, and the clock starts after its
+        # grace (`bot.chores.turn_clock`).
+        log.warning("could not start the clock of game %s", game.id, exc_info=True)
 
 
 def _render(
@@ -171,13 +171,13 @@ async def show_board(
         pass  # ⭕'s board (if any) is not the one asked for: left as it is
     elif game.second_message_id is not None:
         # Before the first board: ⭕ sees a move no later than ❌.
-        second = await _show_second(bot, game, hooks, pace)
+        second = Drawn(complete=await _show_second(bot, game, hooks, pace))
     elif post_missing and live and _second_missing(game):
         posted = await send_second_board(bot, game, hooks)
         # Posted, or no answer came: then it may well be there, and it is never posted twice.
         second = Drawn(complete=True, second_posted=posted)
         if posted is not None:
-            second = answered(second, game, second=True)
+            await turn_shown(hooks, game, second=True)
     if only_chat is not None and only_chat != game.chat_id:
         return second
     if game.inline_message_id is not None:
@@ -185,8 +185,7 @@ async def show_board(
     elif game.chat_id is not None and game.message_id is not None:
         where = {"chat_id": game.chat_id, "message_id": game.message_id}
     elif post_missing and game.chat_id is not None and live:
-        posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
-        return _posted(second, game, posted)
+        return await _post_first(bot, game, second, hooks, pace)
     else:
         # A board not known yet: still being posted, or posted with no answer (it may well be
         # there: never posted twice; a tap on it says which message it is), or a closed game's
@@ -198,20 +197,26 @@ async def show_board(
     except BadRequest as error:
         text = str(error).lower()
         if "not modified" in text:
-            return answered(second, game)  # already showing this state (a retried update)
+            await turn_shown(hooks, game)  # already showing this state (a retried update)
+            return second
         if "not found" in text and game.chat_id is not None and live:
             log.info("board message of game %s is gone; posting a fresh one", game.id)
-            posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
-            return _posted(second, game, posted)
+            return await _post_first(bot, game, second, hooks, pace)
         raise
-    return answered(second, game)
+    await turn_shown(hooks, game)
+    return second
 
 
-def _posted(drawn: Drawn, game: GameView, posted: int | None) -> Drawn:
-    """`drawn`, and the game's first board was posted afresh (`posted`: None when the
+async def _post_first(
+    bot: Bot, game: GameView, drawn: Drawn, hooks: BoardHooks, pace: Pace
+) -> Drawn:
+    """Post the game's first board afresh in its chat: `drawn` with it posted (None: the
     posting got no answer)."""
-    drawn = replace(drawn, posted=posted)
-    return drawn if posted is None else answered(drawn, game)
+    assert game.chat_id is not None
+    posted = await send_board(bot, game.chat_id, game, hooks=hooks, pace=pace)
+    if posted is not None:
+        await turn_shown(hooks, game)
+    return replace(drawn, posted=posted)
 
 
 def second_view(game: GameView) -> GameView:
@@ -225,11 +230,11 @@ async def send_second_board(bot: Bot, game: GameView, hooks: BoardHooks) -> int 
     return await send_board(bot, game.second_chat_id, second_view(game), hooks=hooks)
 
 
-async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> Drawn:
-    """Edit ⭕'s board of a game between strangers: complete if Telegram has it now (or
-    there is nothing more to draw). A failure here (⭕ blocked the bot, deleted the board)
-    must not keep ❌'s board from showing the move: it is logged, and ⭕'s board stays behind
-    (a block ends the game, which draws both again)."""
+async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) -> bool:
+    """Edit ⭕'s board of a game between strangers; whether Telegram has it now (or there
+    is nothing more to draw). A failure here (⭕ blocked the bot, deleted the board) must not
+    keep ❌'s board from showing the move: it is logged, and ⭕'s board stays behind (a block
+    ends the game, which draws both again)."""
     board = render_game(second_view(game), seat=O)
     keyboard = hooks.keyboard(board.keyboard, game)
     try:
@@ -237,11 +242,13 @@ async def _show_second(bot: Bot, game: GameView, hooks: BoardHooks, pace: Pace) 
         await edit_text(bot, board.text, keyboard, where=where, pace=pace)
     except BadRequest as error:
         if "not modified" in str(error).lower():
-            return answered(Drawn(complete=True), game, second=True)
+            await turn_shown(hooks, game, second=True)
+            return True
         log.warning("second board of game %s: %s", game.id, error)
-        # Deleted by ⭕: nothing more to draw.
-        return Drawn(complete="not found" in str(error).lower())
+        return "not found" in str(error).lower()  # deleted by ⭕: nothing more to draw
     except TelegramError as error:
         log.warning("second board of game %s: %s", game.id, error)
-        return Drawn(complete=isinstance(error, Forbidden))  # blocked: the block ends the game
-    return answered(Drawn(complete=True), game, second=True)
+        return isinstance(error, Forbidden)  # blocked: the block ends the game
+    # ⭕'s clock, if it is his turn, starts before ❌'s board is drawn.
+    await turn_shown(hooks, game, second=True)
+    return True

@@ -20,8 +20,8 @@ it:
   once the doubt is over (`doubt_seconds`). An edit that failed leaves the board behind, for
   the board catch-up (`bot.chores.board_catch_up`).
 - The board that shows the player to move their turn starts their clock when Telegram
-  answers for it (`BoardHooks.turn_seen`), not before: a group's pace, a retry or a posting
-  in doubt costs nobody time.
+  answers for it (`bot.chat.boards.turn_shown`), not before: a group's pace, a retry or a
+  posting in doubt costs nobody time.
 
 Errors of Telegram reach the caller: a handler's go to the error handler (and are logged at
 ERROR), a background chore decides for itself whether to try again.
@@ -34,7 +34,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Protocol
 
 from telegram import Bot
@@ -46,7 +45,7 @@ from bot.chat.boards import (
     send_board,
     send_second_board,
     show_board,
-    turn_seen_now,
+    turn_shown,
 )
 from bot.chat.draw_order import DrawOrder
 from bot.games.chats import Chats
@@ -55,6 +54,7 @@ from bot.games.db.outbox import CLAIM_SECONDS, BoardOutbox, is_behind
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
 from bot.telegram.request import watch_unanswered
+from core.board import O
 
 log = logging.getLogger(__name__)
 
@@ -218,19 +218,8 @@ class Presenter:
         self.order.delivered(game)
         self.hooks.delivered(game)
 
-    async def _turn_seen(self, game: GameView, at: datetime) -> None:
-        """The player to move was shown their turn at `at`: their clock starts then."""
-        try:
-            await self.hooks.turn_seen(game, at)
-        except StorageError:
-            # The database is away: the clock starts after its grace (`bot.chores.turn_clock`).
-            log.warning("could not start the clock of game %s", game.id, exc_info=True)
-
     async def _record(self, game: GameView, drawn: Drawn) -> GameView:
-        """Record what a drawing did: when the player to move was shown their turn, and the
-        boards posted afresh."""
-        if drawn.turn_seen_at is not None:
-            await self._turn_seen(game, drawn.turn_seen_at)
+        """Record the boards posted afresh."""
         if drawn.posted is not None:
             await self._chats.attach_message(game.id, drawn.posted)
             game = replace(game, message_id=drawn.posted)
@@ -252,7 +241,8 @@ class Presenter:
             # shows this version. No edit needed.
             self.order.settle(game_id)
             self._delivered(game)
-            await self._turn_seen(game, datetime.now(UTC))
+            # Every board shows it by now, the player to move's too: their clock starts.
+            await turn_shown(self.hooks, game, second=game.to_move == O)
             return
         if not is_behind(game) and doubt is None:
             return  # marked shown since (by the holder of the claim): nothing to draw
@@ -278,11 +268,9 @@ class Presenter:
                 message_id = await send_board(self._bot, chat_id, game, hooks=self.hooks, pace=pace)
                 if message_id is not None:
                     # None: the answer was lost; the next tap on it (or the catch-up) records it.
-                    seen_at = turn_seen_now(game)
+                    await turn_shown(self.hooks, game)
                     await self._chats.attach_message(game.id, message_id)
                     game = replace(game, message_id=message_id)
-                    if seen_at is not None:
-                        await self._turn_seen(game, seen_at)
             if game.second_chat_id is None:
                 # Posted, or maybe (never twice): either way not a board still to draw.
                 self._delivered(game)
@@ -301,10 +289,8 @@ class Presenter:
             return newest  # posted meanwhile (the board catch-up)
         posted = await send_second_board(self._bot, newest, self.hooks)
         if posted is not None:
-            seen_at = turn_seen_now(newest, second=True)
+            await turn_shown(self.hooks, newest, second=True)  # ❌ may have moved meanwhile
             await self._chats.attach_message(game.id, posted, second=True)
-            if seen_at is not None:  # ❌ moved as it waited for ⭕'s pace
-                await self._turn_seen(newest, seen_at)
         # With no answer, it may well be there: posted all the same (never posted twice; a
         # tap on it says which message it is). So is ❌'s board, posted before this one.
         now = await self._outbox.game(game.id)

@@ -271,6 +271,26 @@ async def test_boards_held_by_a_slow_telegram_cost_nobody_time(
     assert game.x_clock > 11.0 and game.o_clock > 11.0, (game.x_clock, game.o_clock)
 
 
+async def test_os_clock_starts_with_his_board_not_with_xs(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # Each player's own board starts their own turn: ⭕'s clock runs from Telegram's answer
+    # for his board, though ❌'s (drawn after it) still waits.
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    game_id = game_id_on(telegram, x_board)
+    telegram.hold_next("editMessageText", chat_id=ANN["id"])
+    telegram.tap(ANN, x_board, cell_data(telegram, x_board, 4))
+    await telegram.wait_until(lambda: board_cells(telegram, current(telegram, o_board))[4] == "X")
+    game = await stored_game(bot, game_id)
+    async with asyncio.timeout(5):
+        # Nothing tells of a write to the database but reading it.
+        while game.flag_at is None:
+            await asyncio.sleep(0.01)
+            game = await stored_game(bot, game_id)
+    assert board_cells(telegram, current(telegram, x_board))[4] == "_"  # ❌'s still held
+    telegram.release_held()
+
+
 #: How long a clock waits for word of its board here (CLOCK_GRACE_SECONDS).
 GRACE = 3.0
 
