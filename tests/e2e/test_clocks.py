@@ -239,6 +239,7 @@ async def twelve_seconds(telegram: FakeTelegram, database_url: str) -> AsyncIter
         await runner.stop()
 
 
+@pytest.mark.paced  # a whole game at 3.5 s an edit: about a minute of Telegram's time
 async def test_boards_held_by_a_slow_telegram_cost_nobody_time(
     telegram: FakeTelegram, twelve_seconds: BotRunner
 ) -> None:
