@@ -39,6 +39,10 @@ class Use:
         return f"{self.path}:{self.line}: {self.what}"
 
 
+#: Names that start with an underscore and are a library's documented public API.
+PUBLIC = frozenset({"os._exit"})  # "Exit the process with status n, without calling cleanup"
+
+
 def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -79,7 +83,7 @@ def private_uses_in(source: str, where: str) -> list[Use]:
                 uses.append(Use(where, node.lineno, f"from {module} import {', '.join(private)}"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and is_private(node.attr):
-            if ast.unparse(node.value) in ours:
+            if ast.unparse(node.value) in ours or ast.unparse(node) in PUBLIC:
                 continue
             uses.append(Use(where, node.lineno, f"{ast.unparse(node)}"))
     return uses
