@@ -298,7 +298,9 @@ async def test_a_full_session_survives_a_restart(fake: FakeTelegram, tmp_path: P
 async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: Path) -> None:
     env = sqlite_env(fake, tmp_path)
     async with bot_process(tmp_path, env) as bot:
-        await bot.wait_ready(fake, since=0)
+        # At DEBUG every statement is a log line or two: a loaded CI machine once took over
+        # 10 s to reach the profile's calls (the start-up migrates a new file too).
+        await bot.wait_ready(fake, since=0, timeout=3 * WAIT)
         board = await start_hard_game_from_the_menu(fake)
 
         # A failing edit: the error handler logs it, with its traceback, at ERROR.

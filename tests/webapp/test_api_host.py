@@ -303,7 +303,7 @@ async def test_a_stranger_who_resigns_on_the_page_is_said_to_have_left_as_in_cha
 ) -> None:
     """The winner of a game a stranger gave up on the page is told so aloud, as after the
     chat's Resign: a board edit alone makes no sound."""
-    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+    async with bot_with_mini_app(telegram, database_url) as (runner, page):
         for user in (ALICE, BOB):
             telegram.add_chat(FakeTelegram.private_chat(user))
         x_board, o_board = await pair(telegram, ALICE, BOB)
@@ -313,5 +313,6 @@ async def test_a_stranger_who_resigns_on_the_page_is_said_to_have_left_as_in_cha
             resign = {"action": "resign", "ply": 1}
             status, body = await call(http, "POST", url, auth(telegram, BOB), resign)
         assert status == 200 and body["game"]["status"] == "finished"
+        await runner.settle()  # the ending's listeners: the announcer tells Alice
         assert telegram.last_bot_message(ALICE["id"]).text == en.OPPONENT_LEFT.format(name="Bob")
         assert en.RESULT_NAME_RESIGNED.format(name="Bob") in current(telegram, x_board).text
