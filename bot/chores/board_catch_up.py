@@ -69,6 +69,7 @@ class BoardCatchUp:
         self._tap_redraw_after = tap_redraw_after
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
         self._marks: dict[int, int] = {}
+        self._writing: dict[int, int] = {}
         self._marking: asyncio.Task[None] | None = None
         self._rounds = Rounds("board catch-up", self.catch_up, every)
 
@@ -97,11 +98,19 @@ class BoardCatchUp:
     async def _write_marks(self) -> None:
         await asyncio.sleep(MARK_DELAY_SECONDS)
         marks, self._marks = self._marks, {}
+        self._writing = marks
         try:
             await self._outbox.mark_shown(self._shown(marks))
         except Exception:
             # The database is away: a round redraws those boards later ("not modified").
             log.warning("could not mark %d boards as shown", len(marks), exc_info=True)
+        finally:
+            self._writing = {}
+
+    def _marked_soon(self, game_id: int, version: int) -> bool:
+        """Whether this process delivered the board at `version` and its mark is on its way
+        (gathered, or being written): the board is not behind, whatever the row says yet."""
+        return max(self._marks.get(game_id, 0), self._writing.get(game_id, 0)) >= version
 
     def _shown(self, marks: dict[int, int]) -> list[Shown]:
         """The marks to write; a board the presenter draws again now keeps its claim."""
@@ -135,6 +144,8 @@ class BoardCatchUp:
         for game_id, behind in (await self._outbox.behind(now=now)).items():
             still = (now - behind.changed_at).total_seconds() if behind.changed_at else math.inf
             if self._presenter.is_drawing(game_id) or still < self._grace:
+                continue
+            if self._marked_soon(game_id, behind.version):
                 continue
             game = await self._outbox.game(game_id)
             if game is None or game.version != behind.version:
