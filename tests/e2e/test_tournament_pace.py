@@ -32,8 +32,10 @@ EVERYONE = {person["id"]: person for person in (*PEOPLE, *OTHERS)}
 SCALE = 0.25
 #: Telegram's seconds between two messages in a group that has spent its burst.
 PACE = 60 / 20
-#: What the bot may add to the group's pace: its own work, seconds of Telegram's.
-OWN_WORK = 2.0
+#: What the bot may add to the group's pace: its own work, seconds of Telegram's (a quarter as
+#: many of the test's: a loaded CI machine on PostgreSQL took 2.1). Before, the standings came
+#: 12 s after the result in a spent group, and 4.4 s in one with 3½ messages back.
+OWN_WORK = 3.0
 
 
 @pytest.fixture
