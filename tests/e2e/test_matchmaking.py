@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from sqlalchemy import update
@@ -21,6 +20,7 @@ from tests.support.chat import (
     board_cells,
     button_texts,
     current,
+    not_modified,
     press,
     send,
     tap_cell,
@@ -205,11 +205,6 @@ async def test_play_in_a_group_points_to_the_private_chat(
     assert reply.text == en.QUEUE_PRIVATE_ONLY
     await send(telegram, ANN, "/play 9")
     assert telegram.last_bot_message(ANN["id"]).text == en.PLAY_USAGE
-
-
-def not_modified(tg: FakeTelegram) -> list[Any]:
-    """The edits Telegram refused as changing nothing."""
-    return [call for call in tg.calls if not call.ok and "not modified" in (call.description or "")]
 
 
 async def test_back_after_blocking_only_the_boards_it_closed_are_drawn_once(

@@ -18,7 +18,15 @@ from bot.locales import en
 from bot.views.profile import PRIVATE_COMMANDS
 from tests.e2e.test_matchmaking import LOOKING, boards_of, matchmaker
 from tests.support.bot_runner import BotRunner
-from tests.support.chat import button_texts, current, press, send, settle, tap_cell
+from tests.support.chat import (
+    button_texts,
+    current,
+    not_modified,
+    press,
+    send,
+    settle,
+    tap_cell,
+)
 from tests.support.fake_telegram import FakeTelegram, JSONDict, StoredMessage
 
 ANN = FakeTelegram.user(4101, "Ann")
@@ -357,11 +365,10 @@ async def test_a_double_tap_on_find_a_new_opponent_posts_one_waiting_message(
     assert await queued(engine) == [BEN["id"]]
     # The second tap found the search under way, shown as it is: no edit that changes
     # nothing (issue 51, item 8: Telegram refused it as "not modified").
-    refused = [c for c in telegram.calls if not c.ok and "not modified" in (c.description or "")]
-    assert refused == []
+    assert not_modified(telegram) == []
     # /play for the same search again says nothing new either; another board edits it.
     await send(telegram, BEN, "/play")
-    assert [c for c in telegram.calls if not c.ok and "not modified" in (c.description or "")] == []
+    assert not_modified(telegram) == []
     await send(telegram, BEN, "/play 4x4")
     assert "4×4" in current(telegram, posted[0]).text
 

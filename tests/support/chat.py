@@ -156,3 +156,8 @@ def assert_every_query_answered(tg: FakeTelegram, exactly_once: bool = True) -> 
         assert sorted(answered) == sorted(asked)
     else:
         assert set(answered) == set(asked)
+
+
+def not_modified(tg: FakeTelegram) -> list[Any]:
+    """The edits Telegram refused as changing nothing."""
+    return [call for call in tg.calls if not call.ok and "not modified" in (call.description or "")]
