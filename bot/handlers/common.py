@@ -170,12 +170,23 @@ async def redraw_if_behind(context: BotContext, game: GameView) -> None:
         await context.presenter.show(game)
 
 
-async def attach_tapped(
-    context: BotContext, game: GameView, tapped: MaybeInaccessibleMessage | None
-) -> GameView:
+def tapped_board(query: CallbackQuery) -> Message | None:
+    """The tapped message, if the tap's data is one of its buttons: only then does the tap say
+    which game the message shows. Data not on it (made up, by a client that sends any) may
+    name any game of the chat, whose board this message is not."""
+    message = query.message
+    markup = tapped_markup(message)
+    if not isinstance(message, Message) or markup is None or query.data is None:
+        return None
+    buttons = (button.callback_data for row in markup.inline_keyboard for button in row)
+    return message if query.data in buttons else None
+
+
+async def attach_tapped(context: BotContext, game: GameView, query: CallbackQuery) -> GameView:
     """A tap on a board the game does not know yet (a tap that raced its first posting, or
     whose posting lost its answer; played or refused): the tapped message is the board, from
     now on (in ⭕'s chat, a stranger game's second). The game as it is then."""
+    tapped = tapped_board(query)
     if tapped is None or game.chat_id is None:
         return game
     if game.message_id is None and tapped.chat.id == game.chat_id:
@@ -199,7 +210,8 @@ def is_copy(game: GameView, tapped: Message) -> bool:
 async def settle_copy(query: CallbackQuery, game: GameView, tr: Texts) -> None:
     """A tap on a copy of a board posted again: the copy says where the game goes on, and
     offers nothing more (the tap itself acts on the game, as any tap on its chat's board)."""
-    if isinstance(query.message, Message) and is_copy(game, query.message):
+    tapped = tapped_board(query)
+    if tapped is not None and is_copy(game, tapped):
         with contextlib.suppress(TelegramError):
             await query.edit_message_text(tr.BOARD_POSTED_AGAIN)
 
@@ -217,7 +229,7 @@ async def answer_and_show(
     tr = texts_of(query.from_user, context)
     game = result.game
     if game is not None:
-        game = await attach_tapped(context, game, query.message)
+        game = await attach_tapped(context, game, query)
     if not result.played or game is None:
         await answer(query, popup(tr, result.status, game))
         if game is not None:

@@ -21,6 +21,7 @@ from tests.support.chat import (
     assert_every_query_answered,
     board_cells,
     button_texts,
+    cell_data,
     highlighted,
     play_cells,
     press,
@@ -371,6 +372,23 @@ async def test_two_games_at_once_in_one_group(telegram: FakeTelegram, bot: BotRu
     assert board_cells(telegram, second) == "O_______X" and "Carol's turn ❌" in second.text
     await tap_cell(telegram, CAROL, second, 4)
     assert board_cells(telegram, second) == "O___X___X"
+
+
+async def test_a_forged_tap_naming_another_game_of_the_chat_leaves_the_tapped_board_alone(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's forged tap: on the AI match's board, data naming the other game of the
+    # group (not one of that board's buttons). It was taken for a tap on a second copy of
+    # that game's board, so the match's board was edited to "posted again below" for good.
+    first = await game_between(telegram, ALICE, BOB)
+    await say(telegram, CAROL, "/start easy hard")
+    match = telegram.last_bot_message(GROUP["id"])
+    await telegram.wait_until(lambda: bool(words(match)), timeout=10, what="the AI match to end")
+    ended = state(match)
+    # Alice may move in her game (as by typing it); the board she tapped is not touched.
+    assert not (await tap_data(telegram, ALICE, match, cell_data(telegram, first, 0))).get("text")
+    assert state(match) == ended and en.BOARD_POSTED_AGAIN not in match.text
+    assert board_cells(telegram, first)[0] == "X"
 
 
 async def test_playing_the_ai_in_a_group(telegram: FakeTelegram, bot: BotRunner) -> None:
