@@ -64,6 +64,16 @@ def render_waiting(waiting: Waiting, now: datetime, tr: Texts, *, offer: bool) -
     return BoardMessage(text, InlineKeyboardMarkup(rows))
 
 
+def shows_already(waiting: Waiting, message: BoardMessage) -> bool:
+    """Whether the waiting message shows `message` already: as last drawn (or as posted), it
+    is. Telegram refuses an edit to the same text and keyboard ("not modified")."""
+    if waiting.message_id is None:
+        return False
+    drawn_at = waiting.shown_at or waiting.joined_at
+    tr = texts_for(waiting.language)
+    return render_waiting(waiting, drawn_at, tr, offer=waiting.offered_ai) == message
+
+
 def render_left(reason: LeftQueue, waited: timedelta, tr: Texts) -> str:
     """What the waiting message says once its player left the queue without a game."""
     if reason is LeftQueue.TIMED_OUT:

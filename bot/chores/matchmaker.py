@@ -22,7 +22,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.chat.presenter import Presenter
-from bot.chat.queue import edit_waiting, render_waiting, tell_left
+from bot.chat.queue import edit_waiting, render_waiting, shows_already, tell_left
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.model import GameView
@@ -142,13 +142,15 @@ class Matchmaker:
         drawn_before = now - REDRAW_EVERY
         if not offer_now and waiting.shown_at is not None and waiting.shown_at > drawn_before:
             return
+        offer = waiting.offered_ai or offer_now
+        message = render_waiting(waiting, now, texts_for(waiting.language), offer=offer)
+        if shows_already(waiting, message):
+            return  # posted a moment ago: its seconds have not moved yet
         claimed = await self._matchmaking.claim_redraw(
             waiting.player_id, now, drawn_before=drawn_before, offer=offer_now
         )
         if not claimed:
             return  # another instance drew it, or the entry is gone (cancelled, paired)
-        offer = waiting.offered_ai or offer_now
-        message = render_waiting(waiting, now, texts_for(waiting.language), offer=offer)
         await edit_waiting(self._bot, waiting, message.text, message.keyboard)
 
 

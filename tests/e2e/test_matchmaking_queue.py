@@ -198,6 +198,32 @@ async def test_stop_and_start_while_searching_cancel_the_search(
     assert await queued(engine) == []
 
 
+async def test_a_round_right_after_the_waiting_message_was_posted_edits_nothing(
+    telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
+) -> None:
+    # A journey's matchmaker round came within the second the waiting message was posted:
+    # it sent the same "(0 s)" again, and Telegram refused it as "not modified".
+    async with engine.begin() as connection:  # posted a moment ago, as far as seconds go
+        await connection.execute(update(QueueEntry).values(joined_at=utcnow()))
+    await send(telegram, ANN, "/play")
+    (waiting,) = waiting_messages(telegram, ANN)
+    async with engine.begin() as connection:
+        await connection.execute(update(QueueEntry).values(joined_at=utcnow()))
+    mark = telegram.mark()
+    await matchmaker(bot).round()
+    await settle(telegram)
+    assert [c.method for c in telegram.calls[mark:] if c.method != "getUpdates"] == []
+    assert not_modified(telegram) == [] and current(telegram, waiting).text == waiting.text
+    # Seconds later it counts on.
+    async with engine.begin() as connection:
+        await connection.execute(
+            update(QueueEntry).values(joined_at=utcnow() - timedelta(seconds=7))
+        )
+    await matchmaker(bot).round()
+    await settle(telegram)
+    assert "(7 s)" in current(telegram, waiting).text
+
+
 async def test_play_twice_keeps_one_waiting_message(
     telegram: FakeTelegram, bot: BotRunner, engine: AsyncEngine
 ) -> None:

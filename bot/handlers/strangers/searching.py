@@ -10,7 +10,7 @@ from typing import Protocol
 from telegram import Bot, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, User
 from telegram.error import Forbidden, TelegramError
 
-from bot.chat.queue import edit_waiting, render_waiting
+from bot.chat.queue import edit_waiting, render_waiting, shows_already
 from bot.context import BotContext
 from bot.games.model import GameView, PlayerInfo
 from bot.games.play.clock_rules import Clock
@@ -23,7 +23,7 @@ from bot.locales.texts import Texts, texts_for
 from bot.resources import Running
 from bot.telegram.flood_gate import Pace
 from bot.views.keyboards import replace_for_search_keyboard
-from bot.views.render import BoardMessage, opponent_name, player_name
+from bot.views.render import opponent_name, player_name
 from bot.wire.game_spec import PLAY_DEEP_LINK, parse_play_args
 from core.board import BoardSize, X, other
 
@@ -120,7 +120,7 @@ async def _look_for_opponent(
         waiting = await context.games.matchmaking.waiting_of(user.id)
     if waiting is not None:
         shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
-        if result.same_search and _shows(waiting, shown):
+        if result.same_search and shows_already(waiting, shown):
             return  # asked again for the search under way (a double tap): it shows already
         if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
             return
@@ -137,15 +137,6 @@ async def _look_for_opponent(
                 await context.games.chats.keep_search_message(user.id, posted.message_id)
             except TelegramError:
                 pass
-
-
-def _shows(waiting: Waiting, message: BoardMessage) -> bool:
-    """Whether the waiting message shows `message` already: as last drawn, it is."""
-    if waiting.message_id is None:
-        return False
-    drawn_at = waiting.shown_at or waiting.joined_at
-    tr = texts_for(waiting.language)
-    return render_waiting(waiting, drawn_at, tr, offer=waiting.offered_ai) == message
 
 
 async def _say_playing(
