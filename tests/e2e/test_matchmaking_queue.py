@@ -216,8 +216,9 @@ async def test_a_round_right_after_the_waiting_message_was_posted_edits_nothing(
     assert not_modified(telegram) == [] and current(telegram, waiting).text == waiting.text
     # Seconds later it counts on.
     async with engine.begin() as connection:
+        seven_seconds_ago = utcnow() - timedelta(seconds=7)
         await connection.execute(
-            update(QueueEntry).values(joined_at=utcnow() - timedelta(seconds=7))
+            update(QueueEntry).values(joined_at=seven_seconds_ago, shown_at=seven_seconds_ago)
         )
     await matchmaker(bot).round()
     await settle(telegram)

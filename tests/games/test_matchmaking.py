@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.games.db.engine import create_engine, create_session_factory
+from bot.games.db.models import utcnow
 from bot.games.model import BoardRef, GameStatus, PlayerInfo
 from bot.games.strangers.matchmaking import JoinStatus
 from bot.games.strangers.pairing import Waiting, board_key, board_of_key, pairs, window
@@ -129,7 +130,7 @@ async def test_cancel_leaves_the_queue_once(games: Games) -> None:
 
 async def test_another_board_keeps_the_entry_and_its_waiting_message(games: Games) -> None:
     await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
-    await games.matchmaking.attach_message(ANN.id, 77)
+    await games.matchmaking.attach_message(ANN.id, 77, utcnow())
     moved = await games.matchmaking.join(ANN, ANN.id, "6x6k5", "en")
     assert moved.waiting is not None
     assert (moved.waiting.board, moved.waiting.message_id) == ("6x6k5", 77)
@@ -148,7 +149,7 @@ async def test_an_undone_pairing_deletes_the_game_and_requeues_the_other_as_they
     games: Games,
 ) -> None:
     await games.matchmaking.join(ANN, ANN.id, "3x3", "en")
-    await games.matchmaking.attach_message(ANN.id, 55)
+    await games.matchmaking.attach_message(ANN.id, 55, utcnow())
     before = await games.matchmaking.waiting_of(ANN.id)
     paired = (await games.matchmaking.join(BEN, BEN.id, "3x3", "fa")).paired
     assert paired is not None and before is not None

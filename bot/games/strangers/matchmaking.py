@@ -201,12 +201,12 @@ class Matchmaking:
             rows = await session.execute(_WAITING.order_by(_QUEUE.c.joined_at))
             return [_waiting(row) for row in rows]
 
-    async def attach_message(self, user_id: int, message_id: int) -> bool:
-        """The "Looking for an opponent…" message of the user's queue entry (False: the entry
-        is gone, paired or let go meanwhile)."""
+    async def attach_message(self, user_id: int, message_id: int, drawn_at: datetime) -> bool:
+        """The "Looking for an opponent…" message of the user's queue entry, drawn as at
+        `drawn_at` (False: the entry is gone, paired or let go meanwhile)."""
         entry = update(QueueEntry).where(QueueEntry.player_id == user_id)
         async with self._store.transaction() as session:
-            attached = await session.execute(entry.values(message_id=message_id))
+            attached = await session.execute(entry.values(message_id=message_id, shown_at=drawn_at))
         return bool(attached.rowcount == 1)
 
     async def claim_redraw(
@@ -339,6 +339,7 @@ def _requeued(waiting: Waiting) -> Any:
         message_id=waiting.message_id,
         language=waiting.language,
         joined_at=waiting.joined_at,
+        shown_at=waiting.shown_at,
         offered_ai=waiting.offered_ai,
     )
 

@@ -119,13 +119,17 @@ async def _look_for_opponent(
         # Undone (the other's board could not be posted): waiting on, told nothing else.
         waiting = await context.games.matchmaking.waiting_of(user.id)
     if waiting is not None:
-        shown = render_waiting(waiting, datetime.now(UTC), tr, offer=False)
+        now = datetime.now(UTC)
+        shown = render_waiting(waiting, now, tr, offer=False)
         if result.same_search and shows_already(waiting, shown):
             return  # asked again for the search under way (a double tap): it shows already
         if await edit_waiting(context.bot, waiting, shown.text, shown.keyboard, pace=Pace.PERSON):
+            assert waiting.message_id is not None  # edited: it has one
+            # As drawn now: a round does not draw the same seconds again.
+            await context.games.matchmaking.attach_message(user.id, waiting.message_id, now)
             return
         posted = await context.bot.send_message(chat_id, shown.text, reply_markup=shown.keyboard)
-        if not await context.games.matchmaking.attach_message(user.id, posted.message_id):
+        if not await context.games.matchmaking.attach_message(user.id, posted.message_id, now):
             # Paired (or let go) by a round of the matchmaker while it was being posted: the
             # round told the entry's message, which was none yet, so this one would stay
             # "Looking…" with a live Cancel. It goes.
