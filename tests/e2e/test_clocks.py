@@ -26,6 +26,7 @@ from tests.support.chat import (
     cell_data,
     current,
     game_id_on,
+    not_modified,
     press,
     send,
     tap_cell,
@@ -123,6 +124,25 @@ async def test_the_clock_runs_on_both_boards(telegram: FakeTelegram, bot: BotRun
     assert clock_of(current(telegram, o_board)).endswith(f"⭕ {half}")
     # Nothing happens while Ben has time.
     assert await turn_clock(bot).tick(utcnow() + timedelta(seconds=seconds - 2)) == []
+
+
+async def test_a_clock_is_not_redrawn_before_its_seconds_move(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's redraw came a moment after the turn's board was shown: the same "1:00",
+    # refused as "not modified" (issue 51, item 8). A turn's clock counts as drawn when the
+    # board showed the turn; the first redraw comes a period later.
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    edits = (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count)
+    period = timedelta(seconds=bot.settings.clock_redraw_seconds)
+    assert await turn_clock(bot).redraw_clocks(utcnow() + period / 10) == 0
+    await tap_cell(telegram, ANN, x_board, 4)
+    moved = (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count)
+    assert moved != edits
+    assert await turn_clock(bot).redraw_clocks(utcnow() + period / 10) == 0
+    assert (current(telegram, x_board).edit_count, current(telegram, o_board).edit_count) == moved
+    assert await turn_clock(bot).redraw_clocks(utcnow() + 2 * period) == 1
+    assert not_modified(telegram) == []
 
 
 async def test_each_clock_is_redrawn_once_a_period_however_many_instances(

@@ -33,7 +33,7 @@ class TurnStarts:
         game has moved on. Whether it started now."""
         if not clock_rules.clock_waits(game):
             return False
-        return await self._start(clock_rules.seen(game, at))
+        return await self._start(clock_rules.seen(game, at), at)
 
     async def start_unseen(self, now: datetime, grace: timedelta) -> int:
         """Start the clocks still waiting `grace` after their turn began, as of then; how
@@ -48,11 +48,18 @@ class TurnStarts:
             )
         started = 0
         for loaded in waiting:
-            started += await self._start(clock_rules.seen_by_grace(loaded.view, grace))
+            game = loaded.view
+            assert game.turn_started_at is not None  # selected by it
+            started += await self._start(
+                clock_rules.seen_by_grace(game, grace), game.turn_started_at + grace
+            )
         return started
 
-    async def _start(self, game: GameView) -> bool:
-        """Store the running clock of `game` if the game is still at this turn, waiting."""
+    async def _start(self, game: GameView, at: datetime) -> bool:
+        """Store the running clock of `game` if the game is still at this turn, waiting. Its
+        clock was last drawn `at`, as the board showed the turn (the time its side had), so
+        the turn clock's first redraw of this turn comes a period later: drawn sooner, it
+        would show the same whole seconds, an edit Telegram refuses as "not modified"."""
         async with self._store.transaction() as session:
             result = await session.execute(
                 update(Game)
@@ -64,6 +71,6 @@ class TurnStarts:
                     Game.clock_seconds.is_not(None),
                 )
                 # Not a change to the game's boards: `updated_at` stays (`bot.games.db.outbox`).
-                .values(flag_at=game.flag_at, updated_at=Game.updated_at)
+                .values(flag_at=game.flag_at, clock_drawn_at=at, updated_at=Game.updated_at)
             )
             return bool(result.rowcount)
