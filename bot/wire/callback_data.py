@@ -37,9 +37,10 @@ ts:<t> tc:<t>               the organiser starts tournament <t>; cancels it (onc
 Inline data (ij, ia) ends in an HMAC of the rest (`codec.is_authentic`): the bot never sees an
 inline message's keyboard, and nobody else can make up a button in someone's name.
 
-The buttons that make something (n, nr, help, pc, rp, gf, qp, qr: a game, a message, a
-search) act once per message: a tap of one claims it, by its message and data, for a moment
-(`bot.games.updates.claim_button`), so the second tap of a double tap makes nothing more.
+The buttons that make something (n, nr, help, pc, rp, gf, qp, qr, qa: a game, a message, a
+search) or end a search (qc) act once per message: a tap of one claims it, by its message and
+data, for a moment (`bot.games.updates.claim_button`), so the second tap of a double tap makes
+nothing more.
 
 A menu's buttons (n, nr, nk, menu, help, lang) end in `:o<user>`: they belong to the person who
 asked for the menu (or, under a finished game, to its player), and nobody else's tap does
@@ -356,8 +357,16 @@ TABLE = Table(
         board=BOARD_KEY,
         clock=CLOCK_KEY,
     ),
-    button(STOP_LOOKING, QueueTap, CHAT, kind=STOP_LOOKING),
-    button(PLAY_AI_INSTEAD, QueueTap, CHAT, kind=PLAY_AI_INSTEAD, level=LEVEL, board=BOARD_KEY),
+    button(STOP_LOOKING, QueueTap, CHAT, once=True, kind=STOP_LOOKING),
+    button(
+        PLAY_AI_INSTEAD,
+        QueueTap,
+        CHAT,
+        once=True,
+        kind=PLAY_AI_INSTEAD,
+        level=LEVEL,
+        board=BOARD_KEY,
+    ),
     # Yes and No first: a tap is written as the first kind whose constants it has.
     button(BLOCK_YES, BlockPlayerTap, ANYWHERE, confirmed=True, game_id=GAME),
     button(BLOCK_NO, BlockPlayerTap, ANYWHERE, confirmed=False, game_id=GAME),

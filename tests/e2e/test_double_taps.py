@@ -16,7 +16,7 @@ from bot.games.model import LIVE
 from bot.locales import en
 from tests.e2e.test_matchmaking_queue import live_games_of
 from tests.support.bot_runner import BotRunner, settle
-from tests.support.chat import current, press, send
+from tests.support.chat import current, not_modified, press, send
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 
 ALICE = FakeTelegram.user(5101, "Alice")
@@ -86,3 +86,16 @@ async def test_the_second_tap_is_refused_after_a_restart_and_the_button_works_a_
         assert len(telegram.bot_messages(ALICE["id"])) == before + 1
     finally:
         await restarted.stop()
+
+
+async def test_a_double_tap_on_cancel_cancels_once_and_edits_once(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's double tap on the waiting message's Cancel: the second tap removed a
+    # keyboard the first had removed already, an edit refused as "not modified".
+    await send(telegram, ALICE, "/play")
+    waiting = telegram.last_bot_message(ALICE["id"])
+    assert await tap_twice(telegram, waiting, en.BUTTON_CANCEL) == ["", en.POPUP_TAPPED_ALREADY]
+    cancelled = current(telegram, waiting)
+    assert cancelled.text == en.QUEUE_CANCELLED and cancelled.reply_markup is None
+    assert not_modified(telegram) == []

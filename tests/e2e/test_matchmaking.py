@@ -106,10 +106,10 @@ async def test_cancel_and_the_ai_offered_when_nobody_comes(
     assert waiting.text.startswith("🔎 Looking for an opponent: 6×6, 5 in a row…")
     assert (await press(telegram, CID, waiting, en.BUTTON_CANCEL)).get("text") is None
     assert current(telegram, waiting).text == en.QUEUE_CANCELLED
-    # Cancel again (a double tap that reaches the bot after the first one's edit): nothing to
-    # cancel, said in a pop-up, and nothing else happens.
+    # Cancel again (a double tap that reaches the bot after the first one's edit): done
+    # already, said in a pop-up, and nothing else happens (no edit: issue 51, item 8).
     again = await tap_data(telegram, CID, waiting, "qc")
-    assert again["text"] == en.POPUP_NOT_WAITING
+    assert again["text"] == en.POPUP_TAPPED_ALREADY
     assert current(telegram, waiting).text == en.QUEUE_CANCELLED
     # (The journeys found it: the second tap's edit, refused as not modified, was an error.)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
