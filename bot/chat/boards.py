@@ -194,6 +194,12 @@ async def show_board(
     board = _render(hooks, game, hint, block)
     try:
         await edit_text(bot, board.text, board.keyboard, where=where, pace=pace)
+    except Forbidden as error:
+        # Its person blocked the bot (or it left the group): drawn when they are back
+        # (`bot.handlers.groups.chat_events`), as ⭕'s is. Left behind, the board catch-up
+        # would draw the other board again, which shows this already.
+        log.warning("board of game %s: %s", game.id, error)
+        return second
     except BadRequest as error:
         text = str(error).lower()
         if "not modified" in text:

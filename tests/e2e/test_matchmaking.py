@@ -15,6 +15,7 @@ from bot.chores.matchmaker import Matchmaker
 from bot.games.db.models import QueueEntry, utcnow
 from bot.games.ratings.rules import nearest_level
 from bot.locales import en, fa
+from bot.locales.texts import isolate
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     board_cells,
@@ -205,6 +206,33 @@ async def test_play_in_a_group_points_to_the_private_chat(
     assert reply.text == en.QUEUE_PRIVATE_ONLY
     await send(telegram, ANN, "/play 9")
     assert telegram.last_bot_message(ANN["id"]).text == en.PLAY_USAGE
+
+
+async def test_when_x_blocks_the_bot_the_ending_is_drawn_once_on_the_other_board(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey: ❌ blocked the bot, which ended the game; ❌'s own board refused the ending
+    # (blocked), so the game stayed behind, and the board catch-up drew both boards again:
+    # ⭕'s showed it already, an edit refused as "not modified" (issue 51, item 8). ❌'s board
+    # is drawn when they are back, as ⭕'s is.
+    x_board, o_board = await pair(telegram, ANN, BEN)
+    telegram.membership_changed(FakeTelegram.private_chat(ANN), ANN, "member", "kicked")
+    await bot.quiesce()
+    assert telegram.last_bot_message(BEN["id"]).text == fa.OPPONENT_LEFT.format(
+        name=isolate("Ann", fa)
+    )
+    ended = current(telegram, o_board)
+    assert fa.OUTCOME_O_WINS in ended.text.splitlines()
+    catch_up = bot.application.bot_data.running.board_catch_up
+    await catch_up.flush()  # the marks of what was drawn, as the journeys check them
+    await catch_up.catch_up(utcnow() + timedelta(minutes=5))
+    await bot.quiesce()
+    assert current(telegram, o_board).edit_count == ended.edit_count
+    assert not_modified(telegram) == []
+    # Back: ❌'s board shows how it ended.
+    telegram.membership_changed(FakeTelegram.private_chat(ANN), ANN, "kicked", "member")
+    await bot.quiesce()
+    assert en.OUTCOME_O_WINS in current(telegram, x_board).text.splitlines()
 
 
 async def test_back_after_blocking_only_the_boards_it_closed_are_drawn_once(
