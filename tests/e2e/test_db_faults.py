@@ -115,7 +115,7 @@ async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
     try:
         since = fake.mark()
         await first.start()
-        await first.wait_ready(fake, since, WAIT)
+        await first.wait_ready(fake, since)
         board = await new_board(fake, ALICE, "/start user user")
         game_id = game_id_on(fake, board)
         assert not (await tap(fake, ALICE, board, 4)).get("text")
@@ -152,7 +152,7 @@ async def test_sigterm_finishes_the_update_in_flight_and_a_restart_resumes(
         # A new process goes on with the same board message.
         since = fake.mark()
         await second.start()
-        await second.wait_ready(fake, since, WAIT)
+        await second.wait_ready(fake, since)
         answer = await tap(fake, ALICE, board, 8)
         assert not answer.get("text"), answer
         row, moves = await stored(engine, game_id)

@@ -42,7 +42,7 @@ async def test_a_batch_fetched_before_a_kill_is_handled_after_the_restart_once(
     try:
         since = fake.mark()
         await first.start()
-        await first.wait_ready(fake, since, WAIT)
+        await first.wait_ready(fake, since)
         # Each chat's lane runs two updates at once (`bot.telegram.update_lanes`): their
         # replies are held on their way, and the chat's other two wait, unstarted.
         running = 2 * len(users)
@@ -59,7 +59,7 @@ async def test_a_batch_fetched_before_a_kill_is_handled_after_the_restart_once(
 
         since = fake.mark()
         await second.start()
-        await second.wait_ready(fake, since, WAIT)
+        await second.wait_ready(fake, since)
         await bots_done(fake)
         await asyncio.sleep(1.0)  # three of the inbox's rounds: nothing is handled again
         await fake.wait_idle(quiet=0.2, timeout=WAIT)
@@ -85,7 +85,7 @@ async def test_telegram_down_is_a_warning_a_while_and_a_line_when_back(
     try:
         since = fake.mark()
         await bot.start()
-        await bot.wait_ready(fake, since, WAIT)
+        await bot.wait_ready(fake, since)
         # Four polls in a row get no answer (the connection closes), the fifth works.
         fake.drop_next("getUpdates", 4)
         fake.send_text(ALICE, "/help")  # ends the poll waiting now
@@ -127,7 +127,7 @@ async def test_an_id_no_column_holds_is_dropped_with_one_line(
     try:
         since = fake.mark()
         await bot.start()
-        await bot.wait_ready(fake, since, WAIT)
+        await bot.wait_ready(fake, since)
         giant = FakeTelegram.user(huge, "Giant")
         chat = {"id": huge, "type": "private", "first_name": "Giant"}
         alices = fake.add_chat(FakeTelegram.private_chat(ALICE))
@@ -160,7 +160,7 @@ async def test_a_tap_whose_move_was_stored_before_a_kill_is_answered_after_the_r
     try:
         since = fake.mark()
         await first.start()
-        await first.wait_ready(fake, since, WAIT)
+        await first.wait_ready(fake, since)
         fake.send_text(ALICE, "/start easy")
         await fake.wait_until(lambda: replies_to(fake, ALICE["id"]) == 1, WAIT)
         board = fake.last_bot_message(ALICE["id"])
@@ -174,7 +174,7 @@ async def test_a_tap_whose_move_was_stored_before_a_kill_is_answered_after_the_r
 
         since = fake.mark()
         await second.start()
-        await second.wait_ready(fake, since, WAIT)
+        await second.wait_ready(fake, since)
         await fake.wait_until(lambda: query in fake.callback_answers, WAIT, what="the answer")
         assert "already handled" in second.output
         assert not fake.callback_answers[query].get("text")  # nothing to say: it played

@@ -300,7 +300,7 @@ async def test_the_token_never_reaches_the_output(fake: FakeTelegram, tmp_path: 
     async with bot_process(tmp_path, env) as bot:
         # At DEBUG every statement is a log line or two: a loaded CI machine once took over
         # 10 s to reach the profile's calls (the start-up migrates a new file too).
-        await bot.wait_ready(fake, since=0, timeout=3 * WAIT)
+        await bot.wait_ready(fake, since=0)
         board = await start_hard_game_from_the_menu(fake)
 
         # A failing edit: the error handler logs it, with its traceback, at ERROR.
@@ -361,7 +361,7 @@ async def test_a_kill_leaves_no_warning_of_leaked_semaphores(
     bot = BotProcess(tmp_path, bot_env(telegram, database_url))
     since = telegram.mark()
     await bot.start()
-    await bot.wait_ready(telegram, since, WAIT)
+    await bot.wait_ready(telegram, since)
     await bot.kill()
     await asyncio.sleep(0.5)  # the tracker notices its pipe closed, and cleans up
     assert "leaked" not in bot.output, bot.tail()

@@ -119,7 +119,7 @@ async def test_with_its_file_deleted_a_polled_tap_is_not_saved_and_not_acknowled
     try:
         since = fake.mark()
         await bot.start()
-        await bot.wait_ready(fake, since, WAIT)
+        await bot.wait_ready(fake, since)
         mark = fake.mark()
         fake.send_text(ALICE, "/start user user")
         await fake.wait_for("sendMessage", WAIT, since=mark)
