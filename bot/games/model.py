@@ -340,6 +340,7 @@ class MoveStatus(StrEnum):
     JOINED_ALREADY = "joined_already"  # a seat taken in a game of more, still waiting
     NOT_AGAINST_AI = "not_against_ai"  # hint and undo: for games against the AI only
     NOTHING_TO_UNDO = "nothing_to_undo"
+    ASKED_ALREADY = "asked_already"  # Resign tapped again while its question is open
 
 
 @dataclass(frozen=True)

@@ -99,3 +99,16 @@ async def test_a_double_tap_on_cancel_cancels_once_and_edits_once(
     cancelled = current(telegram, waiting)
     assert cancelled.text == en.QUEUE_CANCELLED and cancelled.reply_markup is None
     assert not_modified(telegram) == []
+
+
+async def test_a_double_tap_on_resign_asks_once_and_draws_the_question_once(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's double tap on 🏳 Resign: both taps asked, and both drew the question; the
+    # second drawing was the first's, refused as "not modified" (issue 51, item 8).
+    await send(telegram, ALICE, "/start hard")
+    board = telegram.last_bot_message(ALICE["id"])
+    assert await tap_twice(telegram, board, en.BUTTON_RESIGN) == [en.POPUP_RESIGN_CONFIRM] * 2
+    asked = current(telegram, board)
+    assert en.BUTTON_RESIGN_YES in str(asked.reply_markup)
+    assert not_modified(telegram) == []

@@ -20,7 +20,8 @@ class Resigning:
     ) -> MoveResult:
         """Resign's first tap, on a board drawn at move `ply`: when the user may resign now,
         the question is stored on the game (every drawing of its board asks it, until it is
-        answered or a move is made) and PLAYED; else why not."""
+        answered or a move is made) and PLAYED; ASKED_ALREADY when it is open (a double tap:
+        its board shows it already); else why not."""
 
         async def ask(session: CoreTransaction, game: Loaded) -> MoveResult:
             refusal = lifecycle.player_refusal(game.view, user.id)
@@ -29,7 +30,7 @@ class Resigning:
             if refusal is not None:
                 return MoveResult(refusal, game.view)
             if resign_rules.resign_question(game.view) == user.id:
-                return MoveResult(MoveStatus.PLAYED, game.view)  # asked already
+                return MoveResult(MoveStatus.ASKED_ALREADY, game.view)
             asked = resign_rules.asked_to_resign(game.view, user.id)
             return MoveResult(MoveStatus.PLAYED, await store.save(session, game, asked))
 
