@@ -192,6 +192,20 @@ async def show_board(
         # (closed while it was being posted). Nothing to update now.
         return replace(second, complete=False)
     board = _render(hooks, game, hint, block)
+    return await _edit_first(bot, game, board, where, second, hooks, pace)
+
+
+async def _edit_first(
+    bot: Bot,
+    game: GameView,
+    board: BoardMessage,
+    where: dict[str, Any],
+    second: Drawn,
+    hooks: BoardHooks,
+    pace: Pace,
+) -> Drawn:
+    """Edit the game's first board (`where`) to `board`: `second` (what ⭕'s board's drawing
+    came to), with the first board posted afresh if it was gone."""
     try:
         await edit_text(bot, board.text, board.keyboard, where=where, pace=pace)
     except Forbidden as error:
@@ -205,7 +219,7 @@ async def show_board(
         if "not modified" in text:
             await turn_shown(hooks, game)  # already showing this state (a retried update)
             return second
-        if "not found" in text and game.chat_id is not None and live:
+        if "not found" in text and game.chat_id is not None and game.is_live:
             log.info("board message of game %s is gone; posting a fresh one", game.id)
             return await _post_first(bot, game, second, hooks, pace)
         raise

@@ -306,6 +306,9 @@ BOARD, CHAT, INLINE, ANYWHERE = Place.BOARD, Place.CHAT, Place.INLINE, Place.ANY
 #: kinds, then one or two more `user`s for a game of three or four.
 NEW: dict[str, Any] = {"sized": True, "owned": True, "check": _seated, "once": True}
 PLAYERS: dict[str, Any] = {"x_kind": KIND, "o_kind": KIND, "seats": Count(USER, base=2, up_to=2)}
+#: Play someone (qp, qr): a search, once per message, for a board and a clock.
+SEARCH: dict[str, Any] = {"once": True, "kind": PLAY_SOMEONE}
+SEARCHED: dict[str, Any] = {"board": BOARD_KEY, "clock": CLOCK_KEY}
 
 #: Every kind of button: prefix, tap, where it lives, then its values in the order written.
 TABLE = Table(
@@ -337,26 +340,8 @@ TABLE = Table(
     button(INLINE_AI, InlineAiTap, INLINE, sized=True, creator_id=ID, level=LEVEL, cell=ID),
     button(FORGET_YES, ForgetTap, ANYWHERE, confirmed=True, user_id=ID),
     button(FORGET_NO, ForgetTap, ANYWHERE, confirmed=False, user_id=ID),
-    button(
-        PLAY_SOMEONE,
-        QueueTap,
-        CHAT,
-        once=True,
-        kind=PLAY_SOMEONE,
-        resign_underway=False,
-        board=BOARD_KEY,
-        clock=CLOCK_KEY,
-    ),
-    button(
-        PLAY_SOMEONE_RESIGNING,
-        QueueTap,
-        CHAT,
-        once=True,
-        kind=PLAY_SOMEONE,
-        resign_underway=True,
-        board=BOARD_KEY,
-        clock=CLOCK_KEY,
-    ),
+    button(PLAY_SOMEONE, QueueTap, CHAT, **SEARCH, resign_underway=False, **SEARCHED),
+    button(PLAY_SOMEONE_RESIGNING, QueueTap, CHAT, **SEARCH, resign_underway=True, **SEARCHED),
     button(STOP_LOOKING, QueueTap, CHAT, once=True, kind=STOP_LOOKING),
     button(
         PLAY_AI_INSTEAD,
