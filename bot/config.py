@@ -45,6 +45,7 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
 DEFAULT_WEB_PORT = 8080
+DEFAULT_METRICS_LISTEN = "127.0.0.1"
 #: What Telegram accepts as a Mini App's short name (its t.me/<bot>/<name> links).
 WEBAPP_SHORT_NAME_RE = re.compile(r"[A-Za-z0-9_]{3,30}")
 #: What Telegram accepts as a webhook's secret_token (it comes back in a request header).
@@ -241,6 +242,10 @@ class Settings(BaseSettings):
     # New games one user may start from the Mini App in a minute (bot.webapp.pace).
     webapp_new_games_per_minute: Annotated[int, Field(ge=1, le=1000)] = 10
     web_port: Port = DEFAULT_WEB_PORT
+    # /metrics in Prometheus's format on a port of its own, both modes (`bot.intake.metrics`):
+    # off unless a port is set, and on this machine only unless METRICS_LISTEN says otherwise.
+    metrics_port: Annotated[int | None, BeforeValidator(_port)] = None
+    metrics_listen: str = DEFAULT_METRICS_LISTEN
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
     # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).
     flood_budget: Annotated[Sharing, BeforeValidator(Sharing.read)] = Sharing.AUTO

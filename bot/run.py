@@ -30,6 +30,7 @@ from bot.config import ConfigError, Settings, load_settings
 from bot.context import BotApplication
 from bot.games.db.reachable import DatabaseProblem, check_database
 from bot.games.db.sqlite_file import end_process_if_left_open, say_why_before_a_bus_error
+from bot.intake.metrics_page import build_metrics_app
 from bot.intake.polling import Polling
 from bot.intake.web import WebServer, build_web_app
 from bot.telegram import request as telegram_request
@@ -126,6 +127,7 @@ class BotLife:
         self.application = application
         self.settings = settings
         self.web_server: WebServer | None = None
+        self.metrics_server: WebServer | None = None
         self.polling: Polling | None = None
 
     async def run(self) -> None:
@@ -151,6 +153,7 @@ class BotLife:
         await self.initialize()
         if application.post_init:
             await application.post_init(application)
+        await self.serve_metrics()
         if self.settings.uses_webhook:
             await self.start_webhook()
         else:
@@ -226,21 +229,24 @@ class BotLife:
         cannot be had is a StartupError."""
         settings = self.settings
         port = settings.webhook_port if port_setting == "WEBHOOK_PORT" else settings.web_port
-        server = WebServer(web_app, settings.webhook_listen, port)
-        try:
-            await server.start()
-        except OSError as error:
-            where = f"{settings.webhook_listen}:{port}"
-            raise StartupError(
-                f"cannot listen on {where} (WEBHOOK_LISTEN, {port_setting}): {error}"
-            ) from None
-        self.web_server = server
+        address = (settings.webhook_listen, port, "WEBHOOK_LISTEN", port_setting)
+        self.web_server = await _listen(web_app, *address)
+
+    async def serve_metrics(self) -> None:
+        """With METRICS_PORT, serve /metrics on METRICS_LISTEN:METRICS_PORT (both modes)."""
+        settings, resources = self.settings, self.application.bot_data
+        if settings.metrics_port is None or resources.metrics is None:
+            return
+        web_app = build_metrics_app(resources.metrics, resources.running)
+        address = (settings.metrics_listen, settings.metrics_port, "METRICS_LISTEN", "METRICS_PORT")
+        self.metrics_server = await _listen(web_app, *address)
 
     async def stop(self) -> None:
         """Undo whatever `start` got to, in reverse order; safe after a failed start."""
         application = self.application
-        if self.web_server is not None:
-            await self.web_server.stop()
+        for server in (self.metrics_server, self.web_server):
+            if server is not None:
+                await server.stop()
         if self.polling is not None:
             await self.polling.stop()
         inbox = application.bot_data.inbox
@@ -264,6 +270,21 @@ class BotLife:
         """One line of text without the token."""
         text = " ".join(str(error).split()) or type(error).__name__
         return text.replace(self.settings.token.get_secret_value(), "<token>")
+
+
+async def _listen(
+    web_app: web.Application, host: str, port: int, host_setting: str, port_setting: str
+) -> WebServer:
+    """`web_app` served on host:port; a port that cannot be had is a StartupError naming the
+    settings that chose it."""
+    server = WebServer(web_app, host, port)
+    try:
+        await server.start()
+    except OSError as error:
+        raise StartupError(
+            f"cannot listen on {host}:{port} ({host_setting}, {port_setting}): {error}"
+        ) from None
+    return server
 
 
 async def _close_connections(application: BotApplication) -> None:
