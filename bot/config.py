@@ -53,6 +53,7 @@ WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 #: The hosts a WEBHOOK_URL may name with plain http://.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 
 TOKEN_MISSING = (
     "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and put its token in "
@@ -84,6 +85,13 @@ def _log_level(value: Any) -> Any:
     if level not in LOG_LEVELS:
         raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
     return level
+
+
+def _log_format(value: Any) -> Any:
+    text = str(value).strip().lower()
+    if text not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be text or json, not {str(value).strip()!r}.")
+    return text
 
 
 def _seconds(low: float, high: float) -> BeforeValidator:
@@ -196,6 +204,8 @@ class Settings(BaseSettings):
         validation_alias="TELEGRAM_BOT_TOKEN"
     )
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
+    # One line of text per event (people), or one JSON object per line (a log pipeline).
+    log_format: Annotated[str, BeforeValidator(_log_format)] = "text"
     ai_pause_seconds: Annotated[float, _seconds(0.0, 60.0)] = 1.0
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.

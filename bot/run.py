@@ -34,6 +34,7 @@ from bot.intake.metrics_page import build_metrics_app
 from bot.intake.polling import Polling
 from bot.intake.web import WebServer, build_web_app
 from bot.telegram import request as telegram_request
+from bot.telemetry.json_logs import JsonFormatter
 
 TELEGRAM_API = "https://api.telegram.org"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -71,10 +72,17 @@ class RedactToken(logging.Filter):
         return True
 
 
-def configure_logging(level: str, token: str, *secrets: str) -> None:
+def configure_logging(level: str, token: str, *secrets: str, log_format: str = "text") -> None:
+    """The root logger at `level`, on stderr, as text lines or JSON objects (LOG_FORMAT), each
+    scrubbed of the token and `secrets` before it is formatted, whatever the format."""
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=level)
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactToken(token, *secrets))
+        if log_format == "json":
+            handler.setFormatter(JsonFormatter())
+    if log_format == "json":
+        # A warning would otherwise be written to stderr as lines of its own.
+        logging.captureWarnings(True)
     # httpx logs every request URL, and Telegram's URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
@@ -93,7 +101,12 @@ def run_bot() -> int:
         print(error, file=sys.stderr)
         return 2
     webhook_secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else ""
-    configure_logging(settings.log_level, settings.token.get_secret_value(), webhook_secret)
+    configure_logging(
+        settings.log_level,
+        settings.token.get_secret_value(),
+        webhook_secret,
+        log_format=settings.log_format,
+    )
     say_why_before_a_bus_error()
     application = build_application(settings)
     try:

@@ -38,6 +38,7 @@ from bot.games.inbox import Inbox
 from bot.intake.incoming import update_kind
 from bot.telegram.unstored import Unstored
 from bot.telegram.update_lanes import update_recovered
+from bot.telemetry.log_context import about_update
 from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -163,8 +164,11 @@ class WebhookInbox:
 
     async def _handle(self, update: Update, recovered: bool, arrived: float) -> bool:
         """Have the update handled; False when the database would not store its work."""
-        update_recovered.set(recovered)  # this task's own context: for this update only
+        # This task's own context: for this update only.
+        update_recovered.set(recovered)
         update_id = update.update_id
+        chat = update.effective_chat
+        about_update(update_id, chat.id if chat is not None else None)
         self._unstored.take(update_id)  # what an earlier attempt met is no news of this one
         try:
             await self._started.wait()

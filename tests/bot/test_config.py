@@ -248,17 +248,19 @@ def test_a_bad_log_level_is_a_one_line_error(value: str) -> None:
     assert value.upper() in message
 
 
-def test_metrics_are_off_unless_set() -> None:
+def test_logs_are_text_and_metrics_off_unless_set() -> None:
     settings = load_settings({"TELEGRAM_BOT_TOKEN": TOKEN}, env_file=None)
+    assert settings.log_format == "text"
     assert settings.metrics_port is None
     assert settings.metrics_listen == "127.0.0.1"
     environ = {
         "TELEGRAM_BOT_TOKEN": TOKEN,
+        "LOG_FORMAT": " JSON ",
         "METRICS_PORT": "9464",
         "METRICS_LISTEN": "0.0.0.0",
     }
     settings = load_settings(environ, env_file=None)
-    assert settings.metrics_port == 9464
+    assert (settings.log_format, settings.metrics_port) == ("json", 9464)
     assert settings.metrics_listen == "0.0.0.0"
 
 
@@ -429,6 +431,7 @@ def test_a_database_url_shows_its_password_as_stars(
         ),
         ({"WEBAPP_SHORT_NAME": "no"}, "WEBAPP_SHORT_NAME must be"),
         ({"TELEGRAM_API_BASE_URL": "ftp://x"}, "TELEGRAM_API_BASE_URL must be"),
+        ({"LOG_FORMAT": "yaml"}, "LOG_FORMAT must be text or json"),
         ({"METRICS_PORT": "99999"}, "METRICS_PORT must be a TCP port"),
     ],
 )
