@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import signal
+import socket
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -443,6 +444,21 @@ async def test_metrics_count_what_a_game_did(fake: FakeTelegram, tmp_path: Path)
     assert waits == len(edits) + len(fake.calls_of("sendMessage"))
     assert sample(scrape, "tictactoe_db_transaction_duration_seconds_count", outcome="commit") > 0
     assert sample(scrape, "process_resident_memory_bytes") > 0
+
+
+async def test_a_metrics_port_taken_stops_the_start_in_one_line(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = sqlite_env(fake, tmp_path, METRICS_PORT=str(port), LOG_LEVEL="WARNING")
+        code, out, err = await run_to_exit(tmp_path, env)
+    assert code == 1, err
+    assert out == "" and "Traceback" not in err
+    where = f"cannot listen on 127.0.0.1:{port} (METRICS_LISTEN, METRICS_PORT): "
+    assert err.splitlines()[-1].startswith(where), err
 
 
 async def test_json_logs_are_one_object_a_line_and_never_show_the_token(
