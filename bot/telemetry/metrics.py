@@ -128,7 +128,8 @@ class Metrics:
         self._updates: dict[tuple[str, ...], Histogram] = {}
         self._calls: dict[tuple[str, ...], Counter] = {}
         self._waits: dict[tuple[str, ...], Histogram] = {}
-        self._transactions: dict[tuple[str, ...], Histogram] = {}
+        self._committed = self.transactions.labels("commit")
+        self._rolled_back = self.transactions.labels("rollback")
 
     # --- what happens, counted where it happens ------------------------------------------------
 
@@ -142,8 +143,7 @@ class Metrics:
         _child(self._waits, self.flood_waits, chat, pace).observe(seconds)
 
     def transaction(self, seconds: float, *, committed: bool) -> None:
-        outcome = "commit" if committed else "rollback"
-        _child(self._transactions, self.transactions, outcome).observe(seconds)
+        (self._committed if committed else self._rolled_back).observe(seconds)
 
 
 def _child(cache: dict[tuple[str, ...], M], metric: M, *labels: str) -> M:
