@@ -252,8 +252,9 @@ class Settings(BaseSettings):
     # New games one user may start from the Mini App in a minute (bot.webapp.pace).
     webapp_new_games_per_minute: Annotated[int, Field(ge=1, le=1000)] = 10
     web_port: Port = DEFAULT_WEB_PORT
-    # /metrics in Prometheus's format on a port of its own, both modes (`bot.intake.metrics`):
-    # off unless a port is set, and on this machine only unless METRICS_LISTEN says otherwise.
+    # /metrics in Prometheus's format on a port of its own, both modes
+    # (`bot.intake.metrics_page`): off unless a port is set, and on this machine only unless
+    # METRICS_LISTEN says otherwise.
     metrics_port: Annotated[int | None, BeforeValidator(_port)] = None
     metrics_listen: str = DEFAULT_METRICS_LISTEN
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
