@@ -405,7 +405,7 @@ async def test_metrics_count_what_a_game_did(fake: FakeTelegram, tmp_path: Path)
     port = free_port()
     env = sqlite_env(fake, tmp_path, METRICS_PORT=str(port), LOG_LEVEL="INFO")
     async with bot_process(tmp_path, env) as bot:
-        await bot.wait_ready(fake, since=0, timeout=3 * WAIT)
+        await bot.wait_ready(fake, since=0)
         board = await start_hard_game_from_the_menu(fake)
         final = await play_to_the_end(fake, board)
         reason = {"O wins": "line", "Draw": "full"}[result_line(fake, final)]
@@ -466,7 +466,7 @@ async def test_json_logs_are_one_object_a_line_and_never_show_the_token(
 ) -> None:
     env = sqlite_env(fake, tmp_path, LOG_FORMAT="json")  # at DEBUG: every call logged
     async with bot_process(tmp_path, env) as bot:
-        await bot.wait_ready(fake, since=0, timeout=3 * WAIT)
+        await bot.wait_ready(fake, since=0)
         board = await start_hard_game_from_the_menu(fake)
         # A failing edit: the error handler logs it at ERROR, with its traceback.
         fake.fail_next("editMessageText", 400)
