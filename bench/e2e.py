@@ -50,6 +50,10 @@ favours neither; with --fail-429 always ours first, so that both meet the same 4
 ends with the medians: throughput, p99 tap→edit and CPU per tap, and their ratios (the
 median of the per-run ratios).
 
+--metrics runs ours with METRICS_PORT set (a free port of 127.0.0.1), so that it counts every
+update, Bot API call and transaction as it would in production; the ceiling has no metrics.
+Compare a run with it and one without for what the metrics cost per tap.
+
 --profile runs both bots under cProfile from their first update on (start-up is not a tap's
 cost) and prints each one's own time per tap by category side by side (Telegram I/O: HTTP
 client, update parsing and objects; PTB dispatch; database; use-case; rendering; handlers;
@@ -339,6 +343,7 @@ def run_unpaced_bot(profile_to: str | None = None) -> int:
 
 
 # --- the bot processes ----------------------------------------------------------------------
+
 
 _STARTED: list[asyncio.subprocess.Process] = []
 
@@ -1304,6 +1309,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--no-ceiling", action="store_true", help="skip the ceiling bot")
     parser.add_argument(
+        "--metrics", action="store_true", help="ours with METRICS_PORT set (/metrics served)"
+    )
+    parser.add_argument(
         "--no-pin",
         action="store_true",
         help="do not pin the bench to the first CPU and the bots to the second",
@@ -1428,7 +1436,12 @@ async def one_pair(
         ceiling = await measure(
             "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ceiling_schedule
         )
-    ours = await measure("ours", argv, {"DATABASE_URL": url}, workdir, args, en.EMPTY_SYMBOL)
+    settings = {"DATABASE_URL": url}
+    if args.metrics:
+        from tests.support.processes import free_port
+
+        settings["METRICS_PORT"] = str(free_port())
+    ours = await measure("ours", argv, settings, workdir, args, en.EMPTY_SYMBOL)
     if ceiling_argv is not None and ceiling is None:
         ceiling = await measure(
             "ceiling", ceiling_argv, {}, workdir, args, CEIL_EMPTY, replay=ours.schedule

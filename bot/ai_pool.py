@@ -7,11 +7,15 @@ import multiprocessing
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 from core.ai import Level
 from core.board import Board, Variant
 from core.notation import format_cells
 from core.positions import board_from_text, choose_move
+
+if TYPE_CHECKING:  # the workers import this module: they need no metrics
+    from bot.telemetry.metrics import Metrics
 
 
 def _search(
@@ -42,11 +46,22 @@ def quiet_resource_tracker() -> None:
         sys.warnoptions.append(LEAKED_WARNING)
 
 
+def board_name(board: Board) -> str:
+    """A board as the metrics name it: `3x3` … `8x8`, or `ultimate`."""
+    if board.variant is Variant.ULTIMATE:
+        return Variant.ULTIMATE.value
+    return f"{board.size}x{board.size}"
+
+
 class AiPool:
     """Searches in separate processes (a search holds the GIL for its whole time budget)."""
 
-    def __init__(self, time_budget: float, workers: int = 1) -> None:
+    def __init__(
+        self, time_budget: float, workers: int = 1, metrics: Metrics | None = None
+    ) -> None:
         self._time_budget = time_budget
+        #: Times each search, by level and board (None: not).
+        self._metrics = metrics
         # spawn, not fork: the bot's process has threads and an event loop a fork would copy.
         context = multiprocessing.get_context("spawn")
         quiet_resource_tracker()
@@ -56,11 +71,17 @@ class AiPool:
         """The AI's move; the use-cases' thinker."""
         loop = asyncio.get_running_loop()
         cells = format_cells(board)
-        return await loop.run_in_executor(
+        started = loop.time()
+        cell = await loop.run_in_executor(
             self._executor,
             _search,
             *(cells, board.size, board.k, board.variant, last_cell, level, seed, self._time_budget),
         )
+        if self._metrics is not None:
+            self._metrics.ai_think.labels(level.value, board_name(board)).observe(
+                loop.time() - started
+            )
+        return cell
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

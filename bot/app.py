@@ -65,6 +65,7 @@ from bot.resources import Resources, Running
 from bot.telegram.flood_gate import FloodGate
 from bot.telegram.request import RetryingRequest
 from bot.telegram.update_lanes import UpdateLanes
+from bot.telemetry.metrics import Metrics
 from bot.views.profile import publish_profile
 from bot.wire import callback_data as data
 from core.solver import solved_table
@@ -118,6 +119,8 @@ def build_application(settings: Settings) -> BotApplication:
     calls = RetryingRequest(
         connection_pool_size=256, backoff_base=backoff, retry_flood_limits=False
     )
+    metrics = Metrics() if settings.metrics_port is not None else None  # METRICS_PORT: on
+    polls.metrics = calls.metrics = metrics
     builder = (
         ApplicationBuilder()
         .application_class(LoggedApplication)
@@ -126,7 +129,7 @@ def build_application(settings: Settings) -> BotApplication:
         .concurrent_updates(UpdateLanes(CONCURRENT_UPDATES))
         # Messages are paced under Telegram's flood limits, people first; the gate, not the
         # request, waits out a 429, so that it can hold the chat's other messages meanwhile.
-        .rate_limiter(FloodGate(settings.flood_limits))
+        .rate_limiter(FloodGate(settings.flood_limits, metrics=metrics))
         .request(calls)
         .get_updates_request(polls)
         .post_init(open_resources)
@@ -138,6 +141,7 @@ def build_application(settings: Settings) -> BotApplication:
     resources: Resources = application.bot_data
     resources.settings = settings
     resources.transports = (polls, calls)
+    resources.metrics = metrics
     register_handlers(application)
     return application
 
@@ -240,11 +244,11 @@ async def open_resources(application: BotApplication) -> None:
         await asyncio.to_thread(upgrade_database, settings.database_url.get_secret_value())
     await open_pool(engine)
     share_flood_budget(application, engine)
-    ai_pool = AiPool(settings.ai_time_budget_seconds)
+    metrics = resources.metrics
+    ai_pool = AiPool(settings.ai_time_budget_seconds, metrics=metrics)
     clock = Clock(settings.stranger_clock_seconds, settings.stranger_clock_delay_seconds)
-    games = open_games(
-        create_session_factory(engine), random.Random(), think=ai_pool.think, clock=clock
-    )
+    sessions = create_session_factory(engine)
+    games = open_games(sessions, random.Random(), ai_pool.think, clock, metrics)
     running = resources.opened = open_running(application, settings, games, ai_pool)
     hooks = BoardHooks(delivered=running.board_catch_up.delivered, turn_seen=games.turn_starts.seen)
     # The profile is not needed to play: set once the bot takes updates, not before.
@@ -255,7 +259,7 @@ async def open_resources(application: BotApplication) -> None:
     # is told they arrived (`bot.intake.polling`).
     every = settings.board_catch_up_seconds
     resources.inbox = WebhookInbox(
-        games.inbox, application, every=every, unstored=resources.unstored
+        games.inbox, application, every=every, unstored=resources.unstored, metrics=metrics
     )
     if settings.webapp_url is not None:
         from bot.webapp.opening import open_mini_app  # a bot without WEBAPP_URL goes without
@@ -279,7 +283,7 @@ def share_flood_budget(application: BotApplication, engine: DatabaseEngine | Non
     if engine is None or not sharing.shares_on(engine.dialect.name):
         gate.budget = None
         return
-    gate.budget = SharedBudget(engine, gate.limits)
+    gate.budget = SharedBudget(engine, gate.limits, application.bot_data.metrics)
     log.info("the flood limits are counted in the database, for every instance together")
 
 
@@ -289,6 +293,7 @@ def open_running(
     """The presenter, the AI-turns runner and the background chores, on the use-cases (not
     started)."""
     bot = application.bot
+    metrics = application.bot_data.metrics
     presenter = Presenter(
         bot,
         games.chats,
@@ -306,6 +311,7 @@ def open_running(
         presenter=presenter,
         ai_matches=matches,
         matchmaking=games.matchmaking,
+        metrics=metrics,
     )
     return Running(
         games=games,
@@ -327,12 +333,14 @@ def open_running(
             presenter,
             every=settings.board_catch_up_seconds,
             tap_redraw_after=settings.board_tap_redraw_seconds,
+            metrics=metrics,
         ),
         matchmaker=Matchmaker(
             games.matchmaking,
             presenter,
             bot,
             wait_limit=timedelta(seconds=settings.queue_wait_seconds),
+            metrics=metrics,
         ),
         tournament_rounds=TournamentRounds(games.tournaments, games.store, presenter, bot),
     )

@@ -45,6 +45,7 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
 DEFAULT_WEBHOOK_PORT = 8443
 DEFAULT_WEB_PORT = 8080
+DEFAULT_METRICS_LISTEN = "127.0.0.1"
 #: What Telegram accepts as a Mini App's short name (its t.me/<bot>/<name> links).
 WEBAPP_SHORT_NAME_RE = re.compile(r"[A-Za-z0-9_]{3,30}")
 #: What Telegram accepts as a webhook's secret_token (it comes back in a request header).
@@ -52,6 +53,7 @@ WEBHOOK_SECRET_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
 #: The hosts a WEBHOOK_URL may name with plain http://.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 
 TOKEN_MISSING = (
     "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather and put its token in "
@@ -83,6 +85,13 @@ def _log_level(value: Any) -> Any:
     if level not in LOG_LEVELS:
         raise ValueError(f"LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}.")
     return level
+
+
+def _log_format(value: Any) -> Any:
+    text = str(value).strip().lower()
+    if text not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be text or json, not {str(value).strip()!r}.")
+    return text
 
 
 def _seconds(low: float, high: float) -> BeforeValidator:
@@ -195,6 +204,8 @@ class Settings(BaseSettings):
         validation_alias="TELEGRAM_BOT_TOKEN"
     )
     log_level: Annotated[str, BeforeValidator(_log_level)] = "INFO"
+    # One line of text per event (people), or one JSON object per line (a log pipeline).
+    log_format: Annotated[str, BeforeValidator(_log_format)] = "text"
     ai_pause_seconds: Annotated[float, _seconds(0.0, 60.0)] = 1.0
     # Games between people: the player to move is nudged after this long, and loses after
     # twice this long; a challenge nobody joins expires after twice this long.
@@ -241,6 +252,11 @@ class Settings(BaseSettings):
     # New games one user may start from the Mini App in a minute (bot.webapp.pace).
     webapp_new_games_per_minute: Annotated[int, Field(ge=1, le=1000)] = 10
     web_port: Port = DEFAULT_WEB_PORT
+    # /metrics in Prometheus's format on a port of its own, both modes
+    # (`bot.intake.metrics_page`): off unless a port is set, and on this machine only unless
+    # METRICS_LISTEN says otherwise.
+    metrics_port: Annotated[int | None, BeforeValidator(_port)] = None
+    metrics_listen: str = DEFAULT_METRICS_LISTEN
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
     # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).
     flood_budget: Annotated[Sharing, BeforeValidator(Sharing.read)] = Sharing.AUTO

@@ -71,6 +71,7 @@ from bot.telegram.flood_limits import (
     capacity,
     chat_limit,
 )
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,9 @@ def shared(rate: Rate) -> float:
 class SharedBudget:
     """Telegram's flood limits in the database, shared by every instance on it."""
 
-    def __init__(self, engine: DatabaseEngine, limits: FloodLimits) -> None:
+    def __init__(
+        self, engine: DatabaseEngine, limits: FloodLimits, metrics: Metrics | None = None
+    ) -> None:
         self.engine = engine
         self.limits = limits
         self._buckets = FloodBuckets(engine)
@@ -118,6 +121,8 @@ class SharedBudget:
         self._warned = False
         self._swept_at = time.monotonic()
         self._turn = asyncio.Lock()
+        #: Counts the messages that went without it (None: metrics are off).
+        self.metrics = metrics
 
     async def take(self, chat_id: object | None, pace: Pace) -> Shortfall | None:
         """A token from the chat's bucket (None: an inline message, none) and the whole bot's,
@@ -129,6 +134,7 @@ class SharedBudget:
         async with self._turn:  # one at a time: see the module's docstring
             now = time.monotonic()
             if now < self._down_until:
+                self._fell_back()
                 return None
             try:
                 async with asyncio.timeout(TAKE_TIMEOUT):
@@ -138,6 +144,7 @@ class SharedBudget:
                         await self._buckets.sweep(IDLE_SECONDS)
             except (StorageError, OSError, TimeoutError) as error:
                 self._failed(error)
+                self._fell_back()
                 return None
         if self._warned:
             self._warned = False
@@ -171,6 +178,11 @@ class SharedBudget:
             if levels[want.key] < want.needed
         ]
         return max(short, key=lambda shortfall: shortfall.wait)
+
+    def _fell_back(self) -> None:
+        """A message goes under the local gate alone: counted."""
+        if self.metrics is not None:
+            self.metrics.flood_budget_fallbacks.inc()
 
     def _failed(self, error: BaseException) -> None:
         self._down_until = time.monotonic() + RETRY_SECONDS

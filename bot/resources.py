@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from bot.games.db.engine import DatabaseEngine
     from bot.games.use_cases import Games
     from bot.intake.webhook_inbox import WebhookInbox
+    from bot.telemetry.metrics import Metrics
     from bot.webapp.links import WebAppLinks
     from bot.webapp.live import GameNotifier
     from bot.webapp.members import GroupMembers
@@ -107,6 +108,8 @@ class Resources:
     tasks: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
     #: Updates the database would not store: Telegram must deliver them again.
     unstored: Unstored = field(default_factory=Unstored)
+    #: The metrics (METRICS_PORT; None: off), made with the application.
+    metrics: Metrics | None = None
 
     @property
     def running(self) -> Running:

@@ -30,9 +30,11 @@ from bot.config import ConfigError, Settings, load_settings
 from bot.context import BotApplication
 from bot.games.db.reachable import DatabaseProblem, check_database
 from bot.games.db.sqlite_file import end_process_if_left_open, say_why_before_a_bus_error
+from bot.intake.metrics_page import build_metrics_app
 from bot.intake.polling import Polling
 from bot.intake.web import WebServer, build_web_app
 from bot.telegram import request as telegram_request
+from bot.telemetry.json_logs import JsonFormatter
 
 TELEGRAM_API = "https://api.telegram.org"
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -70,10 +72,17 @@ class RedactToken(logging.Filter):
         return True
 
 
-def configure_logging(level: str, token: str, *secrets: str) -> None:
+def configure_logging(level: str, token: str, *secrets: str, log_format: str = "text") -> None:
+    """The root logger at `level`, on stderr, as text lines or JSON objects (LOG_FORMAT), each
+    scrubbed of the token and `secrets` before it is formatted, whatever the format."""
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=level)
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactToken(token, *secrets))
+        if log_format == "json":
+            handler.setFormatter(JsonFormatter())
+    if log_format == "json":
+        # A warning would otherwise be written to stderr as lines of its own.
+        logging.captureWarnings(True)
     # httpx logs every request URL, and Telegram's URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
@@ -92,7 +101,12 @@ def run_bot() -> int:
         print(error, file=sys.stderr)
         return 2
     webhook_secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else ""
-    configure_logging(settings.log_level, settings.token.get_secret_value(), webhook_secret)
+    configure_logging(
+        settings.log_level,
+        settings.token.get_secret_value(),
+        webhook_secret,
+        log_format=settings.log_format,
+    )
     say_why_before_a_bus_error()
     application = build_application(settings)
     try:
@@ -126,6 +140,7 @@ class BotLife:
         self.application = application
         self.settings = settings
         self.web_server: WebServer | None = None
+        self.metrics_server: WebServer | None = None
         self.polling: Polling | None = None
 
     async def run(self) -> None:
@@ -151,6 +166,7 @@ class BotLife:
         await self.initialize()
         if application.post_init:
             await application.post_init(application)
+        await self.serve_metrics()
         if self.settings.uses_webhook:
             await self.start_webhook()
         else:
@@ -226,21 +242,24 @@ class BotLife:
         cannot be had is a StartupError."""
         settings = self.settings
         port = settings.webhook_port if port_setting == "WEBHOOK_PORT" else settings.web_port
-        server = WebServer(web_app, settings.webhook_listen, port)
-        try:
-            await server.start()
-        except OSError as error:
-            where = f"{settings.webhook_listen}:{port}"
-            raise StartupError(
-                f"cannot listen on {where} (WEBHOOK_LISTEN, {port_setting}): {error}"
-            ) from None
-        self.web_server = server
+        address = (settings.webhook_listen, port, "WEBHOOK_LISTEN", port_setting)
+        self.web_server = await _listen(web_app, *address)
+
+    async def serve_metrics(self) -> None:
+        """With METRICS_PORT, serve /metrics on METRICS_LISTEN:METRICS_PORT (both modes)."""
+        settings, resources = self.settings, self.application.bot_data
+        if settings.metrics_port is None or resources.metrics is None:
+            return
+        web_app = build_metrics_app(resources.metrics, resources.running)
+        address = (settings.metrics_listen, settings.metrics_port, "METRICS_LISTEN", "METRICS_PORT")
+        self.metrics_server = await _listen(web_app, *address)
 
     async def stop(self) -> None:
         """Undo whatever `start` got to, in reverse order; safe after a failed start."""
         application = self.application
-        if self.web_server is not None:
-            await self.web_server.stop()
+        for server in (self.metrics_server, self.web_server):
+            if server is not None:
+                await server.stop()
         if self.polling is not None:
             await self.polling.stop()
         inbox = application.bot_data.inbox
@@ -264,6 +283,21 @@ class BotLife:
         """One line of text without the token."""
         text = " ".join(str(error).split()) or type(error).__name__
         return text.replace(self.settings.token.get_secret_value(), "<token>")
+
+
+async def _listen(
+    web_app: web.Application, host: str, port: int, host_setting: str, port_setting: str
+) -> WebServer:
+    """`web_app` served on host:port; a port that cannot be had is a StartupError naming the
+    settings that chose it."""
+    server = WebServer(web_app, host, port)
+    try:
+        await server.start()
+    except OSError as error:
+        raise StartupError(
+            f"cannot listen on {host}:{port} ({host_setting}, {port_setting}): {error}"
+        ) from None
+    return server
 
 
 async def _close_connections(application: BotApplication) -> None:

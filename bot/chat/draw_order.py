@@ -44,6 +44,12 @@ class DrawOrder:
         """Redraws waiting for their time or under way (tests wait for none)."""
         return len(self._later) + len(self._tasks)
 
+    @property
+    def depth(self) -> int:
+        """Games whose boards this process draws now or will shortly (the metrics' outbox
+        depth)."""
+        return len(self._drawing.keys() | self._later.keys())
+
     def is_drawing(self, game_id: int) -> bool:
         """Whether this process draws the game's boards now, or will shortly."""
         return game_id in self._drawing or game_id in self._later

@@ -54,6 +54,7 @@ from bot.games.db.outbox import CLAIM_SECONDS, BoardOutbox, is_behind
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
 from bot.telegram.request import watch_unanswered
+from bot.telemetry.log_context import game_scope
 from core.board import O
 
 log = logging.getLogger(__name__)
@@ -131,19 +132,20 @@ class Presenter:
         version shown already all the same (a board in doubt, one found behind or unknown);
         `only_chat` only the board in that chat (one its person could not be shown while
         they had blocked the bot)."""
-        if ai and self.ai is not None:
-            game = await self.ai.reply_at_once(game)
-        try:
-            async with self.order.in_order(game.id, game.version):
-                if self.order.is_older(game) or self.order.is_superseded(game):
-                    return game
-                if not again and not game.is_live and self._drawn_already(game):
-                    return game
-                game = await self._draw(game, pace, hint, block, post_missing, only_chat)
-        finally:  # a board Telegram refused does not keep the AI from its turn
+        with game_scope(game.id):  # what is logged meanwhile is about this game
             if ai and self.ai is not None:
-                self.ai.follow(game)
-        return game
+                game = await self.ai.reply_at_once(game)
+            try:
+                async with self.order.in_order(game.id, game.version):
+                    if self.order.is_older(game) or self.order.is_superseded(game):
+                        return game
+                    if not again and not game.is_live and self._drawn_already(game):
+                        return game
+                    game = await self._draw(game, pace, hint, block, post_missing, only_chat)
+            finally:  # a board Telegram refused does not keep the AI from its turn
+                if ai and self.ai is not None:
+                    self.ai.follow(game)
+            return game
 
     async def _draw(
         self,

@@ -33,6 +33,7 @@ from bot.games.db.models import utcnow
 from bot.games.db.outbox import BoardOutbox, Shown, is_behind
 from bot.games.model import GameView
 from bot.telegram.flood_gate import Pace
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +65,11 @@ class BoardCatchUp:
         *,
         every: float = EVERY_SECONDS,
         tap_redraw_after: float = TAP_REDRAW_AFTER_SECONDS,
+        metrics: Metrics | None = None,
     ) -> None:
         self._outbox, self._presenter = outbox, presenter
+        #: Told how many boards are behind, each round, and of each redraw (None: not).
+        self._metrics = metrics
         self._tap_redraw_after = tap_redraw_after
         self._every, self._grace, self._post_grace = every, GRACE * every, POST_GRACE * every
         self._marks: dict[int, int] = {}
@@ -141,7 +145,10 @@ class BoardCatchUp:
         """One round: draw the boards that stayed behind long enough. Returns how many."""
         now = now or utcnow()
         drawn = 0
-        for game_id, behind in (await self._outbox.behind(now=now)).items():
+        left_behind = await self._outbox.behind(now=now)
+        if self._metrics is not None:
+            self._metrics.boards_behind.set(len(left_behind))
+        for game_id, behind in left_behind.items():
             still = (now - behind.changed_at).total_seconds() if behind.changed_at else math.inf
             if self._presenter.is_drawing(game_id) or still < self._grace:
                 continue
@@ -160,6 +167,8 @@ class BoardCatchUp:
             # game moved on: a board its player sees that never changes is worse than a second
             # board (a tap on the first says which message it is: `attach_tapped`).
             drawn += await self._draw(game)
+        if self._metrics is not None and drawn:
+            self._metrics.catch_up_redraws.inc(drawn)
         return drawn
 
     async def _draw(self, game: GameView) -> int:

@@ -29,6 +29,7 @@ from bot.games.model import GameView
 from bot.games.strangers.matchmaking import LeftQueue, Matchmaking, Paired
 from bot.games.strangers.pairing import AI_OFFER_AFTER, Waiting
 from bot.locales.texts import isolate, texts_for
+from bot.telemetry.metrics import Metrics
 from bot.views.rating import first_name
 
 log = logging.getLogger(__name__)
@@ -45,8 +46,11 @@ class Matchmaker:
         bot: Bot,
         every: float = 2.0,
         wait_limit: timedelta = timedelta(minutes=5),
+        metrics: Metrics | None = None,
     ) -> None:
         self._matchmaking = matchmaking
+        #: Told the queue's length each round (None: not).
+        self._metrics = metrics
         self.wait_limit = wait_limit
         self._presenter = presenter
         self._bot = bot
@@ -87,7 +91,10 @@ class Matchmaker:
         for paired in await self._matchmaking.pair_waiting():
             await self.begin(paired)
         now = utcnow()
-        for waiting in await self._matchmaking.waiting():
+        queue = await self._matchmaking.waiting()
+        if self._metrics is not None:
+            self._metrics.queue_length.set(len(queue))
+        for waiting in queue:
             await self._redraw(waiting, now)
 
     async def begin(self, paired: Paired) -> bool:

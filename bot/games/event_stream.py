@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from bot.games.events import GameEnded, GameEvent, GameMoved, GameStarted, SeatsTaken
+from bot.telemetry.log_context import game_scope
 
 log = logging.getLogger(__name__)
 
@@ -60,13 +61,14 @@ class EventStream:
         try:
             while queue:
                 event = queue.popleft()
-                for listener in self._listeners.get(type(event), ()):
-                    try:
-                        await listener(event)
-                    except asyncio.CancelledError:
-                        raise
-                    except Exception:
-                        log.exception("a listener of game %s failed on %s", game_id, event)
+                with game_scope(game_id, update=False):
+                    for listener in self._listeners.get(type(event), ()):
+                        try:
+                            await listener(event)
+                        except asyncio.CancelledError:
+                            raise
+                        except Exception:
+                            log.exception("a listener of game %s failed on %s", game_id, event)
         finally:
             del self._queues[game_id]
             del self._tasks[game_id]

@@ -1,22 +1,31 @@
-"""Records: a player's wins, losses and draws, and a group's leaderboard."""
+"""Records: a player's wins, losses and draws, a group's leaderboard, and how many games are
+live."""
 
 from __future__ import annotations
 
-from sqlalchemy import or_
+from sqlalchemy import func, or_, select
 
 from bot.games.db import reads
 from bot.games.db.models import Game
 from bot.games.db.store import Store
-from bot.games.model import HUMAN, USER, GameStatus, Outcome
+from bot.games.model import HUMAN, LIVE, USER, GameStatus, Outcome
 from bot.games.play.lifecycle import outcome_for
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
 from core.mnk_results import is_forced_win
 
+_LIVE_COUNT = select(func.count()).select_from(Game).where(Game.status.in_(LIVE))
+
 
 class Records:
     def __init__(self, games: Store) -> None:
         self._store = games
+
+    async def live_games(self) -> int:
+        """Open challenges and running games, every instance's (one COUNT: read when the
+        metrics are scraped, never per update)."""
+        async with self._store.sessions() as session:
+            return int((await session.execute(_LIVE_COUNT)).scalar_one())
 
     async def stats(self, user_id: int) -> Stats:
         """A user's wins, losses and draws against each AI level and against people, and

@@ -29,6 +29,7 @@ from bot.games.strangers.chats import StrangerChats
 from bot.games.strangers.matchmaking import Matchmaking
 from bot.games.tournaments.use_cases import Tournaments
 from bot.games.updates import HandledUpdates
+from bot.telemetry.metrics import Metrics
 
 
 @dataclass(frozen=True)
@@ -63,11 +64,13 @@ def open_games(
     rng: random.Random,
     think: Thinker | None = None,
     clock: Clock = DEFAULT_CLOCK,
+    metrics: Metrics | None = None,
 ) -> Games:
     """The use-cases on a database. `rng` drives the AI's instant moves; `think` computes
     moves that need thought (a worker process in the bot, a thread by default); `clock` is
-    the time control of games between strangers (and of tournaments by default)."""
-    games = Store(sessions)
+    the time control of games between strangers (and of tournaments by default); `metrics`
+    times the write transactions (None: not)."""
+    games = Store(sessions, metrics)
     ratings = Ratings(games)
     resigning = Resigning(games)
     return Games(

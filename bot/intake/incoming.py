@@ -19,6 +19,8 @@ from telegram import Bot, Update
 
 #: What a BIGINT column holds (PostgreSQL's bigint, SQLite's INTEGER).
 SMALLEST, LARGEST = -(2**63), 2**63 - 1
+#: The kinds of update the bot asks for (`bot.app.ALLOWED_UPDATES`), the busiest first.
+KINDS = (Update.CALLBACK_QUERY, Update.MESSAGE, Update.INLINE_QUERY, Update.MY_CHAT_MEMBER)
 
 
 class NotAnUpdate(ValueError):
@@ -88,3 +90,12 @@ def read_update(data: object, bot: Bot) -> Update:
     if not isinstance(update.update_id, int):
         raise NotAnUpdate("no update_id")
     return update
+
+
+def update_kind(update: Update) -> str:
+    """What an update carries (`callback_query`, `message`, …), as the metrics name it;
+    `other` for a kind the bot does not ask for."""
+    for kind in KINDS:
+        if getattr(update, kind) is not None:
+            return kind
+    return "other"

@@ -35,8 +35,11 @@ from telegram.ext import Application
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
 from bot.games.inbox import Inbox
+from bot.intake.incoming import update_kind
 from bot.telegram.unstored import Unstored
 from bot.telegram.update_lanes import update_recovered
+from bot.telemetry.log_context import about_update
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +70,12 @@ class WebhookInbox:
         *,
         every: float = 5.0,
         unstored: Unstored | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._inbox, self._application, self._every = inbox, application, every
         self._unstored = unstored or Unstored()
+        #: Times each update from its arrival to the end of its handling (None: not).
+        self._metrics = metrics
         self._started = asyncio.Event()
         self._arrived: list[tuple[int, str, asyncio.Future[None]]] = []
         self._storing: asyncio.Task[None] | None = None
@@ -84,9 +90,10 @@ class WebhookInbox:
     async def receive(self, update: Update, body: str) -> None:
         """Store the update (raises if the database cannot: then Telegram must not get 200),
         then have it handled."""
+        arrived = asyncio.get_running_loop().time()
         await self._stored_soon(update.update_id, body)
         self._stored.add(update.update_id)
-        self._handle_later(update)
+        self._handle_later(update, arrived=arrived)
 
     async def hand_over(
         self, batch: list[tuple[Update, str]], keep_after: float, *, recovered: bool = False
@@ -138,21 +145,30 @@ class WebhookInbox:
                 for *_, future in batch:
                     future.set_result(None)
 
-    def _handle_later(self, update: Update, recovered: bool = False) -> asyncio.Task[bool] | None:
+    def _handle_later(
+        self, update: Update, recovered: bool = False, arrived: float | None = None
+    ) -> asyncio.Task[bool] | None:
+        """Handle the update in a task of its own; `arrived`: when it came (the loop's clock;
+        now if None)."""
         if update.update_id in self._handling:
             return None  # delivered again while this instance handles it
         self._handling.add(update.update_id)
+        if arrived is None:
+            arrived = asyncio.get_running_loop().time()
         task = asyncio.create_task(
-            self._handle(update, recovered), name=f"update {update.update_id}"
+            self._handle(update, recovered, arrived), name=f"update {update.update_id}"
         )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _handle(self, update: Update, recovered: bool) -> bool:
+    async def _handle(self, update: Update, recovered: bool, arrived: float) -> bool:
         """Have the update handled; False when the database would not store its work."""
-        update_recovered.set(recovered)  # this task's own context: for this update only
+        # This task's own context: for this update only.
+        update_recovered.set(recovered)
         update_id = update.update_id
+        chat = update.effective_chat
+        about_update(update_id, chat.id if chat is not None else None)
         self._unstored.take(update_id)  # what an earlier attempt met is no news of this one
         try:
             await self._started.wait()
@@ -164,6 +180,9 @@ class WebhookInbox:
             log.exception("update %s could not be handled", update_id)
         finally:
             self._handling.discard(update_id)
+            if self._metrics is not None:
+                elapsed = asyncio.get_running_loop().time() - arrived
+                self._metrics.update_handled(update_kind(update), elapsed)
         if self._unstored.take(update_id):
             self._stored.discard(update_id)  # its row stays, for a later round
             return False

@@ -12,7 +12,9 @@ from bot.games.events import GameEnded, GameStarted, SeatsTaken
 from bot.games.strangers.matchmaking import Matchmaking
 from bot.listeners.announcer import Announcer
 from bot.listeners.ended_boards import AiMatches, EndedBoards
+from bot.listeners.game_counts import GameCounts
 from bot.listeners.queue import QueueLeaving
+from bot.telemetry.metrics import Metrics
 
 
 def listen(
@@ -22,12 +24,17 @@ def listen(
     presenter: Presenter,
     ai_matches: AiMatches,
     matchmaking: Matchmaking,
+    metrics: Metrics | None = None,
 ) -> None:
     """Subscribe the chat's listeners, in the order each event reaches them: an ending's
-    board first, then what is said aloud of it."""
+    board first, then what is said aloud of it; the metrics' counts last (with metrics on)."""
     boards = EndedBoards(presenter, ai_matches)
     events.subscribe(GameEnded, boards.heard)
     events.subscribe(GameEnded, Announcer(bot).heard)
     queue = QueueLeaving(matchmaking, bot)
     events.subscribe(GameStarted, queue.started)
     events.subscribe(SeatsTaken, queue.seated)
+    if metrics is not None:
+        counts = GameCounts(metrics)
+        events.subscribe(GameStarted, counts.started)
+        events.subscribe(GameEnded, counts.ended)

@@ -46,6 +46,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 import warnings
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
@@ -68,6 +69,7 @@ from bot.telegram.flood_limits import (
     capacity,
     chat_limit,
 )
+from bot.telemetry.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +139,7 @@ class FloodGate(BaseRateLimiter[Pace]):
         *,
         max_attempts: int = 5,
         max_retry_after: float = 60.0,
+        metrics: Metrics | None = None,
     ) -> None:
         self.limits = limits or FloodLimits()
         group = self.limits.group
@@ -152,6 +155,8 @@ class FloodGate(BaseRateLimiter[Pace]):
         self.budget: SharedBudget | None = None
         # Calls short of the whole bot's shared tokens ask again one at a time.
         self._overall_turn = asyncio.Lock()
+        #: Times each message's wait (None: metrics are off).
+        self.metrics = metrics
 
     async def initialize(self) -> None:
         """Nothing to open: buckets are made as chats appear."""
@@ -198,12 +203,19 @@ class FloodGate(BaseRateLimiter[Pace]):
     ) -> JSONResult:
         """Send the call when its buckets allow; after a 429, close them and queue it again."""
         attempt = 1
+        metrics = self.metrics if buckets else None
+        since = time.perf_counter() if metrics is not None else 0.0
         while True:
             if pace is not Pace.FRAME and not all(bucket.has_token(pace) for bucket in buckets):
                 away.leave()
             await _take_all(buckets, pace)
             if buckets and self.budget is not None:
                 await self._shared_token(self.budget, chat_id, pace, buckets, away)
+            if metrics is not None:
+                # Each try's wait: for its tokens, and before a try again for a 429's.
+                now = time.perf_counter()
+                metrics.flood_waited(_chat_kind(chat_id), PACE_NAMES[pace], now - since)
+                since = now
             try:
                 return await _counted(call(), buckets)
             except RetryAfter as error:
@@ -287,6 +299,18 @@ class FloodGate(BaseRateLimiter[Pace]):
             bucket = TokenBucket(rate, self.limits.reserve if group else 0)
             self._chats[key] = bucket
         return bucket
+
+
+#: The label of each pace in the metrics.
+PACE_NAMES = {pace: pace.name.lower() for pace in Pace}
+
+
+def _chat_kind(chat_id: object) -> str:
+    """A message's kind of chat, as the metrics name it: private, group, or inline (an inline
+    message's edit names no chat)."""
+    if chat_id is None:
+        return "inline"
+    return chat_limit(chat_id)[1].value
 
 
 class _Away:

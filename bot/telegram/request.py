@@ -41,12 +41,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from telegram.error import NetworkError
+from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
 from bot.telegram import http_transport
 from bot.telegram.http_transport import AiohttpRequest
 from bot.telegram.request_timeouts import Timeout
+from bot.telemetry.metrics import NO_CONNECTION, TIMEOUT, Metrics, answer_outcome
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +136,8 @@ class Retrying(BaseRequest):
         self.max_retry_after = max_retry_after
         self.retry_flood_limits = retry_flood_limits
         self._sleep = sleep
+        #: Counts every try by method and outcome (None: metrics are off; set by bot.app).
+        self.metrics: Metrics | None = None
 
     def backoff(self, attempt: int) -> float:
         """The wait after failed attempt number `attempt` (1-based): base, 2·base, 4·base …"""
@@ -165,6 +168,7 @@ class Retrying(BaseRequest):
                     pool_timeout,
                 )
             except NetworkError as error:  # TimedOut too; client errors arrive as these
+                self._count(endpoint, TIMEOUT if isinstance(error, TimedOut) else NO_CONNECTION)
                 reason = f"{type(error).__name__}: {_scrub(str(error), url)}"
                 if not surely_not_sent(error):
                     if not is_repeatable(endpoint):
@@ -180,6 +184,7 @@ class Retrying(BaseRequest):
                     raise
                 delay = self.backoff(attempt)
             else:
+                self._count(endpoint, answer_outcome(code))
                 if code == 400 and maybe_done and _says_already_done(payload):
                     log.info("Bot API %s: the unanswered try had done it", endpoint)
                     return DONE
@@ -197,6 +202,10 @@ class Retrying(BaseRequest):
             )
             await self._sleep(delay)
             attempt += 1
+
+    def _count(self, endpoint: str, outcome: str) -> None:
+        if self.metrics is not None:
+            self.metrics.bot_api_call(endpoint, outcome)
 
     def _retry_delay(self, code: int, payload: bytes, attempt: int) -> tuple[float | None, str]:
         """How long to wait before sending an answered call again (None: it is final)."""

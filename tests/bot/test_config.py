@@ -248,6 +248,22 @@ def test_a_bad_log_level_is_a_one_line_error(value: str) -> None:
     assert value.upper() in message
 
 
+def test_logs_are_text_and_metrics_off_unless_set() -> None:
+    settings = load_settings({"TELEGRAM_BOT_TOKEN": TOKEN}, env_file=None)
+    assert settings.log_format == "text"
+    assert settings.metrics_port is None
+    assert settings.metrics_listen == "127.0.0.1"
+    environ = {
+        "TELEGRAM_BOT_TOKEN": TOKEN,
+        "LOG_FORMAT": " JSON ",
+        "METRICS_PORT": "9464",
+        "METRICS_LISTEN": "0.0.0.0",
+    }
+    settings = load_settings(environ, env_file=None)
+    assert (settings.log_format, settings.metrics_port) == ("json", 9464)
+    assert settings.metrics_listen == "0.0.0.0"
+
+
 @pytest.mark.parametrize(("value", "expected"), [("0", 0.0), ("0.05", 0.05), ("60", 60.0)])
 def test_ai_pause_in_range(value: str, expected: float) -> None:
     environ = {"TELEGRAM_BOT_TOKEN": TOKEN, "AI_PAUSE_SECONDS": value}
@@ -415,6 +431,8 @@ def test_a_database_url_shows_its_password_as_stars(
         ),
         ({"WEBAPP_SHORT_NAME": "no"}, "WEBAPP_SHORT_NAME must be"),
         ({"TELEGRAM_API_BASE_URL": "ftp://x"}, "TELEGRAM_API_BASE_URL must be"),
+        ({"LOG_FORMAT": "yaml"}, "LOG_FORMAT must be text or json"),
+        ({"METRICS_PORT": "99999"}, "METRICS_PORT must be a TCP port"),
     ],
 )
 def test_config_errors_are_one_line_and_never_show_a_secret(

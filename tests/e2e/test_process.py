@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
+import socket
 import sqlite3
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from core.notation import parse_cells
 from core.rules import outcome
@@ -29,6 +33,7 @@ from tests.support.processes import (
     bots_done,
     clean_env,
     free_port,
+    get_text,
     run_to_exit,
 )
 
@@ -365,3 +370,124 @@ async def test_a_kill_leaves_no_warning_of_leaked_semaphores(
     await bot.kill()
     await asyncio.sleep(0.5)  # the tracker notices its pipe closed, and cleans up
     assert "leaked" not in bot.output, bot.tail()
+
+
+# --- what the people who run it see: metrics and JSON logs -----------------------------------
+
+#: A scrape of /metrics: each sample's value by its name and labels.
+Scrape = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def sample(scrape: Scrape, name: str, **labels: str) -> float:
+    return scrape.get((name, frozenset(labels.items())), 0.0)
+
+
+async def scrape_until(url: str, condition: Callable[[Scrape], bool]) -> Scrape:
+    """GET /metrics until ``condition`` holds of it (what a game did reaches its counters as
+    its updates end and its events are heard, a moment after the last answer)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        status, text = await get_text(url)
+        assert status == 200, text
+        scrape = {
+            (s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+        }
+        if condition(scrape):
+            return scrape
+        if time.monotonic() > deadline:
+            raise AssertionError(f"/metrics never showed what was played:\n{text}")
+        await asyncio.sleep(0.05)
+
+
+async def test_metrics_count_what_a_game_did(fake: FakeTelegram, tmp_path: Path) -> None:
+    port = free_port()
+    env = sqlite_env(fake, tmp_path, METRICS_PORT=str(port), LOG_LEVEL="INFO")
+    async with bot_process(tmp_path, env) as bot:
+        await bot.wait_ready(fake, since=0)
+        board = await start_hard_game_from_the_menu(fake)
+        final = await play_to_the_end(fake, board)
+        reason = {"O wins": "line", "Draw": "full"}[result_line(fake, final)]
+        taps = [call for call in fake.calls_of("answerCallbackQuery") if call.ok]
+        handled = bot.handled()
+        url = f"http://127.0.0.1:{port}/metrics"
+
+        def played(scrape: Scrape) -> bool:
+            updates = sum(
+                value
+                for (name, _), value in scrape.items()
+                if name == "tictactoe_update_duration_seconds_count"
+            )
+            ended = sample(scrape, "tictactoe_games_ended_total", kind="ai", reason=reason)
+            return updates == len(handled) and ended == 1
+
+        scrape = await scrape_until(url, played)
+        assert await bot.stop() == 0, bot.tail()
+
+    # The counters moved by what was played: the updates (a /start, then taps), the Bot API
+    # calls (every tap answered), the game started and ended with its reason.
+    count = "tictactoe_update_duration_seconds_count"
+    assert sample(scrape, count, kind="callback_query") == len(taps)
+    assert sample(scrape, count, kind="message") == len(handled) - len(taps) == 1
+    calls = "tictactoe_bot_api_calls_total"
+    assert sample(scrape, calls, method="answerCallbackQuery", outcome="ok") == len(taps)
+    edits = [call for call in fake.calls_of("editMessageText") if call.ok]
+    assert sample(scrape, calls, method="editMessageText", outcome="ok") == len(edits)
+    assert sample(scrape, calls, method="getUpdates", outcome="ok") >= 1
+    assert sample(scrape, "tictactoe_games_started_total", kind="ai") == 1
+    assert sample(scrape, "tictactoe_games_live") == 0
+    # The histograms have observations: each update's latency, each message's wait in the
+    # flood gate (a private chat's pace), each write transaction.
+    assert sample(scrape, "tictactoe_update_duration_seconds_sum", kind="callback_query") > 0
+    waits = sample(scrape, "tictactoe_flood_wait_seconds_count", chat="private", pace="person")
+    assert waits == len(edits) + len(fake.calls_of("sendMessage"))
+    assert sample(scrape, "tictactoe_db_transaction_duration_seconds_count", outcome="commit") > 0
+    assert sample(scrape, "process_resident_memory_bytes") > 0
+
+
+async def test_a_metrics_port_taken_stops_the_start_in_one_line(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = sqlite_env(fake, tmp_path, METRICS_PORT=str(port), LOG_LEVEL="WARNING")
+        code, out, err = await run_to_exit(tmp_path, env)
+    assert code == 1, err
+    assert out == "" and "Traceback" not in err
+    where = f"cannot listen on 127.0.0.1:{port} (METRICS_LISTEN, METRICS_PORT): "
+    assert err.splitlines()[-1].startswith(where), err
+
+
+async def test_json_logs_are_one_object_a_line_and_never_show_the_token(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    env = sqlite_env(fake, tmp_path, LOG_FORMAT="json")  # at DEBUG: every call logged
+    async with bot_process(tmp_path, env) as bot:
+        await bot.wait_ready(fake, since=0)
+        board = await start_hard_game_from_the_menu(fake)
+        # A failing edit: the error handler logs it at ERROR, with its traceback.
+        fake.fail_next("editMessageText", 400)
+        mark = fake.mark()
+        await tap(fake, board, fake.keyboard(board)[1][1][1] or "")
+        await fake.wait_for(lambda call: call.method == "editMessageText", WAIT, since=mark)
+        await bots_done(fake)
+        assert await bot.stop() == 0, bot.tail()
+
+    output = bot.stdout + bot.stderr
+    assert TOKEN not in output and SECRET not in output and SECRET[:12] not in output
+    lines = [json.loads(line) for line in output.splitlines()]  # every line, or it raises
+    assert len(lines) > 100
+    assert {line["instance"] for line in lines} == {lines[0]["instance"]}
+    assert any(line["message"] == "bot @tictactoe_test_bot is ready" for line in lines)
+    # What each line is about, where it is known: the update handled, its chat, its game.
+    handled = [
+        line for line in lines if line["logger"] == "bot.app" and "handled in" in line["message"]
+    ]
+    assert handled and all(line["chat"] == ALICE["id"] and "update" in line for line in handled)
+    [error] = [line for line in lines if line["level"] == "ERROR"]
+    assert error["chat"] == ALICE["id"] and isinstance(error["game"], int), error
+    assert error["exc_info"].startswith("Traceback (most recent call last)")
+    assert "telegram.error.BadRequest: Injected failure" in error["exc_info"]

@@ -33,8 +33,11 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 #: Inherited settings that would change what the process does (TELEGRAM_* go too).
 SETTINGS_VARS = ("DATABASE_URL", "LOG_LEVEL", "AI_PAUSE_SECONDS")
 SETTINGS_PREFIXES = ("TELEGRAM_", "WEBHOOK_")
-#: The line the bot logs (at INFO) when it is done with an update.
-HANDLED_RE = re.compile(r" bot\.app: update (\d+) \S+ chat \S+ handled in ")
+#: The line the bot logs (at INFO) when it is done with an update: text, or JSON
+#: (LOG_FORMAT=json, whose objects begin with time, level, logger and message).
+HANDLED_RE = re.compile(
+    r'(?: bot\.app: |"logger": "bot\.app", "message": ")update (\d+) \S+ chat \S+ handled in '
+)
 
 
 def sigint_at_its_default() -> None:
@@ -269,6 +272,12 @@ class WebhookBot(BotProcess):
                             return
                 await asyncio.sleep(0.05)
         raise AssertionError(f"the webhook server never became healthy:\n{self.tail()}")
+
+
+async def get_text(url: str) -> tuple[int, str]:
+    """GET ``url``; the HTTP status and the body as text."""
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
 
 
 async def get_json(url: str) -> tuple[int, Any]:

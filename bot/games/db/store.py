@@ -41,6 +41,8 @@ from bot.games.model import (
 from bot.games.play import endings
 from bot.games.play.lifecycle import PlayedMove
 from bot.games.public_ids import new_public_id
+from bot.telemetry.log_context import about_game
+from bot.telemetry.metrics import Metrics
 from core.notation import format_cells
 from core.positions import variant_of
 
@@ -67,13 +69,15 @@ class _Recheck(Exception):
 class Store:
     """Sessions and transactions on the games database."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], metrics: Metrics | None = None
+    ) -> None:
         self.sessions = sessions
         self.live = LiveGames()
         #: Every committed change, as events, to whoever listens (`bot.games.events`).
         self.events = EventStream()
         self._claim = statements.claim_statement(self.dialect)
-        self._writes = Writes(sessions.kw.get("bind"))
+        self._writes = Writes(sessions.kw.get("bind"), metrics)
 
     @property
     def dialect(self) -> str:
@@ -180,6 +184,7 @@ class Store:
 
         A game this process holds (`LiveGames`) is not read again: the versioned UPDATE, the
         moves and the claim are the transaction's only statements."""
+        about_game(game_id)
         try:
             held = self.live.get(game_id)
             if held is not None and ref.matches(held.view):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -35,6 +36,7 @@ from sqlalchemy.orm.exc import StaleDataError
 from bot.games.db.batch import GuardFailed, Later
 from bot.games.db.engine import sqlite_writer
 from bot.games.db.sqlite_file import file_of
+from bot.telemetry.metrics import Metrics
 
 T = TypeVar("T")
 #: Runs a function of the transaction's (synchronous) connection where that connection lives.
@@ -49,8 +51,10 @@ class Writes:
     file they share the writer's one connection). PostgreSQL needs none of this: its row
     locks and the version check do the job, on pooled connections."""
 
-    def __init__(self, engine: AsyncEngine | None) -> None:
+    def __init__(self, engine: AsyncEngine | None, metrics: Metrics | None = None) -> None:
         self._engine = engine
+        #: Times each transaction (None: metrics are off).
+        self.metrics = metrics
         sqlite = engine is not None and engine.dialect.name == "sqlite"
         self._lock = asyncio.Lock() if sqlite else None
         self._writer = sqlite_writer(engine) if sqlite and engine is not None else None
@@ -66,28 +70,36 @@ class Writes:
         """One write transaction: committed on success, rolled back on error."""
         assert self._engine is not None
         async with self._lock or contextlib.nullcontext():
-            if self._writer is None:
-                async with self._engine.begin() as connection:
-                    transaction = CoreTransaction(connection.run_sync, connection)
-                    yield transaction
-                    await transaction.flush()
-                return
-            if self._file is not None:
-                self._file.refuse_if_unusable()
-            held = self._connection
-            if held is None or held.closed or held.invalidated:
-                loop = asyncio.get_running_loop()
-                held = await loop.run_in_executor(self._thread, self._connect, held)
-                self._connection = held
-            transaction = CoreTransaction(self._run, held)
+            started, committed = time.perf_counter(), False
             try:
-                yield transaction
-                await transaction.flush(then=self._commit)
-            except BaseException:
-                # Shielded: a second cancellation must not leave the transaction open for the
-                # next one (the thread runs the rollback before anything sent after it).
-                await asyncio.shield(self._run(_roll_back))
-                raise
+                if self._writer is None:
+                    async with self._engine.begin() as connection:
+                        transaction = CoreTransaction(connection.run_sync, connection)
+                        yield transaction
+                        await transaction.flush()
+                    committed = True
+                    return
+                if self._file is not None:
+                    self._file.refuse_if_unusable()
+                held = self._connection
+                if held is None or held.closed or held.invalidated:
+                    loop = asyncio.get_running_loop()
+                    held = await loop.run_in_executor(self._thread, self._connect, held)
+                    self._connection = held
+                transaction = CoreTransaction(self._run, held)
+                try:
+                    yield transaction
+                    await transaction.flush(then=self._commit)
+                    committed = True
+                except BaseException:
+                    # Shielded: a second cancellation must not leave the transaction open for
+                    # the next one (the thread runs the rollback before anything sent after it).
+                    await asyncio.shield(self._run(_roll_back))
+                    raise
+            finally:
+                if self.metrics is not None:
+                    elapsed = time.perf_counter() - started
+                    self.metrics.transaction(elapsed, committed=committed)
 
     def _commit(self, connection: Connection) -> None:
         """Commit (on the writer's thread), unless the file went while the transaction ran:
