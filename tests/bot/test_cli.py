@@ -55,7 +55,10 @@ def test_pyproject_declares_the_script() -> None:
     assert SCRIPT.is_file(), "reinstall: pip install -e '.[test]'"
 
 
-@pytest.mark.parametrize("args", [["--help"], ["-h"], ["run", "--help"], ["migrate", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["-h"], ["run", "--help"], ["migrate", "--help"], ["backup", "--help"]],
+)
 def test_help_never_starts_the_bot(tmp_path: Path, args: list[str]) -> None:
     # Settings that would start a bot (and fail to reach Telegram) if --help started one.
     api = f"http://127.0.0.1:{free_port()}/bot"
@@ -68,7 +71,7 @@ def test_help_never_starts_the_bot(tmp_path: Path, args: list[str]) -> None:
 
 def test_help_names_every_command(tmp_path: Path) -> None:
     out = run("--help", cwd=tmp_path).stdout
-    for command in ("run", "console", "migrate"):
+    for command in ("run", "console", "migrate", "backup", "restore"):
         assert f"    {command} " in out, out
     assert ".env" in out
 
@@ -189,6 +192,59 @@ def test_a_database_url_that_is_no_url_is_one_line(tmp_path: Path) -> None:
     [line] = done.stderr.splitlines()
     assert line.startswith("DATABASE_URL is not a database URL")
     assert "hunter2" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- backup and restore --------------------------------------------------------------------------
+# Under a bot that writes all along: tests/e2e/test_backups.py; each refusal: tests/games/.
+
+
+def test_backup_and_restore_round_trip_through_the_command_line(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'games.sqlite3'}"
+    assert run("migrate", cwd=tmp_path, DATABASE_URL=url).returncode == 0
+    backup = run("backup", "backups.sqlite3", cwd=tmp_path, DATABASE_URL=url)
+    assert (backup.returncode, backup.stderr) == (0, ""), backup.stderr
+    [line] = backup.stdout.splitlines()
+    assert line.startswith(f"{tmp_path / 'backups.sqlite3'}: 0 games, "), line
+    assert "integrity ok; copied in " in line
+    restore = run("restore", "backups.sqlite3", cwd=tmp_path, DATABASE_URL=url)
+    assert (restore.returncode, restore.stderr) == (0, ""), restore.stderr
+    [line] = restore.stdout.splitlines()
+    assert line.startswith(f"{tmp_path / 'games.sqlite3'}: restored from "), line
+    assert "the database it replaced is " in line
+    assert "games" in tables(tmp_path / "games.sqlite3")
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["backup", "games.sqlite3"], "backup: no database at "),
+        (["restore", "missing.sqlite3"], "restore: no database at "),
+        (["restore", ".env"], "restore: cannot copy "),
+    ],
+)
+def test_backup_and_restore_refuse_in_one_line_without_a_traceback(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    (tmp_path / ".env").write_text("DATABASE_URL=sqlite+aiosqlite:///games.sqlite3\n")
+    done = run(*args, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (1, "")
+    [line] = done.stderr.splitlines()
+    assert line.startswith(says), line
+
+
+def test_backup_on_postgresql_prints_the_pg_dump_line_without_the_password(
+    tmp_path: Path,
+) -> None:
+    url = "postgresql+asyncpg://bot:hunter2@db:5432/games"
+    done = run("backup", "games.dump", cwd=tmp_path, DATABASE_URL=url)
+    assert done.returncode == 0
+    assert done.stdout == (
+        "pg_dump --format=custom --file=games.dump --host=db --port=5432 --username=bot "
+        "--dbname=games\n"
+    )
+    assert "PGPASSWORD" in done.stderr
+    assert "hunter2" not in done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -70,18 +70,22 @@ def upgrade_database(database_url: str, revision: str = "head") -> None:
 
 
 @cache
-def head_revision() -> str:
-    """The newest revision of the packaged migrations: the one no other revision builds on
-    (read from the scripts' `revision` and `down_revision` lines, without Alembic)."""
-    revisions: set[str] = set()
-    parents: set[str] = set()
+def known_revisions() -> dict[str, str | None]:
+    """Every revision of the packaged migrations and the one it builds on (read from the
+    scripts' `revision` and `down_revision` lines, without Alembic)."""
+    known: dict[str, str | None] = {}
     for script in (SCRIPT_LOCATION / "versions").glob("*.py"):
         found = dict((key, value) for key, value in _REVISION.findall(script.read_text("utf-8")))
         if "revision" in found:
-            revisions.add(found["revision"])
-            if found.get("down_revision"):
-                parents.add(found["down_revision"])
-    heads = revisions - parents
+            known[found["revision"]] = found.get("down_revision") or None
+    return known
+
+
+@cache
+def head_revision() -> str:
+    """The newest revision of the packaged migrations: the one no other revision builds on."""
+    revisions = known_revisions()
+    heads = set(revisions) - set(revisions.values())
     if len(heads) != 1:
         raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
     return heads.pop()
