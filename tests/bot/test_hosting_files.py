@@ -193,6 +193,29 @@ def test_the_bot_does_not_run_as_root() -> None:
     assert [a for name, a in instructions if name == "EXPOSE"] == [str(DEFAULT_WEBHOOK_PORT)]
 
 
+#: Debian's packages the card needs to draw every language (tests/bot/test_card_scripts.py).
+CARD_PACKAGES = ("fonts-dejavu-core", "libfribidi0")
+
+
+def test_the_image_and_ci_install_what_the_card_draws_every_language_with() -> None:
+    installs = [
+        arguments
+        for name, arguments in dockerfile()
+        if name == "RUN" and "apt-get install" in arguments
+    ]
+    assert installs, "the image installs no Debian package"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for package in CARD_PACKAGES:
+        assert any(package in line.split() for line in installs), package
+        assert f"apt-get install -y -qq {' '.join(CARD_PACKAGES)}" in ci
+        assert f"dpkg -s {' '.join(CARD_PACKAGES)}" in ci
+    # Installed before the image drops root, and its package lists not kept in a layer.
+    position = next(i for i, (name, args) in enumerate(dockerfile()) if args == installs[0])
+    user = next(i for i, (name, _) in enumerate(dockerfile()) if name == "USER")
+    assert position < user
+    assert "rm -rf /var/lib/apt/lists/*" in installs[0]
+
+
 def test_what_the_image_copies_exists() -> None:
     for name, arguments in dockerfile():
         if name == "COPY":
