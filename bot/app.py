@@ -8,6 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +30,7 @@ from bot.chat.boards import BoardHooks
 from bot.chat.presenter import Presenter
 from bot.chores.ai_runner import AiMatchRunner
 from bot.chores.board_catch_up import BoardCatchUp
+from bot.chores.heartbeat import beating
 from bot.chores.housekeeping import Housekeeping
 from bot.chores.matchmaker import Matchmaker
 from bot.chores.tournament_rounds import TournamentRounds
@@ -245,7 +247,10 @@ async def open_resources(application: BotApplication) -> None:
     games = open_games(
         create_session_factory(engine), random.Random(), think=ai_pool.think, clock=clock
     )
-    running = resources.opened = open_running(application, settings, games, ai_pool)
+    running = resources.opened = replace(
+        open_running(application, settings, games, ai_pool),
+        heartbeat=beating(settings.heartbeat_file, engine),  # HEARTBEAT_FILE
+    )
     hooks = BoardHooks(delivered=running.board_catch_up.delivered, turn_seen=games.turn_starts.seen)
     # The profile is not needed to play: set once the bot takes updates, not before.
     resources.tasks["profile"] = asyncio.create_task(

@@ -7,6 +7,8 @@
                                 on PostgreSQL, the pg_dump line to use)
     tictactoe-bot restore FILE  put a backup in the database's place, the bot stopped (SQLite;
                                 on PostgreSQL, the pg_restore line to use)
+    tictactoe-bot health        exit 0 if the running bot is healthy (its HEARTBEAT_FILE, and
+                                /healthz in webhook mode): a container's health check
 
 Settings come from the environment and `.env` (see `.env.example`). Each command imports what
 it needs only when it runs, so `--help` and `console` start quickly and never touch Telegram.
@@ -20,6 +22,8 @@ import sys
 from collections.abc import Sequence
 
 EPILOG = "Settings: environment variables or a .env file in the working directory."
+#: WEBHOOK_PORT's default (bot.config's DEFAULT_WEBHOOK_PORT, which `health` does not import).
+HEALTHZ_PORT = 8443
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     restore.add_argument("file", metavar="FILE", help="a backup made by `tictactoe-bot backup`")
+    commands.add_parser(
+        "health",
+        help="exit 0 if the bot running here is healthy (for a container's health check)",
+        description="Healthy: the bot's HEARTBEAT_FILE is at most 30 s old and says its "
+        "database takes a write, and in webhook mode its /healthz answers 200 too. One line "
+        "says why not, and the exit code is 1. No token needed.",
+        epilog=EPILOG,
+    )
     return parser
 
 
@@ -83,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return migrate()
     if args.command in ("backup", "restore"):
         return backup_or_restore(args.command, args.file)
+    if args.command == "health":
+        return health()
     # Start-up makes a great many objects that live as long as the bot (modules, SQLAlchemy's
     # and PTB's classes, the solved table); collecting as they come took two full passes, a
     # seventh of a second. The bot turns the collector back on once they are built, and
@@ -136,3 +150,54 @@ def backup_or_restore(command: str, file: str) -> int:
         print(said.note, file=sys.stderr)
     print(said.out)
     return 0
+
+
+def health() -> int:
+    """Whether the bot running here is healthy: its heartbeat file, and /healthz in webhook
+    mode; one line on stdout and 0, or one on stderr and 1 (2: nothing to check)."""
+    import os
+
+    from dotenv import dotenv_values
+
+    from bot.chores.heartbeat import heartbeat_problem
+
+    # python-dotenv alone, not bot.config (which imports Telegram's library: half a second of
+    # CPU at every check); a `.env` the bot would refuse stops the bot, not this check.
+    values = {k: v for k, v in dotenv_values(".env").items() if v is not None}
+    values.update(os.environ)
+    heartbeat = values.get("HEARTBEAT_FILE", "").strip()
+    webhook = bool(values.get("WEBHOOK_URL", "").strip())
+    if not heartbeat and not webhook:
+        print("nothing to check: set HEARTBEAT_FILE (webhook mode has /healthz)", file=sys.stderr)
+        return 2
+    problem = heartbeat_problem(heartbeat) if heartbeat else None
+    if problem is None and webhook:
+        problem = _healthz_problem(values)
+    if problem is not None:
+        print(f"unhealthy: {problem}", file=sys.stderr)
+        return 1
+    print("healthy")
+    return 0
+
+
+def _healthz_problem(values: dict[str, str]) -> str | None:
+    """What the webhook server's /healthz says is wrong (None: 200), asked on this machine."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    listen = values.get("WEBHOOK_LISTEN", "").strip()
+    host = "127.0.0.1" if listen in ("", "0.0.0.0", "::") else listen
+    port = values.get("WEBHOOK_PORT", "").strip() or str(HEALTHZ_PORT)
+    url = f"http://{host}:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=5):
+            return None
+    except urllib.error.HTTPError as error:
+        try:  # 503 says what is wrong: {"ok": false, "database": "disk full"}
+            said = json.loads(error.read()).get("database")
+        except (ValueError, AttributeError, OSError):
+            said = None
+        return f"{url} answered {error.code}" + (f": the database: {said}" if said else "")
+    except (OSError, ValueError) as error:
+        return f"{url} did not answer: {getattr(error, 'reason', None) or error}"

@@ -242,6 +242,9 @@ class Settings(BaseSettings):
     webapp_new_games_per_minute: Annotated[int, Field(ge=1, le=1000)] = 10
     web_port: Port = DEFAULT_WEB_PORT
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
+    # A file the bot rewrites every few seconds with its database's state, for a health check
+    # in polling mode too (`bot.chores.heartbeat`, `tictactoe-bot health`).
+    heartbeat_file: str | None = None
     # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).
     flood_budget: Annotated[Sharing, BeforeValidator(Sharing.read)] = Sharing.AUTO
     api_base_url: Annotated[str | None, AfterValidator(_api_base_url)] = Field(

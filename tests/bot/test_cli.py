@@ -7,10 +7,13 @@ tests also check that pyproject declares it.
 from __future__ import annotations
 
 import contextlib
+import http.server
 import sqlite3
 import subprocess
 import sys
+import threading
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,7 +60,14 @@ def test_pyproject_declares_the_script() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["-h"], ["run", "--help"], ["migrate", "--help"], ["backup", "--help"]],
+    [
+        ["--help"],
+        ["-h"],
+        ["run", "--help"],
+        ["migrate", "--help"],
+        ["backup", "--help"],
+        ["health", "--help"],
+    ],
 )
 def test_help_never_starts_the_bot(tmp_path: Path, args: list[str]) -> None:
     # Settings that would start a bot (and fail to reach Telegram) if --help started one.
@@ -71,7 +81,7 @@ def test_help_never_starts_the_bot(tmp_path: Path, args: list[str]) -> None:
 
 def test_help_names_every_command(tmp_path: Path) -> None:
     out = run("--help", cwd=tmp_path).stdout
-    for command in ("run", "console", "migrate", "backup", "restore"):
+    for command in ("run", "console", "migrate", "backup", "restore", "health"):
         assert f"    {command} " in out, out
     assert ".env" in out
 
@@ -246,6 +256,84 @@ def test_backup_on_postgresql_prints_the_pg_dump_line_without_the_password(
     assert "PGPASSWORD" in done.stderr
     assert "hunter2" not in done.stdout + done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# --- health ------------------------------------------------------------------------------------
+# The heartbeat's rules: tests/bot/test_heartbeat.py; a running bot's: tests/e2e/test_heartbeat.py.
+
+
+@contextlib.contextmanager
+def healthz_server(status: int, body: bytes) -> Iterator[int]:
+    """A stand-in for the webhook server's /healthz on 127.0.0.1; its port."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(status if self.path == "/healthz" else 404)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_health_reads_the_heartbeat_file(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("HEARTBEAT_FILE=beat\n")
+    missing = run("health", cwd=tmp_path)
+    assert (missing.returncode, missing.stdout) == (1, "")
+    assert (
+        missing.stderr
+        == "unhealthy: no heartbeat at beat: the bot is not running, or still starting\n"
+    )
+    (tmp_path / "beat").write_text("disk full\n")
+    full = run("health", cwd=tmp_path)
+    assert (full.returncode, full.stderr) == (1, "unhealthy: the database: disk full\n")
+    (tmp_path / "beat").write_text("ok\n")
+    assert run("health", cwd=tmp_path).stdout == "healthy\n"
+
+
+def test_health_needs_something_to_check(tmp_path: Path) -> None:
+    done = run("health", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("nothing to check: set HEARTBEAT_FILE")
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "code", "says"),
+    [
+        (200, b'{"ok": true, "database": "ok"}', 0, ""),
+        (
+            503,
+            b'{"ok": false, "database": "disk full"}',
+            1,
+            "answered 503: the database: disk full",
+        ),
+        (503, b"<html>a proxy's page</html>", 1, "answered 503\n"),
+    ],
+)
+def test_health_asks_healthz_in_webhook_mode(
+    tmp_path: Path, status: int, body: bytes, code: int, says: str
+) -> None:
+    (tmp_path / "beat").write_text("ok\n")
+    with healthz_server(status, body) as port:
+        done = run(
+            "health",
+            cwd=tmp_path,
+            HEARTBEAT_FILE="beat",
+            WEBHOOK_URL="https://bot.example.org/telegram",
+            WEBHOOK_PORT=str(port),
+        )
+    assert done.returncode == code, done.stderr
+    assert says in done.stderr
+    assert len(done.stderr.splitlines()) == code
 
 
 # --- console -------------------------------------------------------------------------------------
