@@ -196,6 +196,30 @@ def test_a_failed_migration_is_one_line_without_the_password(tmp_path: Path) -> 
     assert "Traceback" not in done.stderr
 
 
+def test_a_schema_a_newer_version_migrated_is_one_line_for_migrate_and_run(
+    tmp_path: Path,
+) -> None:
+    """A rolling upgrade migrates first: an instance not yet upgraded that restarts then finds
+    a revision it does not know, and says so rather than start on a schema it may not fit."""
+    database = tmp_path / "games.sqlite3"
+    url = f"sqlite+aiosqlite:///{database}"
+    assert run("migrate", cwd=tmp_path, DATABASE_URL=url).returncode == 0
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        db.execute("UPDATE alembic_version SET version_num = '9999'")
+        db.commit()
+    migrate = run("migrate", cwd=tmp_path, DATABASE_URL=url)
+    assert (migrate.returncode, migrate.stdout) == (1, "")
+    [line] = migrate.stderr.splitlines()
+    assert line.startswith(f"cannot migrate {url}: SchemaError: "), line
+    assert "'9999' (a newer version of the bot migrated it?)" in line
+    api = f"http://127.0.0.1:{free_port()}/bot"
+    start = run(cwd=tmp_path, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=api, DATABASE_URL=url)
+    assert (start.returncode, start.stdout) == (1, "")
+    [line] = start.stderr.splitlines()
+    assert line.startswith(f"cannot use the database {url}: its schema is at revision 9999, "), line
+    assert line.endswith("a newer version migrated it; run that version")
+
+
 def test_a_database_url_that_is_no_url_is_one_line(tmp_path: Path) -> None:
     done = run("migrate", cwd=tmp_path, DATABASE_URL="games.sqlite3 with hunter2")
     assert done.returncode == 2

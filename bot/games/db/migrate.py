@@ -62,11 +62,30 @@ def upgrade_database(database_url: str, revision: str = "head") -> None:
         logging.getLogger(name).addFilter(one_line)
     try:
         from alembic import command
+        from alembic.util import CommandError
 
         command.upgrade(alembic_config(database_url), revision)
+    except CommandError as error:  # e.g. a revision it does not know: a newer version's schema
+        raise SchemaError(f"{error} (a newer version of the bot migrated it?)") from None
     finally:
         for name in ALEMBIC_LOGGERS:
             logging.getLogger(name).removeFilter(one_line)
+
+
+class SchemaError(SQLAlchemyError):
+    """Alembic cannot bring the schema to the revision asked for (a StorageError)."""
+
+
+def newer_schema(revision: str | None) -> str | None:
+    """What is wrong with a database whose schema is at `revision`, if a newer version of the
+    bot migrated it (during a rolling upgrade, an instance not yet upgraded that restarts):
+    this version's migrations cannot bring it anywhere, and its code may not fit it."""
+    if revision is None or revision in known_revisions():
+        return None
+    return (
+        f"its schema is at revision {revision}, newer than this version of the bot knows "
+        f"({head_revision()}): a newer version migrated it; run that version"
+    )
 
 
 @cache
