@@ -275,6 +275,7 @@ def test_the_backup_command_says_what_it_copied(tmp_path: Path, database: Path) 
     assert said.note == ""
     assert said.out.startswith(f"{tmp_path / 'b.sqlite3'}: 0 games, 0.")
     assert f"schema at revision {head_revision()}, integrity ok; copied in " in said.out
+    assert said.out.endswith(" s") and ", checked in " in said.out
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,10 @@ def back_up(database_url: str, file: str) -> Said:
         note = f"run this line to back {shown(database_url)} up; {postgres.PASSWORD_NOTE}"
         return Said(postgres.dump_line(url, file), note)
     copy = copy_database(_sqlite_file(url), Path(file))
-    return Said(f"{copy.path}: {_contents(copy.checked)}; copied in {copy.seconds:.1f} s")
+    return Said(
+        f"{copy.path}: {_contents(copy.checked)}; copied in {copy.seconds:.1f} s, "
+        f"checked in {copy.checking:.1f} s"
+    )
 
 
 def restore(database_url: str, file: str) -> Said:
