@@ -10,6 +10,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
 
+# The result card's font, DejaVu Sans (Latin, Cyrillic and the Persian alphabet), and FriBiDi,
+# with which Pillow shapes Persian and lays it right to left (bot/views/card_fonts.py). .ci/run
+# installs the same packages, for tests/bot/test_card_scripts.py.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends fonts-dejavu-core libfribidi0 \
+    && rm -rf /var/lib/apt/lists/*
+
 # Only what the package is built from (.dockerignore keeps .env and databases out).
 WORKDIR /src
 COPY pyproject.toml README.md ./

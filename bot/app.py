@@ -8,6 +8,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -29,6 +30,7 @@ from bot.chat.boards import BoardHooks
 from bot.chat.presenter import Presenter
 from bot.chores.ai_runner import AiMatchRunner
 from bot.chores.board_catch_up import BoardCatchUp
+from bot.chores.heartbeat import beating
 from bot.chores.housekeeping import Housekeeping
 from bot.chores.matchmaker import Matchmaker
 from bot.chores.tournament_rounds import TournamentRounds
@@ -100,13 +102,8 @@ class LoggedApplication(BotApplication):
                 kinds = (k for k in Update.ALL_TYPES if getattr(update, k, None) is not None)
                 kind = next(kinds, "other")
                 chat = update.effective_chat.id if update.effective_chat else None
-                log.info(
-                    "update %s %s chat %s handled in %.1f ms",
-                    update.update_id,
-                    kind,
-                    chat,
-                    elapsed_ms,
-                )
+                line = "update %s %s chat %s handled in %.1f ms"
+                log.info(line, update.update_id, kind, chat, elapsed_ms)
 
 
 def build_application(settings: Settings) -> BotApplication:
@@ -249,7 +246,10 @@ async def open_resources(application: BotApplication) -> None:
     clock = Clock(settings.stranger_clock_seconds, settings.stranger_clock_delay_seconds)
     sessions = create_session_factory(engine)
     games = open_games(sessions, random.Random(), ai_pool.think, clock, metrics)
-    running = resources.opened = open_running(application, settings, games, ai_pool)
+    running = resources.opened = replace(
+        open_running(application, settings, games, ai_pool),
+        heartbeat=beating(settings.heartbeat_file, engine),  # HEARTBEAT_FILE
+    )
     hooks = BoardHooks(delivered=running.board_catch_up.delivered, turn_seen=games.turn_starts.seen)
     # The profile is not needed to play: set once the bot takes updates, not before.
     resources.tasks["profile"] = asyncio.create_task(

@@ -258,6 +258,9 @@ class Settings(BaseSettings):
     metrics_port: Annotated[int | None, BeforeValidator(_port)] = None
     metrics_listen: str = DEFAULT_METRICS_LISTEN
     database_url: DatabaseUrl = DatabaseUrl(DEFAULT_DATABASE_URL)
+    # A file the bot rewrites every few seconds with its database's state, for a health check
+    # in polling mode too (`bot.chores.heartbeat`, `tictactoe-bot health`).
+    heartbeat_file: str | None = None
     # Telegram's flood limits counted in the database for all instances (auto: PostgreSQL).
     flood_budget: Annotated[Sharing, BeforeValidator(Sharing.read)] = Sharing.AUTO
     api_base_url: Annotated[str | None, AfterValidator(_api_base_url)] = Field(

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bot.chat.presenter import Presenter
     from bot.chores.ai_runner import AiMatchRunner
     from bot.chores.board_catch_up import BoardCatchUp
+    from bot.chores.heartbeat import Heartbeat
     from bot.chores.housekeeping import Housekeeping
     from bot.chores.match_games import MatchGames
     from bot.chores.matchmaker import Matchmaker
@@ -54,6 +55,8 @@ class Running:
     board_catch_up: BoardCatchUp
     matchmaker: Matchmaker
     tournament_rounds: TournamentRounds
+    #: With HEARTBEAT_FILE: the file a health check reads in polling mode too.
+    heartbeat: Heartbeat | None = None
 
     @cached_property
     def match_games(self) -> MatchGames:
@@ -66,9 +69,17 @@ class Running:
     def chores(
         self,
     ) -> tuple[
-        TurnClock | Housekeeping | BoardCatchUp | Matchmaker | TournamentRounds | MatchGames, ...
+        TurnClock
+        | Housekeeping
+        | BoardCatchUp
+        | Matchmaker
+        | TournamentRounds
+        | MatchGames
+        | Heartbeat,
+        ...,
     ]:
         """What every instance runs in the background, started last and stopped first."""
+        beating = (self.heartbeat,) if self.heartbeat is not None else ()
         return (
             self.turn_clock,
             self.housekeeping,
@@ -76,6 +87,7 @@ class Running:
             self.matchmaker,
             self.tournament_rounds,
             self.match_games,
+            *beating,
         )
 
 

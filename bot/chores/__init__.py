@@ -1,2 +1,2 @@
 """Background work every instance runs: the AI-turns runner, the turn clock, the matchmaker,
-the board catch-up, housekeeping, and the rounds they run in."""
+the board catch-up, housekeeping, the heartbeat (HEARTBEAT_FILE), and the rounds they run in."""

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from bot import config
+from bot import cli, config
 from bot.config import DEFAULT_WEBHOOK_PORT
 from bot.intake import web
 
@@ -126,9 +126,11 @@ def test_the_webhook_port_is_the_one_published_and_health_checked() -> None:
     host, _, container_port = published.split(":")
     assert host == "127.0.0.1"  # for a reverse proxy on the server, not the internet
     assert int(container_port) == port
-    check = " ".join(bot["healthcheck"]["test"])
-    assert f"http://127.0.0.1:{port}{web.HEALTH_PATH}" in check
-    assert "$$WEBHOOK_URL" in check  # polling mode has no server to ask
+    # `tictactoe-bot health` asks /healthz on that port in webhook mode, and reads the
+    # heartbeat in both modes (polling serves no HTTP).
+    assert bot["healthcheck"]["test"] == ["CMD", "tictactoe-bot", "health"]
+    assert port == cli.HEALTHZ_PORT and web.HEALTH_PATH == "/healthz"
+    assert bot["environment"]["HEARTBEAT_FILE"].startswith("/tmp/")
 
 
 def test_every_setting_compose_gives_the_bot_is_in_the_example() -> None:
@@ -191,6 +193,29 @@ def test_the_bot_does_not_run_as_root() -> None:
     cmd_position = next(i for i, (name, _) in enumerate(instructions) if name == "CMD")
     assert position < cmd_position
     assert [a for name, a in instructions if name == "EXPOSE"] == [str(DEFAULT_WEBHOOK_PORT)]
+
+
+#: Debian's packages the card needs to draw every language (tests/bot/test_card_scripts.py).
+CARD_PACKAGES = ("fonts-dejavu-core", "libfribidi0")
+
+
+def test_the_image_and_ci_install_what_the_card_draws_every_language_with() -> None:
+    installs = [
+        arguments
+        for name, arguments in dockerfile()
+        if name == "RUN" and "apt-get install" in arguments
+    ]
+    assert installs, "the image installs no Debian package"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for package in CARD_PACKAGES:
+        assert any(package in line.split() for line in installs), package
+        assert f"apt-get install -y -qq {' '.join(CARD_PACKAGES)}" in ci
+        assert f"dpkg -s {' '.join(CARD_PACKAGES)}" in ci
+    # Installed before the image drops root, and its package lists not kept in a layer.
+    position = next(i for i, (name, args) in enumerate(dockerfile()) if args == installs[0])
+    user = next(i for i, (name, _) in enumerate(dockerfile()) if name == "USER")
+    assert position < user
+    assert "rm -rf /var/lib/apt/lists/*" in installs[0]
 
 
 def test_what_the_image_copies_exists() -> None:

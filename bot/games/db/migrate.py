@@ -62,26 +62,49 @@ def upgrade_database(database_url: str, revision: str = "head") -> None:
         logging.getLogger(name).addFilter(one_line)
     try:
         from alembic import command
+        from alembic.util import CommandError
 
         command.upgrade(alembic_config(database_url), revision)
+    except CommandError as error:  # e.g. a revision it does not know: a newer version's schema
+        raise SchemaError(f"{error} (a newer version of the bot migrated it?)") from None
     finally:
         for name in ALEMBIC_LOGGERS:
             logging.getLogger(name).removeFilter(one_line)
 
 
+class SchemaError(SQLAlchemyError):
+    """Alembic cannot bring the schema to the revision asked for (a StorageError)."""
+
+
+def newer_schema(revision: str | None) -> str | None:
+    """What is wrong with a database whose schema is at `revision`, if a newer version of the
+    bot migrated it (during a rolling upgrade, an instance not yet upgraded that restarts):
+    this version's migrations cannot bring it anywhere, and its code may not fit it."""
+    if revision is None or revision in known_revisions():
+        return None
+    return (
+        f"its schema is at revision {revision}, newer than this version of the bot knows "
+        f"({head_revision()}): a newer version migrated it; run that version"
+    )
+
+
 @cache
-def head_revision() -> str:
-    """The newest revision of the packaged migrations: the one no other revision builds on
-    (read from the scripts' `revision` and `down_revision` lines, without Alembic)."""
-    revisions: set[str] = set()
-    parents: set[str] = set()
+def known_revisions() -> dict[str, str | None]:
+    """Every revision of the packaged migrations and the one it builds on (read from the
+    scripts' `revision` and `down_revision` lines, without Alembic)."""
+    known: dict[str, str | None] = {}
     for script in (SCRIPT_LOCATION / "versions").glob("*.py"):
         found = dict((key, value) for key, value in _REVISION.findall(script.read_text("utf-8")))
         if "revision" in found:
-            revisions.add(found["revision"])
-            if found.get("down_revision"):
-                parents.add(found["down_revision"])
-    heads = revisions - parents
+            known[found["revision"]] = found.get("down_revision") or None
+    return known
+
+
+@cache
+def head_revision() -> str:
+    """The newest revision of the packaged migrations: the one no other revision builds on."""
+    revisions = known_revisions()
+    heads = set(revisions) - set(revisions.values())
     if len(heads) != 1:
         raise RuntimeError(f"the migrations have {len(heads)} heads: {sorted(heads)}")
     return heads.pop()

@@ -18,6 +18,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.games.db.migrate import newer_schema
+
 #: The drivers the bot is built on, and how a host writes each.
 SUPPORTED_DRIVERS = {
     "sqlite+aiosqlite": "sqlite+aiosqlite:///tictactoe.sqlite3",
@@ -86,11 +88,17 @@ async def check_database(database_url: str) -> None:
 
 async def _try_a_write(connection: AsyncConnection) -> None:
     """Rewrite the schema's revision as it is, and roll back (nothing to write before the
-    first migration: that one will say)."""
+    first migration: that one will say); a schema a newer version of the bot migrated is a
+    DatabaseProblem (`migrate.newer_schema`)."""
     tables = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
     if "alembic_version" in tables:
         await connection.execute(text(REWRITE))
         await connection.rollback()
+        revision = await connection.scalar(text("SELECT max(version_num) FROM alembic_version"))
+        problem = newer_schema(revision)
+        if problem is not None:
+            url = connection.engine.url.render_as_string(hide_password=True)
+            raise DatabaseProblem(f"cannot use the database {url}: {problem}", settings=False)
 
 
 def _is_new_file(url: URL) -> bool:
