@@ -1140,7 +1140,6 @@ PROFILE_CATEGORIES = (
             "greenlet",
             "bot/games/db/",
             "bot/games/db/store.py",
-            "bot/games/updates.py",
         ),
     ),
     ("use-case and rules (bot/games, core)", ("bot/games/", "core/")),

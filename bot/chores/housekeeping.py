@@ -4,7 +4,7 @@ update ids older than a day, every hour, whatever kind of updates come in (or no
 from __future__ import annotations
 
 from bot.chores.rounds import Rounds
-from bot.games.updates import PRUNE_EVERY, HandledUpdates
+from bot.games.db.rows.handled_updates import PRUNE_EVERY, HandledUpdates
 
 
 class Housekeeping(Rounds):

@@ -10,8 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.games.challenges.use_cases import Challenges
 from bot.games.chats import Chats
 from bot.games.db.outbox import BoardOutbox
+from bot.games.db.rows.handled_updates import HandledUpdates
+from bot.games.db.rows.inbox import Inbox
 from bot.games.db.store import Store
-from bot.games.inbox import Inbox
 from bot.games.play.ai_turns import AiTurns, Thinker
 from bot.games.play.assists import Assists
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
@@ -28,7 +29,6 @@ from bot.games.records import Records
 from bot.games.strangers.chats import StrangerChats
 from bot.games.strangers.matchmaking import Matchmaking
 from bot.games.tournaments.use_cases import Tournaments
-from bot.games.updates import HandledUpdates
 from bot.telemetry.metrics import Metrics
 
 

@@ -1,6 +1,6 @@
 """Durable receipt: an update is stored before Telegram is answered 200 (webhook mode), or before
 the next getUpdates acknowledges it (long polling, `bot.intake.polling`), and handled by some
-instance whatever crashes (`bot.games.inbox` holds the rows).
+instance whatever crashes (`bot.games.db.rows.inbox` holds the rows).
 
 Telegram sends an update again only while it gets no 200 (or, polling, until the next
 getUpdates acknowledges it); once answered, an update lost in a crash was lost for good. So
@@ -34,7 +34,7 @@ from telegram.ext import Application
 
 from bot.chores.rounds import Rounds
 from bot.games.db.models import utcnow
-from bot.games.inbox import Inbox
+from bot.games.db.rows.inbox import Inbox
 from bot.intake.incoming import update_kind
 from bot.telegram.unstored import Unstored
 from bot.telegram.update_lanes import update_recovered

@@ -39,8 +39,8 @@ inline message's keyboard, and nobody else can make up a button in someone's nam
 
 The buttons that make something (n, nr, help, pc, rp, gf, qp, qr, qa: a game, a message, a
 search) or end a search (qc) act once per message: a tap of one claims it, by its message and
-data, for a moment (`bot.games.updates.claim_button`), so the second tap of a double tap makes
-nothing more.
+data, for a moment (`bot.games.db.rows.handled_updates.claim_button`), so the second tap of a
+double tap makes nothing more.
 
 A menu's buttons (n, nr, nk, menu, help, lang) end in `:o<user>`: they belong to the person who
 asked for the menu (or, under a finished game, to its player), and nobody else's tap does

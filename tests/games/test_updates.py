@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from bot.chores.housekeeping import Housekeeping
 from bot.games.db.models import HandledUpdate
-from bot.games.updates import KEPT_FOR, TAP_MOMENT, button_key
+from bot.games.db.rows.handled_updates import KEPT_FOR, TAP_MOMENT, button_key
 from bot.games.use_cases import Games
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)

@@ -223,7 +223,7 @@ class Move(Base):
 
 class HandledUpdate(Base):
     """A Telegram update an instance has acted on, or, under a negative id, a button that made
-    something (`bot.games.updates`); kept for a day, so that neither acts twice."""
+    something (`bot.games.db.rows.handled_updates`); kept for a day, so that neither acts twice."""
 
     __tablename__ = "handled_updates"
 
