@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import or_, update
 
 from bot.games.db import reads, statements, store
 from bot.games.db.batch import Later
-from bot.games.db.models import Game, Player, utcnow
+from bot.games.db.models import Game, utcnow
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.model import EndReason, GameStatus, GameView
 from bot.games.play import lifecycle
@@ -58,43 +59,28 @@ class Chats:
         first, at most `limit`), and the waiting message of the search it ended (taken: it
         is told once)."""
         async with self._store.transaction() as session:
-            away = (
-                await session.execute(
-                    select(Player.away_since, Player.away_search_message_id).where(
-                        Player.id == chat_id
-                    )
-                )
-            ).first()
-            if away is None or (away.away_since is None and away.away_search_message_id is None):
+            away = await player_rows.away_of(session, chat_id)
+            if away is None or away == (None, None):
                 return ClosedWhileAway((), None)
+            away_since, search_message_id = away
             found = []
-            if away.away_since is not None:
+            if away_since is not None:
                 found = await reads.load_all(
                     session,
                     or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
                     Game.end_reason.in_(CLOSED_BY_BLOCK),
-                    Game.updated_at >= away.away_since,
+                    Game.updated_at >= away_since,
                     order_by=(Game.id.desc(),),
                 )
-            await session.execute(
-                update(Player)
-                .where(Player.id == chat_id)
-                .values(away_since=None, away_search_message_id=None)
-            )
-        return ClosedWhileAway(
-            tuple(game.view for game in found[:limit]), away.away_search_message_id
-        )
+            await player_rows.mark_back(session, chat_id)
+        return ClosedWhileAway(tuple(game.view for game in found[:limit]), search_message_id)
 
     async def keep_search_message(self, player_id: int, message_id: int) -> None:
         """A waiting message that its search's end could not reach (its person blocked the bot
         as it was posted, before it was the search's): `closed_while_away` gives it back
         once they are back, as it does the messages of searches the block ended."""
         async with self._store.transaction() as session:
-            await session.execute(
-                update(Player)
-                .where(Player.id == player_id)
-                .values(away_search_message_id=message_id)
-            )
+            await player_rows.keep_search_message(session, player_id, message_id)
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
@@ -115,9 +101,7 @@ class Chats:
             async with self._store.transaction() as session:
                 now = utcnow()
                 if chat_id > 0:  # a private chat's id is its person's: away from now on
-                    await session.execute(
-                        update(Player).where(Player.id == chat_id).values(away_since=now)
-                    )
+                    await player_rows.mark_away(session, chat_id, now)
                 await tournament_rows.close_in_chat(session, chat_id, now)
                 return tuple(
                     [

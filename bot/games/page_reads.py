@@ -5,10 +5,11 @@ use-cases."""
 
 from __future__ import annotations
 
-from sqlalchemy import or_, select
+from sqlalchemy import or_
 
 from bot.games.db import reads
-from bot.games.db.models import Game, Player
+from bot.games.db.models import Game
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.matches import play as match_play
 from bot.games.model import LIVE, GameView
@@ -87,5 +88,4 @@ async def stranger_game_of(games: Store, user_id: int) -> GameView | None:
 async def chosen_language(games: Store, user_id: int) -> str | None:
     """The language the user chose with /language, if any (the chat speaks it to them)."""
     async with games.sessions() as session:
-        found = await session.execute(select(Player.chosen_language).where(Player.id == user_id))
-        return found.scalar_one_or_none()
+        return await player_rows.chosen_language(session, user_id)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import update
-
-from bot.games import player_rows
-from bot.games.db.models import Player
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.model import PlayerInfo
 
@@ -19,6 +16,4 @@ class Players:
         Telegram client's language. `/forget` deletes the choice with the rest."""
         async with self._store.transaction() as session:
             await player_rows.upsert_player(session, user)
-            await session.execute(
-                update(Player).where(Player.id == user.id).values(chosen_language=code[:16])
-            )
+            await player_rows.choose_language(session, user.id, code)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import func, or_, select, update
 
 from bot.games.db import reads, store
-from bot.games.db.models import Game, Move, Player
+from bot.games.db.models import Game, Move
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.model import LIVE, GameView, PlayerInfo
 from bot.games.play import lifecycle
@@ -26,7 +27,7 @@ class Privacy:
 
     async def _forget(self, uid: int) -> ForgetReport:
         async with self._store.transaction() as session:
-            had_profile = await session.scalar(select(Player.id).where(Player.id == uid))
+            had_profile = await player_rows.is_stored(session, uid)
             games = await reads.load_all(
                 session,
                 or_(
@@ -65,5 +66,5 @@ class Privacy:
                 anonymized += 1
             await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
             await tournament_rows.forget(session, uid)
-            await session.execute(delete(Player).where(Player.id == uid))
-            return ForgetReport(had_profile is not None, deleted, moves, anonymized, tuple(ended))
+            await player_rows.delete_player(session, uid)
+            return ForgetReport(had_profile, deleted, moves, anonymized, tuple(ended))

@@ -9,11 +9,11 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
-from bot.games import player_rows
 from bot.games.challenges import rules as challenge_rules
 from bot.games.db import reads, store
 from bot.games.db.live_games import Loaded
 from bot.games.db.models import Game, utcnow
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.matches import play as match_play

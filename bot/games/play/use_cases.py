@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from bot.games import player_rows
 from bot.games.db import reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.live_games import Loaded
 from bot.games.db.models import Game, utcnow
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import (

@@ -12,10 +12,10 @@ Which games count, and how, is `rating_rules`.
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from bot.games import player_rows
 from bot.games.db.models import Player
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.model import PlayerInfo
 from bot.games.play import endings
@@ -74,9 +74,8 @@ class Ratings:
         """Show the user on the global ladder (first name and rating), or not."""
         async with self._store.transaction() as session:
             await player_rows.upsert_player(session, user)
-            await session.execute(update(Player).where(Player.id == user.id).values(on_ladder=on))
+            await player_rows.set_on_ladder(session, user.id, on)
 
     async def is_on_ladder(self, user_id: int) -> bool:
         async with self._store.sessions() as session:
-            found = await session.scalar(select(Player.on_ladder).where(Player.id == user_id))
-            return bool(found)
+            return await player_rows.is_on_ladder(session, user_id)

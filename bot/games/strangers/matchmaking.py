@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 
-from bot.games import player_rows
 from bot.games.db import reads, store
 from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Db, Store
 from bot.games.matches import play as match_play
 from bot.games.model import LIVE, USER, GameView, PlayerInfo
@@ -148,7 +148,7 @@ class Matchmaking:
             if deleted.rowcount != 1:
                 return None
             if away:
-                await session.execute(_kept_for_return(gone))
+                await player_rows.keep_search_message(session, gone.player_id, gone.message_id)
             return gone
 
     async def expire(self, joined_before: datetime) -> list[Waiting]:
@@ -183,7 +183,7 @@ class Matchmaking:
                 if loaded is None or loaded.view.ply or not loaded.view.is_active:
                     return False
                 await store.delete_game(session, loaded)
-                await session.execute(_kept_for_return(gone))  # the block's update finds none
+                await player_rows.keep_search_message(session, gone.player_id, gone.message_id)
                 if await _queued(session, stays.player_id) is not None:
                     return False
                 await session.execute(_requeued(stays))
@@ -341,17 +341,6 @@ def _requeued(waiting: Waiting) -> Any:
         joined_at=waiting.joined_at,
         shown_at=waiting.shown_at,
         offered_ai=waiting.offered_ai,
-    )
-
-
-def _kept_for_return(waiting: Waiting) -> Any:
-    """The UPDATE that keeps the waiting message of `waiting`, who blocked the bot, on their
-    player: it cannot be edited now, and says the search ended once they are back
-    (`Chats.closed_while_away`)."""
-    return (
-        update(Player)
-        .where(Player.id == waiting.player_id)
-        .values(away_search_message_id=waiting.message_id)
     )
 
 

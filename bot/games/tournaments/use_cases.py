@@ -20,10 +20,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from bot.games import player_rows
 from bot.games.db import store
 from bot.games.db.models import utcnow
 from bot.games.db.reads import Db
+from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import USER, BoardRef, GameView, MoveResult, PlayerInfo
