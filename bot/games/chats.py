@@ -11,10 +11,10 @@ from bot.games.db import reads, statements, store
 from bot.games.db.batch import Later
 from bot.games.db.models import Game, utcnow
 from bot.games.db.rows import players as player_rows
+from bot.games.db.rows import tournaments as tournament_rows
 from bot.games.db.store import Store
 from bot.games.model import EndReason, GameStatus, GameView
 from bot.games.play import lifecycle
-from bot.games.tournaments import rows as tournament_rows
 
 
 class Chats:

@@ -7,11 +7,11 @@ from sqlalchemy import func, or_, select, update
 from bot.games.db import reads, store
 from bot.games.db.models import Game, Move
 from bot.games.db.rows import players as player_rows
+from bot.games.db.rows import tournaments as tournament_rows
 from bot.games.db.store import Store
 from bot.games.model import LIVE, GameView, PlayerInfo
 from bot.games.play import lifecycle
 from bot.games.summaries import ForgetReport
-from bot.games.tournaments import rows as tournament_rows
 
 
 class Privacy:

@@ -1,7 +1,7 @@
 """Tournaments in a group: sign-up (`/tournament`, Join, Leave), the organiser's Start and
 Cancel (or End, once running), and the rounds moving on as their games end. Each use-case is
 one transaction; the rules (pairings, standings) are `tournament_rules`, the rows
-`tournament_rows`.
+`bot.games.db.rows.tournaments`.
 
 A round's games are ordinary group games between two people, created as every game is
 (`lifecycle.new_game`, `store.insert`) in the transaction that pairs the round, on the
@@ -24,6 +24,7 @@ from bot.games.db import store
 from bot.games.db.models import utcnow
 from bot.games.db.reads import Db
 from bot.games.db.rows import players as player_rows
+from bot.games.db.rows import tournaments as rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import USER, BoardRef, GameView, MoveResult, PlayerInfo
@@ -31,7 +32,6 @@ from bot.games.play import clock_rules, lifecycle
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
 from bot.games.play.resigning import Resigning
 from bot.games.strangers.pairing import board_of_key
-from bot.games.tournaments import rows
 from bot.games.tournaments.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
