@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import update
 
+from bot.games.db.rows.ratings import RATINGS
 from bot.games.events import GameEnded
 from bot.games.model import BoardRef, EndReason, GameStatus, GameView, PlayerInfo, Result
-from bot.games.play.endings import RATINGS
 from bot.games.ratings.rules import (
     AI_RATINGS,
     BOUND_DEVIATIONS,

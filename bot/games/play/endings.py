@@ -16,13 +16,10 @@ Which games are rated, in which pool, for what score, is `rating_rules`.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
-from sqlalchemy import and_, func, or_, select
-
-from bot.games.db import reads, statements
-from bot.games.db.models import Game, Rating, utcnow
+from bot.games.db.models import utcnow
+from bot.games.db.rows import ratings as rating_rows
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import LIVE, GameView
 from bot.games.ratings.rules import (
@@ -40,7 +37,6 @@ from core.board import O, X
 #: Where an ending is settled: the write transaction that ends the game.
 Db = CoreTransaction
 
-RATINGS = Rating.__table__
 #: Rated games between the same two people within this long count less (`repeat_weight`).
 REPEAT_WINDOW = timedelta(days=1)
 
@@ -71,7 +67,10 @@ async def _apply(session: Db, game: GameView, rated: RatedGame) -> dict[str, int
         if player_id is None:
             return None
         ids[mark] = player_id
-    before = {mark: await stored_rating(session, ids[mark], rated.pool) for mark in rated.scores}
+    before = {
+        mark: await rating_rows.stored_rating(session, ids[mark], rated.pool)
+        for mark in rated.scores
+    }
     if rated.ai_level is not None:
         (mark,) = rated.scores
         opponents = {mark: ai_rating(rated.pool.removeprefix(AI_PREFIX), rated.ai_level)}
@@ -80,91 +79,19 @@ async def _apply(session: Db, game: GameView, rated: RatedGame) -> dict[str, int
         if not game.is_between_strangers and None in before.values():
             return None  # a friendly game counts once both are rated
         opponents = {X: before[O] or glicko2.Rating(), O: before[X] or glicko2.Rating()}
-        earlier = await _games_together(session, ids[X], ids[O], game.id, now)
+        earlier = await rating_rows.games_together(
+            session, ids[X], ids[O], game.id, now - REPEAT_WINDOW
+        )
         weight = repeat_weight(earlier)
     changes = {}
     for mark, score in rated.scores.items():
         old = before[mark] or glicko2.Rating()
-        stored = await _strongest_scored(session, ids[mark], rated.pool)
+        stored = await rating_rows.strongest_scored(session, ids[mark], rated.pool)
         strongest = strongest_scored(stored, opponents[mark], score)
         new = glicko2.rate(old, [glicko2.Result(opponents[mark], score, weight)])
         new = bounded(old, new, strongest)
         changes[mark] = round(new.rating - old.rating)
-        await _store(session, ids[mark], rated.pool, (new, strongest), changes[mark], now)
+        await rating_rows.store_rating(
+            session, ids[mark], rated.pool, (new, strongest), changes[mark], now
+        )
     return changes
-
-
-async def stored_rating(session: reads.Db, player_id: int, pool: str) -> glicko2.Rating | None:
-    row = (
-        await session.execute(
-            select(RATINGS.c.rating, RATINGS.c.deviation, RATINGS.c.volatility).where(
-                RATINGS.c.player_id == player_id, RATINGS.c.pool == pool
-            )
-        )
-    ).first()
-    return None if row is None else glicko2.Rating(*row)
-
-
-async def _strongest_scored(session: Db, player_id: int, pool: str) -> float | None:
-    """The strongest rating the player has won or drawn against in `pool` (`bounded`)."""
-    strongest: float | None = await session.scalar(
-        select(RATINGS.c.strongest_scored).where(
-            RATINGS.c.player_id == player_id, RATINGS.c.pool == pool
-        )
-    )
-    return strongest
-
-
-async def _store(
-    session: Db,
-    player_id: int,
-    pool: str,
-    rated: tuple[glicko2.Rating, float | None],
-    change: int,
-    now: datetime,
-) -> None:
-    new, strongest = rated
-    upsert = statements.upsert_for(session.bind.dialect.name)(RATINGS)
-    values: dict[str, Any] = {
-        "player_id": player_id,
-        "pool": pool,
-        "rating": new.rating,
-        "deviation": new.deviation,
-        "volatility": new.volatility,
-        "games": 1,
-        "last_change": change,
-        "strongest_scored": strongest,
-        "updated_at": now,
-    }
-    statement = upsert.values(**values).on_conflict_do_update(
-        index_elements=[RATINGS.c.player_id, RATINGS.c.pool],
-        set_={
-            "rating": new.rating,
-            "deviation": new.deviation,
-            "volatility": new.volatility,
-            "games": RATINGS.c.games + 1,
-            "last_change": change,
-            "strongest_scored": strongest,
-            "updated_at": now,
-        },
-    )
-    await session.execute(statement)
-
-
-async def _games_together(session: Db, a: int, b: int, game_id: int, now: datetime) -> int:
-    """Rated games between `a` and `b` (either side) in the last REPEAT_WINDOW, but this one."""
-    pair = or_(
-        and_(Game.x_player_id == a, Game.o_player_id == b),
-        and_(Game.x_player_id == b, Game.o_player_id == a),
-    )
-    found = await session.scalar(
-        select(func.count())
-        .select_from(Game)
-        .where(
-            pair,
-            Game.id != game_id,
-            Game.x_rating_change.is_not(None),
-            Game.updated_at >= now - REPEAT_WINDOW,
-        )
-    )
-    return int(found or 0)

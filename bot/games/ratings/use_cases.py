@@ -12,17 +12,13 @@ Which games count, and how, is `rating_rules`.
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
-from bot.games.db.models import Player
 from bot.games.db.rows import players as player_rows
+from bot.games.db.rows import ratings as rating_rows
 from bot.games.db.store import Store
 from bot.games.model import PlayerInfo
-from bot.games.play import endings
 from bot.games.summaries import LadderRow, PoolRating
 from core import glicko2
 
-_RATINGS = endings.RATINGS
 #: The global ladder shows established ratings only: a deviation under this, Glicko-2's own
 #: line between a guess and a rating (a 95% interval narrower than ±220). A newcomer's first
 #: lucky wins put nobody at the top.
@@ -36,39 +32,18 @@ class Ratings:
     async def of_player(self, player_id: int) -> list[PoolRating]:
         """The player's ratings, one per pool they played in."""
         async with self._store.sessions() as session:
-            rows = await session.execute(select(_RATINGS).where(_RATINGS.c.player_id == player_id))
-            return [
-                PoolRating(row.pool, row.rating, row.deviation, row.games, row.last_change)
-                for row in rows
-            ]
+            return await rating_rows.of_player(session, player_id)
 
     async def rating_in(self, player_id: int, pool: str) -> glicko2.Rating:
         """The player's rating in `pool` (a newcomer's if they have none)."""
         async with self._store.sessions() as session:
-            return await endings.stored_rating(session, player_id, pool) or glicko2.Rating()
+            return await rating_rows.stored_rating(session, player_id, pool) or glicko2.Rating()
 
     async def ladder(self, pool: str, limit: int = 10) -> list[LadderRow]:
         """The best established ratings (`LADDER_DEVIATION`) of a pool, of players who chose
         to be on the ladder."""
         async with self._store.sessions() as session:
-            rows = await session.execute(
-                select(
-                    _RATINGS.c.player_id,
-                    Player.name,
-                    _RATINGS.c.rating,
-                    _RATINGS.c.deviation,
-                    _RATINGS.c.games,
-                )
-                .join(Player, Player.id == _RATINGS.c.player_id)
-                .where(
-                    _RATINGS.c.pool == pool,
-                    Player.on_ladder.is_(True),
-                    _RATINGS.c.deviation <= LADDER_DEVIATION,
-                )
-                .order_by(_RATINGS.c.rating.desc(), _RATINGS.c.player_id)
-                .limit(limit)
-            )
-            return [LadderRow(*row) for row in rows]
+            return await rating_rows.ladder(session, pool, LADDER_DEVIATION, limit)
 
     async def set_on_ladder(self, user: PlayerInfo, on: bool) -> None:
         """Show the user on the global ladder (first name and rating), or not."""
