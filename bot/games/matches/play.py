@@ -23,36 +23,16 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
-
-from bot.games.db import statements
-from bot.games.db.batch import Later
 from bot.games.db.models import utcnow
+from bot.games.db.rows import matches as match_rows
 from bot.games.db.writes import CoreTransaction
-from bot.games.matches.rules import MatchScore, MatchStatus, Side, mark_of
+from bot.games.matches.rules import MatchScore, Side, mark_of
 from bot.games.model import USER, EndReason, GameView, PlayerInfo
 from bot.games.play import lifecycle
 from bot.games.play.clock_rules import Clock, with_clock
 
-MATCHES = statements.MATCHES
 #: Endings after which the match goes on: the game was played to its end.
 PLAYED_OUT = frozenset({EndReason.LINE, EndReason.FULL, EndReason.RESIGNED, EndReason.TIMEOUT})
-
-_INSERT = MATCHES.insert().returning(MATCHES.c.id)
-# Guarded by the games counted: a score is never written twice for one game.
-_SCORE = (
-    MATCHES.update()
-    .where(MATCHES.c.id == bindparam("match_id"), MATCHES.c.played == bindparam("played_before"))
-    .values(
-        a_halves=bindparam("a_halves"),
-        b_halves=bindparam("b_halves"),
-        played=bindparam("played"),
-        status=bindparam("status"),
-        a_player_id=bindparam("a_player_id"),
-        b_player_id=bindparam("b_player_id"),
-        updated_at=bindparam("updated_at"),
-    )
-)
 
 
 async def begin(session: CoreTransaction, best_of: int, draft: GameView) -> GameView:
@@ -61,18 +41,7 @@ async def begin(session: CoreTransaction, best_of: int, draft: GameView) -> Game
     if best_of <= 1:
         return draft
     now = utcnow()
-    values: dict[str, Any] = {
-        "best_of": best_of,
-        "a_player_id": draft.x_player_id,
-        "b_player_id": draft.o_player_id,
-        "a_halves": 0,
-        "b_halves": 0,
-        "played": 0,
-        "status": MatchStatus.PLAYING.value,
-        "created_at": now,
-        "updated_at": now,
-    }
-    match_id = await session.scalar(_INSERT, values)
+    match_id = await match_rows.insert(session, best_of, draft.x_player_id, draft.o_player_id, now)
     return replace(draft, match_id=match_id, match_game=1, match=MatchScore(best_of))
 
 
@@ -83,23 +52,11 @@ async def advance(session: CoreTransaction, ended: GameView) -> tuple[GameView, 
     if ended.match_id is None or score is None or score.is_over or number != score.next_game:
         return ended, None
     after = scored(score, ended)
-    session.later(
-        Later(
-            _SCORE,
-            {
-                "match_id": ended.match_id,
-                "played_before": score.played,
-                "a_halves": after.a_halves,
-                "b_halves": after.b_halves,
-                "played": after.played,
-                "status": after.status.value,
-                "a_player_id": ended.player_id_of(mark_of(Side.A, number)),
-                "b_player_id": ended.player_id_of(mark_of(Side.B, number)),
-                "updated_at": utcnow(),
-            },
-            one_change=True,
-        )
+    sides = (
+        ended.player_id_of(mark_of(Side.A, number)),
+        ended.player_id_of(mark_of(Side.B, number)),
     )
+    match_rows.score_later(session, ended.match_id, score, after, sides, utcnow())
     ended = replace(ended, match=after)
     return ended, (None if after.is_over else next_game(ended, utcnow()))
 
@@ -148,17 +105,8 @@ def next_game(ended: GameView, now: datetime) -> GameView:
     return with_clock(draft, Clock(ended.clock_seconds, ended.clock_delay or 0.0))
 
 
-_NEXT = select(statements.GAMES.c.id).where(
-    statements.GAMES.c.match_id == bindparam("match_id"),
-    statements.GAMES.c.match_game == bindparam("match_game"),
-)
-
-
 async def next_game_id(session: Any, ended: GameView) -> int | None:
     """The id of the game that followed `ended` in its match, if one did."""
     if ended.match_id is None or ended.match_game is None:
         return None
-    found = await session.scalar(
-        _NEXT, {"match_id": ended.match_id, "match_game": ended.match_game + 1}
-    )
-    return None if found is None else int(found)
+    return await match_rows.next_game_id(session, ended.match_id, ended.match_game + 1)
