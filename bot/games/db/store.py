@@ -17,7 +17,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -48,6 +48,9 @@ from core.positions import variant_of
 
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
 LOST_RACE = (StaleDataError, IntegrityError)
+#: Any error the database reported: PostgreSQL breaking a deadlock between two instances that
+#: lock the same rows crosswise among them (pairing the same players), a lost race too.
+DATABASE_ERROR = DBAPIError
 #: How often a use-case that must not fail (a new game, /forget) runs again after a lost race.
 RACE_ATTEMPTS = 5
 

@@ -15,23 +15,19 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, insert, or_, select, update
-from sqlalchemy.exc import DBAPIError
-
 from bot.games.db import reads, store
-from bot.games.db.models import Game, PairingBlock, Player, QueueEntry, aware, utcnow
+from bot.games.db.models import utcnow
 from bot.games.db.rows import players as player_rows
-from bot.games.db.store import LOST_RACE, Db, Store
+from bot.games.db.rows import queue as queue_rows
+from bot.games.db.store import DATABASE_ERROR, LOST_RACE, Store
 from bot.games.matches import play as match_play
-from bot.games.model import LIVE, USER, GameView, PlayerInfo
+from bot.games.model import USER, GameView, PlayerInfo
 from bot.games.play import lifecycle
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock, clock_key, clock_of_key, with_clock
 from bot.games.ratings.rules import pool_of
 from bot.games.ratings.use_cases import Ratings
 from bot.games.strangers.pairing import Waiting, board_of_key, pairs
 from core.board import other
-
-_QUEUE = QueueEntry.__table__
 
 
 class JoinStatus(StrEnum):
@@ -99,31 +95,20 @@ class Matchmaking:
         try:
             async with self._store.transaction() as session:
                 await player_rows.upsert_player(session, user)
-                joined = await _queued(session, user.id)
+                joined = await queue_rows.queued(session, user.id)
                 entry = {"board": board, "clock": control, "best_of": best_of}
                 same = joined is not None and entry == _sought(joined)
                 if joined is not None and entry != _sought(joined):
                     # Another board, clock or length: the same entry (and waiting message),
                     # its wait begun anew.
-                    await session.execute(
-                        update(QueueEntry)
-                        .where(QueueEntry.player_id == user.id)
-                        .values(**entry, rating=rating, joined_at=now, offered_ai=False)
-                    )
+                    await queue_rows.restart_entry(session, user.id, entry, rating, now)
                 elif joined is None:
-                    await session.execute(
-                        insert(QueueEntry).values(
-                            **entry,
-                            player_id=user.id,
-                            rating=rating,
-                            chat_id=chat_id,
-                            language=language,
-                            joined_at=now,
-                        )
+                    await queue_rows.insert_entry(
+                        session, entry, user.id, rating, chat_id, language, now
                     )
                 # After the entry's write, which waits for a pairing of the user that is
                 # being committed: a game against a stranger is seen, and the entry undone.
-                if await _busy(session, (user.id, user.id)):
+                if await queue_rows.playing_strangers(session, (user.id, user.id)):
                     raise _Gone
         except _Gone:
             return JoinResult(JoinStatus.PLAYING, game=await self.stranger_game_of(user.id))
@@ -137,15 +122,13 @@ class Matchmaking:
         self, user_id: int, *, away: bool = False, from_message: int | None = None
     ) -> Waiting | None:
         """The user stops looking: their entry as it was (None: not queued, paired meanwhile, or
-        `from_message` is an older search's). `away`: they blocked the bot (`_kept_for_return`)."""
+        `from_message` is an older search's). `away`: they blocked the bot (their waiting
+        message is kept: `player_rows.keep_search_message`)."""
         async with self._store.transaction() as session:
-            gone = await _queued(session, user_id)
+            gone = await queue_rows.queued(session, user_id)
             if gone is None or _another_search(gone, from_message):
                 return None
-            deleted = await session.execute(
-                delete(QueueEntry).where(QueueEntry.player_id == user_id)
-            )
-            if deleted.rowcount != 1:
+            if not await queue_rows.delete_entry(session, user_id):
                 return None
             if away:
                 await player_rows.keep_search_message(session, gone.player_id, gone.message_id)
@@ -156,18 +139,12 @@ class Matchmaking:
         limit): their entries as they were, for their waiting messages to say so. An entry
         paired or cancelled meanwhile is not among them."""
         async with self._store.sessions() as session:
-            rows = await session.execute(_WAITING.where(_QUEUE.c.joined_at < joined_before))
-            late = [_waiting(row) for row in rows]
+            late = await queue_rows.joined_before(session, joined_before)
         gone = []
         for waiting in late:
             async with self._store.transaction() as session:
-                deleted = await session.execute(
-                    delete(QueueEntry).where(
-                        QueueEntry.player_id == waiting.player_id,
-                        QueueEntry.joined_at == waiting.joined_at,
-                    )
-                )
-            if deleted.rowcount == 1:
+                deleted = await queue_rows.delete_if_unchanged(session, waiting)
+            if deleted:
                 gone.append(waiting)
         return gone
 
@@ -184,30 +161,27 @@ class Matchmaking:
                     return False
                 await store.delete_game(session, loaded)
                 await player_rows.keep_search_message(session, gone.player_id, gone.message_id)
-                if await _queued(session, stays.player_id) is not None:
+                if await queue_rows.queued(session, stays.player_id) is not None:
                     return False
-                await session.execute(_requeued(stays))
-        except (*LOST_RACE, DBAPIError):
+                await queue_rows.requeue(session, stays)
+        except (*LOST_RACE, DATABASE_ERROR):
             return False
         return True
 
     async def waiting_of(self, user_id: int) -> Waiting | None:
         async with self._store.sessions() as session:
-            return await _queued(session, user_id)
+            return await queue_rows.queued(session, user_id)
 
     async def waiting(self) -> list[Waiting]:
         """Everybody in the queue, the longest waiting first."""
         async with self._store.sessions() as session:
-            rows = await session.execute(_WAITING.order_by(_QUEUE.c.joined_at))
-            return [_waiting(row) for row in rows]
+            return await queue_rows.longest_waiting_first(session)
 
     async def attach_message(self, user_id: int, message_id: int, drawn_at: datetime) -> bool:
         """The "Looking for an opponent…" message of the user's queue entry, drawn as at
         `drawn_at` (False: the entry is gone, paired or let go meanwhile)."""
-        entry = update(QueueEntry).where(QueueEntry.player_id == user_id)
         async with self._store.transaction() as session:
-            attached = await session.execute(entry.values(message_id=message_id, shown_at=drawn_at))
-        return bool(attached.rowcount == 1)
+            return await queue_rows.attach_message(session, user_id, message_id, drawn_at)
 
     async def claim_redraw(
         self, user_id: int, now: datetime, *, drawn_before: datetime, offer: bool = False
@@ -216,25 +190,16 @@ class Matchmaking:
         `drawn_before` (or, with `offer`, when the AI is to be offered): True for the one
         instance whose UPDATE found it due, so that two instances never redraw it at once
         and an entry cancelled or paired meanwhile is not redrawn."""
-        due = or_(QueueEntry.shown_at.is_(None), QueueEntry.shown_at <= drawn_before)
-        values: dict[str, object] = {"shown_at": now}
-        if offer:
-            due = or_(due, QueueEntry.offered_ai.is_(False))
-            values["offered_ai"] = True
         async with self._store.transaction() as session:
-            claimed = await session.execute(
-                update(QueueEntry).where(QueueEntry.player_id == user_id, due).values(**values)
-            )
-        return bool(claimed.rowcount == 1)
+            return await queue_rows.claim_redraw(session, user_id, now, drawn_before, offer)
 
     async def pair_waiting(self, only: int | None = None) -> list[Paired]:
         """Make every pair `pairing.pairs` allows now (with `only`, just that player's): the
         games started, each in a transaction of its own."""
         now = utcnow()
         async with self._store.sessions() as session:
-            queue = [_waiting(row) for row in await session.execute(_WAITING)]
-            blocks = await session.execute(select(PairingBlock.player_id, PairingBlock.blocked_id))
-            blocked = {frozenset(row) for row in blocks}
+            queue = await queue_rows.everybody(session)
+            blocked = await queue_rows.blocked_pairs(session)
         made = []
         for first, second in pairs(queue, blocked, now):
             if only is not None and only not in (first.player_id, second.player_id):
@@ -248,20 +213,12 @@ class Matchmaking:
         try:
             async with self._store.transaction() as session:
                 ids = (first.player_id, second.player_id)
-                busy = await _busy(session, ids)
+                busy = await queue_rows.playing_strangers(session, ids)
                 if busy:
                     # Queued by a /play that raced their pairing: it goes; the other stays.
-                    await session.execute(delete(QueueEntry).where(QueueEntry.player_id.in_(busy)))
+                    await queue_rows.delete_entries(session, busy)
                     return None
-                taken = await session.execute(
-                    delete(QueueEntry).where(
-                        QueueEntry.player_id.in_(ids),
-                        QueueEntry.board == first.board,
-                        QueueEntry.clock.is_not_distinct_from(first.clock),
-                        QueueEntry.best_of == first.best_of,
-                    )
-                )
-                if taken.rowcount != 2:
+                if not await queue_rows.take_pair(session, ids, first):
                     raise _Gone  # undoes the delete: the one still there stays queued
                 draft = lifecycle.new_game(
                     board=board_of_key(first.board),
@@ -282,7 +239,7 @@ class Matchmaking:
                 draft = with_clock(draft, self.clock_of(first))
                 draft = await match_play.begin(session, first.best_of, draft)
                 return (await store.insert(session, draft)).view
-        except (_Gone, *LOST_RACE, DBAPIError):
+        except (_Gone, *LOST_RACE, DATABASE_ERROR):
             # Someone left the pair, or PostgreSQL broke a deadlock between two instances
             # pairing crosswise: the survivor paired, the next round tries the rest.
             return None
@@ -308,80 +265,13 @@ class Matchmaking:
         other_id = game.player_id_of(opponent)
         if other_id is not None:
             async with self._store.transaction() as session:
-                exists = await session.scalar(
-                    select(PairingBlock.player_id).where(
-                        PairingBlock.player_id == user.id, PairingBlock.blocked_id == other_id
-                    )
-                )
-                if exists is None:
-                    await session.execute(
-                        insert(PairingBlock).values(
-                            player_id=user.id, blocked_id=other_id, created_at=utcnow()
-                        )
-                    )
+                await queue_rows.block(session, user.id, other_id, utcnow())
         return game.name_of(opponent) or ""
 
 
 def _sought(waiting: Waiting) -> dict[str, Any]:
     """What a player in the queue looks for, as its columns."""
     return {"board": waiting.board, "clock": waiting.clock, "best_of": waiting.best_of}
-
-
-def _requeued(waiting: Waiting) -> Any:
-    """The INSERT that puts `waiting` back in the queue as they were."""
-    return insert(QueueEntry).values(
-        player_id=waiting.player_id,
-        board=waiting.board,
-        clock=waiting.clock,
-        best_of=waiting.best_of,
-        rating=waiting.rating,
-        chat_id=waiting.chat_id,
-        message_id=waiting.message_id,
-        language=waiting.language,
-        joined_at=waiting.joined_at,
-        shown_at=waiting.shown_at,
-        offered_ai=waiting.offered_ai,
-    )
-
-
-# Core, not the ORM: it runs in write transactions on bare connections too.
-_WAITING = select(_QUEUE, Player.name).join(Player, Player.id == _QUEUE.c.player_id)
-
-
-def _waiting(row: Any) -> Waiting:
-    joined_at = aware(row.joined_at)
-    assert joined_at is not None  # a NOT NULL column
-    return Waiting(
-        player_id=row.player_id,
-        name=row.name,
-        board=row.board,
-        rating=row.rating,
-        chat_id=row.chat_id,
-        message_id=row.message_id,
-        language=row.language,
-        joined_at=joined_at,
-        shown_at=aware(row.shown_at),
-        offered_ai=bool(row.offered_ai),
-        clock=row.clock,
-        best_of=row.best_of,
-    )
-
-
-async def _queued(session: Db, user_id: int) -> Waiting | None:
-    row = (await session.execute(_WAITING.where(_QUEUE.c.player_id == user_id))).first()
-    return None if row is None else _waiting(row)
-
-
-async def _busy(session: Db, ids: tuple[int, int]) -> set[int]:
-    """Those of `ids` who play a stranger now."""
-    rows = await session.execute(
-        select(Game.x_player_id, Game.o_player_id).where(
-            Game.status.in_(LIVE),
-            Game.second_chat_id.is_not(None),
-            or_(Game.x_player_id.in_(ids), Game.o_player_id.in_(ids)),
-        )
-    )
-    return {player for row in rows for player in row} & set(ids)
 
 
 def _another_search(entry: Waiting, message_id: int | None) -> bool:
