@@ -5,19 +5,14 @@ use-cases."""
 
 from __future__ import annotations
 
-from sqlalchemy import or_
-
 from bot.games.db import reads
-from bot.games.db.models import Game
+from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
 from bot.games.db.store import Store
 from bot.games.matches import play as match_play
-from bot.games.model import LIVE, GameView
+from bot.games.model import GameView
 from bot.games.summaries import MoveRow
 
-#: A game's seats: a user plays in a game if any of them is theirs (three or four in games
-#: of more people).
-SEATS = (Game.x_player_id, Game.o_player_id, Game.t_player_id, Game.s_player_id)
 #: The start page lists at most this many games, newest first.
 OPEN_GAMES_SHOWN = 20
 
@@ -37,7 +32,7 @@ async def rematch_offer_of(games: Store, game: GameView) -> GameView | None:
     if not (game.is_finished and game.is_between_people):
         return None
     async with games.sessions() as session:
-        found = await reads.load_all(session, Game.rematch_of_id == game.id)
+        found = await game_rows.rematch_offers_of(session, game.id)
     return found[0].view if found else None
 
 
@@ -55,19 +50,14 @@ async def next_match_game_of(games: Store, game: GameView) -> GameView | None:
 async def game_by_public_id(games: Store, public_id: str) -> GameView | None:
     """The game of a public id (`GameView.public_id`), as stored now."""
     async with games.sessions() as session:
-        found = await reads.load_all(session, Game.public_id == public_id)
+        found = await game_rows.by_public_id(session, public_id)
     return found[0].view if found else None
 
 
 async def open_games_of(games: Store, user_id: int) -> list[GameView]:
     """The user's running games and challenges, newest first."""
     async with games.sessions() as session:
-        found = await reads.load_all(
-            session,
-            Game.status.in_(LIVE),
-            or_(*(seat == user_id for seat in SEATS)),
-            order_by=(Game.id.desc(),),
-        )
+        found = await game_rows.live_games_of(session, user_id)
     return [loaded.view for loaded in found[:OPEN_GAMES_SHOWN]]
 
 
@@ -75,13 +65,7 @@ async def stranger_game_of(games: Store, user_id: int) -> GameView | None:
     """The user's running game against a stranger (one at most: the queue pairs nobody
     who plays one already), newest first."""
     async with games.sessions() as session:
-        found = await reads.load_all(
-            session,
-            Game.status.in_(LIVE),
-            Game.second_chat_id.is_not(None),
-            or_(*(seat == user_id for seat in SEATS)),
-            order_by=(Game.id.desc(),),
-        )
+        found = await game_rows.stranger_games_of(session, user_id)
     return found[0].view if found else None
 
 

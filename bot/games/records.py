@@ -3,18 +3,13 @@ live."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
-
-from bot.games.db import reads
-from bot.games.db.models import Game
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import Store
-from bot.games.model import HUMAN, LIVE, USER, GameStatus, Outcome
+from bot.games.model import HUMAN, USER, Outcome
 from bot.games.play.lifecycle import outcome_for
 from bot.games.summaries import LeaderRow, Record, Stats
 from core.board import other
 from core.mnk_results import is_forced_win
-
-_LIVE_COUNT = select(func.count()).select_from(Game).where(Game.status.in_(LIVE))
 
 
 class Records:
@@ -25,23 +20,14 @@ class Records:
         """Open challenges and running games, every instance's (one COUNT: read when the
         metrics are scraped, never per update)."""
         async with self._store.sessions() as session:
-            return int((await session.execute(_LIVE_COUNT)).scalar_one())
+            return await game_rows.count_live(session)
 
     async def stats(self, user_id: int) -> Stats:
         """A user's wins, losses and draws against each AI level and against people, and
         their current and best winning streaks."""
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session,
-                Game.status == GameStatus.FINISHED,
-                or_(
-                    Game.x_player_id == user_id,
-                    Game.o_player_id == user_id,
-                    Game.t_player_id == user_id,
-                    Game.s_player_id == user_id,
-                ),
-                order_by=(Game.updated_at, Game.id),  # streaks follow the order games ended in
-            )
+            # Streaks follow the order games ended in.
+            found = await game_rows.finished_games_of(session, user_id)
         by_opponent: dict[str, Record] = {}
         assisted, unrated = Record(), Record()
         streak = best = 0
@@ -73,14 +59,7 @@ class Records:
     async def top(self, chat_id: int, limit: int = 10) -> list[LeaderRow]:
         """The chat's leaderboard of games between people played there."""
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session,
-                Game.chat_id == chat_id,
-                Game.status == GameStatus.FINISHED,
-                Game.x_kind == USER,
-                Game.o_kind == USER,
-                Game.x_player_id != Game.o_player_id,
-            )
+            found = await game_rows.finished_between_people_in(session, chat_id)
         table: dict[int, LeaderRow] = {}
         for game in (loaded.view for loaded in found if loaded.view.ply > 0):
             for mark in game.marks:

@@ -12,7 +12,8 @@ from sqlalchemy.orm.exc import StaleDataError
 from bot.games.challenges import rules as challenge_rules
 from bot.games.db import reads, store
 from bot.games.db.live_games import Loaded
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import utcnow
+from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
@@ -187,7 +188,7 @@ class Challenges:
             return MoveResult(MoveStatus.INVALID, view)
         if view.mark_of(user.id) is None:
             return MoveResult(MoveStatus.NOT_A_PLAYER, view)
-        offered = await reads.load_all(session, Game.rematch_of_id == view.id)
+        offered = await game_rows.rematch_offers_of(session, view.id)
         if offered:
             return await _answer_offer(session, offered[0], user)
         tapper = await player_rows.upsert_player(session, user)

@@ -8,7 +8,8 @@ import random
 from bot.games.db import reads, store
 from bot.games.db.batch import GuardFailed
 from bot.games.db.live_games import Loaded
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import utcnow
+from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
 from bot.games.db.store import LOST_RACE, Store
 from bot.games.db.writes import CoreTransaction
@@ -217,9 +218,7 @@ class Play:
         try:
             async with self._store.transaction() as session:
                 if message_id is not None:
-                    found = await reads.load_all(
-                        session, Game.chat_id == chat_id, Game.message_id == message_id
-                    )
+                    found = await game_rows.on_message(session, chat_id, message_id)
                 else:
                     found = await reads.live_games_in_chat(session, chat_id)
                 if not found:
