@@ -7,12 +7,11 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 
-from sqlalchemy import or_
-
 from bot.games.db import reads, store
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import utcnow
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import LOST_RACE, Store
-from bot.games.model import USER, GameStatus, GameView
+from bot.games.model import GameView
 from bot.games.play import lifecycle
 from core.ai import Level
 from core.board import Board
@@ -62,10 +61,5 @@ class AiTurns:
         """Running games with a board message where the AI is to move (AI matches, and
         replies that were still being thought about): resumed after a restart."""
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session,
-                Game.status == GameStatus.ACTIVE,
-                or_(Game.x_kind != USER, Game.o_kind != USER),
-                or_(Game.message_id.is_not(None), Game.inline_message_id.is_not(None)),
-            )
+            found = await game_rows.ai_to_move(session)
             return [game.view for game in found if game.view.waits_for_ai]

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select, update
-
 from bot.games.db import reads, store
-from bot.games.db.models import Game
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import LOST_RACE, Store
-from bot.games.model import LIVE, USER, GameStatus, GameView
+from bot.games.model import GameView
 from bot.games.play import lifecycle
 from bot.games.play.clock_rules import TurnEvent
 
@@ -22,15 +20,7 @@ class TurnTimeouts:
     async def overdue(self, now: datetime, turn_timeout: timedelta) -> list[int]:
         """Games whose player to move (or whose challenge) has waited at least `turn_timeout`."""
         async with self._store.sessions() as session:
-            rows = await session.scalars(
-                select(Game.id).where(
-                    Game.status.in_(LIVE),
-                    Game.x_kind == USER,
-                    Game.o_kind == USER,
-                    or_(Game.turn_started_at <= now - turn_timeout, Game.flag_at <= now),
-                )
-            )
-            return list(rows)
+            return await game_rows.overdue(session, now, turn_timeout)
 
     async def claim_clock_redraws(self, now: datetime, every: timedelta) -> list[GameView]:
         """The running clocks this process is to redraw now: those nobody redrew within
@@ -38,22 +28,12 @@ class TurnTimeouts:
         clock a period. Only boards in private chats (strangers'): a group's boards (a
         tournament's) show their clocks as of the last move, since a redraw of each every
         period would spend the group's 20 messages a minute that its players' moves need."""
-        due = or_(Game.clock_drawn_at.is_(None), Game.clock_drawn_at <= now - every)
-        private = or_(Game.chat_id.is_(None), Game.chat_id > 0)
         async with self._store.transaction() as session:
-            claimed = await session.execute(
-                update(Game)
-                .where(Game.status == GameStatus.ACTIVE, Game.flag_at.is_not(None), due, private)
-                .values(clock_drawn_at=now)
-                .returning(Game.id)
-            )
-            ids = [row.id for row in claimed]
+            ids = await game_rows.claim_clock_redraws(session, now, every)
         if not ids:
             return []
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session, Game.id.in_(ids), Game.status == GameStatus.ACTIVE
-            )
+            found = await game_rows.active_games(session, ids)
             return [loaded.view for loaded in found]
 
     async def enforce(

@@ -13,14 +13,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
-
-from bot.games.db import reads
-from bot.games.db.models import Game
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import Store
-from bot.games.model import GameStatus, GameView
+from bot.games.model import GameView
 from bot.games.play import clock_rules
-from core.notation import format_cells
 
 
 class TurnStarts:
@@ -39,13 +35,7 @@ class TurnStarts:
         """Start the clocks still waiting `grace` after their turn began, as of then; how
         many."""
         async with self._store.sessions() as session:
-            waiting = await reads.load_all(
-                session,
-                Game.status == GameStatus.ACTIVE,
-                Game.clock_seconds.is_not(None),
-                Game.flag_at.is_(None),
-                Game.turn_started_at <= now - grace,
-            )
+            waiting = await game_rows.clocks_waiting(session, now - grace)
         started = 0
         for loaded in waiting:
             game = loaded.view
@@ -61,16 +51,4 @@ class TurnStarts:
         the turn clock's first redraw of this turn comes a period later: drawn sooner, it
         would show the same whole seconds, an edit Telegram refuses as "not modified"."""
         async with self._store.transaction() as session:
-            result = await session.execute(
-                update(Game)
-                .where(
-                    Game.id == game.id,
-                    Game.status == GameStatus.ACTIVE,
-                    Game.board == format_cells(game.board),
-                    Game.flag_at.is_(None),
-                    Game.clock_seconds.is_not(None),
-                )
-                # Not a change to the game's boards: `updated_at` stays (`bot.games.db.outbox`).
-                .values(flag_at=game.flag_at, clock_drawn_at=at, updated_at=Game.updated_at)
-            )
-            return bool(result.rowcount)
+            return await game_rows.start_clock(session, game, at)
