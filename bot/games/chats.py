@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import or_, update
-
 from bot.games.db import reads, statements, store
 from bot.games.db.batch import Later
-from bot.games.db.models import Game, utcnow
+from bot.games.db.models import utcnow
+from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
 from bot.games.db.rows import tournaments as tournament_rows
 from bot.games.db.store import Store
-from bot.games.model import EndReason, GameStatus, GameView
+from bot.games.model import EndReason, GameView
 from bot.games.play import lifecycle
 
 
@@ -45,12 +44,7 @@ class Chats:
         """The game that ended last in the chat with a result (for /card); a game between
         strangers ended in both players' chats."""
         async with self._store.sessions() as session:
-            found = await reads.load_all(
-                session,
-                or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
-                Game.status == GameStatus.FINISHED,
-                order_by=(Game.updated_at.desc(), Game.id.desc()),
-            )
+            found = await game_rows.last_finished_in(session, chat_id)
         return found[0].view if found else None
 
     async def closed_while_away(self, chat_id: int, limit: int = 5) -> ClosedWhileAway:
@@ -65,12 +59,8 @@ class Chats:
             away_since, search_message_id = away
             found = []
             if away_since is not None:
-                found = await reads.load_all(
-                    session,
-                    or_(Game.chat_id == chat_id, Game.second_chat_id == chat_id),
-                    Game.end_reason.in_(CLOSED_BY_BLOCK),
-                    Game.updated_at >= away_since,
-                    order_by=(Game.id.desc(),),
+                found = await game_rows.ended_in_since(
+                    session, chat_id, CLOSED_BY_BLOCK, away_since
                 )
             await player_rows.mark_back(session, chat_id)
         return ClosedWhileAway(tuple(game.view for game in found[:limit]), search_message_id)
@@ -85,12 +75,10 @@ class Chats:
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> int:
         """A group became a supergroup with a new id: its games follow it."""
         async with self._store.transaction() as session:
-            result = await session.execute(
-                update(Game).where(Game.chat_id == old_chat_id).values(chat_id=new_chat_id)
-            )
+            moved = await game_rows.migrate_chat(session, old_chat_id, new_chat_id)
             await tournament_rows.migrate(session, old_chat_id, new_chat_id)
         self._store.live.clear()
-        return result.rowcount or 0
+        return moved
 
     async def close_all(self, chat_id: int) -> tuple[GameView, ...]:
         """The bot left the chat (removed from a group, or blocked in private): nobody can play

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select, update
-
-from bot.games.db import reads, store
-from bot.games.db.models import Game, Move
+from bot.games.db import store
+from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
 from bot.games.db.rows import tournaments as tournament_rows
 from bot.games.db.store import Store
@@ -28,17 +26,7 @@ class Privacy:
     async def _forget(self, uid: int) -> ForgetReport:
         async with self._store.transaction() as session:
             had_profile = await player_rows.is_stored(session, uid)
-            games = await reads.load_all(
-                session,
-                or_(
-                    Game.x_player_id == uid,
-                    Game.o_player_id == uid,
-                    Game.t_player_id == uid,
-                    Game.s_player_id == uid,
-                    Game.created_by_id == uid,
-                    Game.invited_player_id == uid,
-                ),
-            )
+            games = await game_rows.games_of(session, uid)
             deleted = moves = anonymized = 0
             ended: list[GameView] = []
             for game in games:
@@ -46,12 +34,7 @@ class Privacy:
                 seated = {view.player_id_of(mark) for mark in view.marks}
                 others = {*seated, view.invited_player_id} - {uid, None}
                 if not others and view.created_by_id in (uid, None):
-                    moves += (
-                        await session.scalar(
-                            select(func.count()).select_from(Move).where(Move.game_id == view.id)
-                        )
-                        or 0
-                    )
+                    moves += await game_rows.count_moves(session, view.id)
                     shut = None
                     if view.status in LIVE and view.has_board_message:
                         shut = lifecycle.shut(view)
@@ -64,7 +47,7 @@ class Privacy:
                     ended.append(left)
                 await store.save(session, game, lifecycle.anonymize(left, uid))
                 anonymized += 1
-            await session.execute(update(Move).where(Move.player_id == uid).values(player_id=None))
+            await game_rows.forget_moves_of(session, uid)
             await tournament_rows.forget(session, uid)
             await player_rows.delete_player(session, uid)
             return ForgetReport(had_profile, deleted, moves, anonymized, tuple(ended))

@@ -3,10 +3,8 @@ pairing never leaves two games in one chat), and words typed to a stranger answe
 
 from __future__ import annotations
 
-from sqlalchemy import update
-
 from bot.games.db import reads
-from bot.games.db.models import Game
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import Store
 from bot.games.model import GameView, PlayerInfo, StartResult
 from bot.games.play.use_cases import close_chat_games
@@ -25,14 +23,8 @@ class StrangerChats:
         if mark is None:
             return False
         seat = 1 << game.marks.index(mark)
-        told = Game.room_told
         async with self._store.transaction() as transaction:
-            result = await transaction.execute(
-                update(Game)
-                .where(Game.id == game.id, told.op("&")(seat) == 0)
-                .values(room_told=told.op("|")(seat))
-            )
-        return bool(result.rowcount == 1)
+            return await game_rows.tell_once(transaction, game.id, seat)
 
     async def clear_for_stranger(
         self, chat_id: int, user: PlayerInfo, resign_underway: bool
