@@ -5,14 +5,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from bot.games.challenges.use_cases import Challenges
 from bot.games.chats import Chats
 from bot.games.db.outbox import BoardOutbox
 from bot.games.db.rows.handled_updates import HandledUpdates
 from bot.games.db.rows.inbox import Inbox
-from bot.games.db.store import Store
+from bot.games.db.store import Sessions, Store
 from bot.games.play.ai_turns import AiTurns, Thinker
 from bot.games.play.assists import Assists
 from bot.games.play.clock_rules import DEFAULT_CLOCK, Clock
@@ -60,7 +58,7 @@ class Games:
 
 
 def open_games(
-    sessions: async_sessionmaker[AsyncSession],
+    sessions: Sessions,
     rng: random.Random,
     think: Thinker | None = None,
     clock: Clock = DEFAULT_CLOCK,

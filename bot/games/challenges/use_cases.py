@@ -6,16 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm.exc import StaleDataError
-
 from bot.games.challenges import rules as challenge_rules
 from bot.games.db import reads, store
 from bot.games.db.live_games import Loaded
 from bot.games.db.models import utcnow
 from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
-from bot.games.db.store import LOST_RACE, Store
+from bot.games.db.store import LOST_RACE, LOST_UNIQUE_RACE, LOST_VERSION_RACE, Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.matches import play as match_play
 from bot.games.model import (
@@ -166,9 +163,9 @@ class Challenges:
             try:
                 async with self._store.transaction() as session:
                     return await self._rematch(session, game_id, ref, user)
-            except IntegrityError:
+            except LOST_UNIQUE_RACE:
                 continue  # the other player's offer came first: the next try answers it
-            except StaleDataError:
+            except LOST_VERSION_RACE:
                 break
         return await self._store.conflict(game_id)
 

@@ -46,8 +46,14 @@ from bot.telemetry.metrics import Metrics
 from core.notation import format_cells
 from core.positions import variant_of
 
+#: A lost version race: another writer changed the game (or the row) first, so the versioned
+#: UPDATE found nothing to change.
+LOST_VERSION_RACE = StaleDataError
+#: A lost unique-constraint race: another writer stored the same thing first (one game per
+#: inline message, one rematch per game, one game per number of a match).
+LOST_UNIQUE_RACE = IntegrityError
 #: A lost version race or a lost unique-constraint race: somebody else changed the game first.
-LOST_RACE = (StaleDataError, IntegrityError)
+LOST_RACE = (LOST_VERSION_RACE, LOST_UNIQUE_RACE)
 #: Any error the database reported: PostgreSQL breaking a deadlock between two instances that
 #: lock the same rows crosswise among them (pairing the same players), a lost race too.
 DATABASE_ERROR = DBAPIError
@@ -55,6 +61,9 @@ DATABASE_ERROR = DBAPIError
 RACE_ATTEMPTS = 5
 
 T = TypeVar("T")
+
+#: What opens a read session on the games database (`engine.create_session_factory`).
+Sessions = async_sessionmaker[AsyncSession]
 
 
 #: Where the store's functions run their statements: an ORM session, or a write transaction.
@@ -72,9 +81,7 @@ class _Recheck(Exception):
 class Store:
     """Sessions and transactions on the games database."""
 
-    def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], metrics: Metrics | None = None
-    ) -> None:
+    def __init__(self, sessions: Sessions, metrics: Metrics | None = None) -> None:
         self.sessions = sessions
         self.live = LiveGames()
         #: Every committed change, as events, to whoever listens (`bot.games.events`).
