@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-from sqlalchemy.engine import URL
+from typing import TYPE_CHECKING
 
 from bot.games.backups import postgres
 from bot.games.backups.copies import BackupProblem, Checked, copy_database
 from bot.games.backups.restores import restore_database
 from bot.games.db.migrate import head_revision
 from bot.games.db.reachable import parse_database_url, shown
+
+if TYPE_CHECKING:
+    # The URL as `reachable.parse_database_url` parses it: only bot.games.db imports SQLAlchemy.
+    from sqlalchemy.engine import URL
 
 
 @dataclass(frozen=True)

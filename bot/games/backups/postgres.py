@@ -6,8 +6,12 @@ command line that `ps` would show to anyone on the machine."""
 from __future__ import annotations
 
 import shlex
+from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import URL
+if TYPE_CHECKING:
+    # The URL as `reachable.parse_database_url` parses it: only bot.games.db imports SQLAlchemy.
+    from sqlalchemy.engine import URL
+
 
 #: What to tell of the password, which no line here holds.
 PASSWORD_NOTE = (
