@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.games.db import reads, statements, store
-from bot.games.db.batch import Later
+from bot.games.db import reads, store
 from bot.games.db.models import utcnow
 from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
@@ -27,14 +26,9 @@ class Chats:
         Where the board lives is not game state: a plain UPDATE that leaves the version alone,
         so a tap racing the new board's first appearance is not refused as a conflict."""
         async with self._store.transaction() as session:
-            at = {"game_id": game_id, "updated_at": utcnow()}
-            if second:
-                later = Later(
-                    statements.ATTACH_SECOND_MESSAGE, {**at, "board_message_id": message_id}
-                )
-            else:
-                later = Later(statements.ATTACH_MESSAGE, {**at, "message_id": message_id})
-            session.later(later)
+            game_rows.attach_message_later(
+                session, game_id, message_id, second=second, now=utcnow()
+            )
         if second:
             self._store.live.drop(game_id)  # read again, with its second board
         else:

@@ -7,16 +7,15 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from bot.games.db import reads, statements, store
-from bot.games.db.batch import Later
+from bot.games.db import reads, store
 from bot.games.db.live_games import Loaded
 from bot.games.db.models import utcnow
+from bot.games.db.rows import games as game_rows
 from bot.games.db.store import Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.games.play import assist_rules
 from bot.games.play.ai_turns import Thinker, think_in_thread
-from bot.games.play.lifecycle import PlayedMove
 from core.ai import Level
 from core.solver import best_moves
 
@@ -76,13 +75,12 @@ class Assists:
             refusal = _refusal(game, user, ply)
             if refusal is not None:
                 return MoveResult(refusal, game)
-            rows = await session.execute(statements.MOVES_OF, {"game_id": game.id})
-            history = [PlayedMove(row.ply, row.cell, row.mark, row.player_id) for row in rows]
+            history = await game_rows.played_moves(session, game.id)
             taken = assist_rules.take_back(game, history, user.id, utcnow())
             if isinstance(taken, MoveStatus):
                 return MoveResult(taken, game)
             before, kept = taken
-            session.later(Later(statements.DELETE_MOVES_AFTER, {"game_id": game.id, "kept": kept}))
+            game_rows.take_back_later(session, game.id, kept)
             return MoveResult(MoveStatus.PLAYED, await store.save(session, loaded, before))
 
         return await self._store.on_game(game_id, ref, undo)

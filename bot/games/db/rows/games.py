@@ -15,12 +15,14 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.db import reads
+from bot.games.db import reads, statements
+from bot.games.db.batch import Later
 from bot.games.db.live_games import Loaded
 from bot.games.db.models import Game, Move
 from bot.games.db.reads import Db
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import LIVE, USER, EndReason, GameStatus, GameView
+from bot.games.play.lifecycle import PlayedMove
 from core.notation import format_cells
 
 #: A game's seats: a user plays in a game if any of them is theirs (three or four in games
@@ -191,7 +193,33 @@ async def count_moves(session: Db, game_id: int) -> int:
     )
 
 
+async def played_moves(session: Db, game_id: int) -> list[PlayedMove]:
+    """The game's moves in order, with who played each."""
+    rows = await session.execute(statements.MOVES_OF, {"game_id": game_id})
+    return [PlayedMove(row.ply, row.cell, row.mark, row.player_id) for row in rows]
+
+
+def take_back_later(session: CoreTransaction, game_id: int, kept: int) -> None:
+    """Delete the game's moves after the first `kept` (an undo), with the transaction's
+    writes."""
+    session.later(Later(statements.DELETE_MOVES_AFTER, {"game_id": game_id, "kept": kept}))
+
+
 # Writes that are no new version of a game
+
+
+def attach_message_later(
+    session: CoreTransaction, game_id: int, message_id: int, *, second: bool, now: datetime
+) -> None:
+    """Remember which message shows the game's board (`second`: the second board of a game
+    between strangers), with the transaction's writes: a plain UPDATE that leaves the version
+    alone."""
+    at = {"game_id": game_id, "updated_at": now}
+    if second:
+        later = Later(statements.ATTACH_SECOND_MESSAGE, {**at, "board_message_id": message_id})
+    else:
+        later = Later(statements.ATTACH_MESSAGE, {**at, "message_id": message_id})
+    session.later(later)
 
 
 async def start_clock(session: CoreTransaction, game: GameView, at: datetime) -> bool:
