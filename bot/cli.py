@@ -133,8 +133,8 @@ def backup_or_restore(command: str, file: str) -> int:
     """`backup FILE` or `restore FILE`: what was done (or the line to run) on stdout, or one
     line on stderr and 1 (2 for a setting)."""
     from bot.config import ConfigError, load_database_url
-    from bot.games.backups.commands import back_up, restore
-    from bot.games.backups.copies import BackupProblem
+    from bot.games.db.backups.commands import back_up, restore
+    from bot.games.db.backups.copies import BackupProblem
     from bot.games.db.reachable import DatabaseProblem
 
     try:

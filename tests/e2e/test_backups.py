@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.games.backups.copies import copy_database
+from bot.games.db.backups.copies import copy_database
 from bot.games.db.migrate import upgrade_database
 from bot.locales import en
 from tests.support.bot_runner import BotRunner

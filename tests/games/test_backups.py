@@ -1,4 +1,4 @@
-"""bot.games.backups: SQLite copies that are whole and checked, restores that replace the bot's
+"""bot.games.db.backups: SQLite copies that are whole and checked, restores that replace the bot's
 file whole or not at all, and the PostgreSQL lines that never show the password.
 
 The copies under a bot that writes all along are in tests/e2e/test_backups.py; the command
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.games.backups import commands, postgres
-from bot.games.backups.copies import BackupProblem, check_database, copy_database
-from bot.games.backups.restores import in_use, restore_database
+from bot.games.db.backups import commands, postgres
+from bot.games.db.backups.copies import BackupProblem, check_database, copy_database
+from bot.games.db.backups.restores import in_use, restore_database
 from bot.games.db.migrate import head_revision, known_revisions, upgrade_database
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bot.games.backups.copies import (
+from bot.games.db.backups.copies import (
     BackupProblem,
     Checked,
     check_database,

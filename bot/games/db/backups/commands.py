@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.games.backups import postgres
-from bot.games.backups.copies import BackupProblem, Checked, copy_database
-from bot.games.backups.restores import restore_database
+from bot.games.db.backups import postgres
+from bot.games.db.backups.copies import BackupProblem, Checked, copy_database
+from bot.games.db.backups.restores import restore_database
 from bot.games.db.migrate import head_revision
 from bot.games.db.reachable import parse_database_url, shown
 
