@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Update
+from telegram import CallbackQuery, Chat, MaybeInaccessibleMessage, Message, Update
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler
 
@@ -153,11 +153,12 @@ async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: Ta
     `HandledUpdates.claim_button`, holds for every instance and across a restart). Two taps
     arriving together made two boards, and the first stayed live for good. A tap whose work
     fails lets go of the claim, so that tapping again works."""
-    if not tapped.kind.once:
+    query = tapped.query
+    key = _message_key(query, drawing=tapped.kind.once_a_drawing)
+    if not (tapped.kind.once or tapped.kind.once_a_drawing) or key is None:
         await handler(tapped, context)
         return
-    query = tapped.query
-    claim = await context.games.updates.claim_button(_message_key(query), query.data or "")
+    claim = await context.games.updates.claim_button(key, query.data or "")
     if claim is None:
         await answer(query, texts_of(query.from_user, context).POPUP_TAPPED_ALREADY)
         return
@@ -168,11 +169,18 @@ async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: Ta
         raise
 
 
-def _message_key(query: CallbackQuery) -> str:
-    """The message a button was tapped on: `chat:message`, or an inline message's id."""
-    if query.message is not None:
-        return f"{query.message.chat.id}:{query.message.message_id}"
-    return f"inline:{query.inline_message_id}"
+def _message_key(query: CallbackQuery, *, drawing: bool = False) -> str | None:
+    """The message a button was tapped on: `chat:message`, or an inline message's id. With
+    `drawing`, the drawing of it that was tapped (`@` when it was last edited: a double tap's
+    two updates carry the same), None when that is not known (an inline message)."""
+    message = query.message
+    if message is None:
+        return None if drawing else f"inline:{query.inline_message_id}"
+    key = f"{message.chat.id}:{message.message_id}"
+    if not drawing:
+        return key
+    edited = message.edit_date if isinstance(message, Message) else None
+    return f"{key}@{int(edited.timestamp()) if edited is not None else 0}"
 
 
 def _in_place(query: CallbackQuery, context: BotContext, kind: Button, tap: Any) -> bool:

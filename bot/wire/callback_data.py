@@ -300,6 +300,7 @@ def _seated(tap: NewGameTap) -> bool:
 GAME, ID = Number(MAX_GAME_ID), Number()
 KIND, LEVEL = Choice(lambda: PLAYER_KINDS), Choice(lambda: LEVELS)
 BOARD_KEY = Checked(_is_board_key)
+BLOCK_NUMBER = Optional(Number(8))  # ultimate's small boards, 0-8
 CLOCK_KEY = Optional(Checked(lambda key: clock_of_key(key) is not None))
 BOARD, CHAT, INLINE, ANYWHERE = Place.BOARD, Place.CHAT, Place.INLINE, Place.ANYWHERE
 #: A new game's buttons (n, nr): a menu's, for any board, each starting one game; X's and O's
@@ -317,7 +318,7 @@ TABLE = Table(
     button(RESIGN_YES, ResignAnswer, BOARD, confirmed=True, game_id=GAME, ply=ID, user_id=ID),
     button(RESIGN_NO, ResignAnswer, BOARD, confirmed=False, game_id=GAME, ply=ID, user_id=ID),
     *(button(a, AssistTap, BOARD, action=a, game_id=GAME, ply=ID) for a in (HINT, UNDO)),
-    button(BLOCK, BlockTap, BOARD, game_id=GAME, ply=ID, block=Optional(Number(8))),
+    button(BLOCK, BlockTap, BOARD, once_a_drawing=True, game_id=GAME, ply=ID, block=BLOCK_NUMBER),
     *(
         button(action, GameTap, BOARD, once=action in GAME_MAKERS, action=action, game_id=GAME)
         for action in GAME_ACTIONS

@@ -186,6 +186,7 @@ class Button:
     owned: bool = False
     check: Callable[[Any], bool] | None = None
     once: bool = False
+    once_a_drawing: bool = False
 
     def read(self, data: str, tokens: list[str]) -> Any:
         """The tap `data` stands for (its prefix is this kind's; `tokens` the rest), or None."""
@@ -249,14 +250,17 @@ def button(
     owned: bool = False,
     check: Callable[[Any], bool] | None = None,
     once: bool = False,
+    once_a_drawing: bool = False,
     **layout: object,
 ) -> Button:
     """A row of the table: `layout` names the tap's values in the order they are written,
     each a `Field` or a constant the prefix stands for. `once`: a button that makes something
-    (a game, a message), which a second tap in the same moment must not make again."""
+    (a game, a message), which a second tap in the same moment must not make again.
+    `once_a_drawing`: a button that only changes how its message is drawn, which a second tap
+    on the same drawing (a double tap) must not draw again."""
     fields = tuple((name, f) for name, f in layout.items() if isinstance(f, Field))
     constants = tuple((name, c) for name, c in layout.items() if not isinstance(c, Field))
-    return Button(prefix, tap, place, fields, constants, sized, owned, check, once)
+    return Button(prefix, tap, place, fields, constants, sized, owned, check, once, once_a_drawing)
 
 
 class Table:

@@ -18,8 +18,10 @@ from tests.support.bot_runner import BotRunner
 from tests.support.chat import (
     assert_every_query_answered,
     current,
+    not_modified,
     press,
     send,
+    settle,
     tap_data,
     words,
 )
@@ -102,6 +104,27 @@ async def test_the_text_says_which_small_board_was_chosen(
     back = current(telegram, board)
     assert en.ULTIMATE_CHOOSE in back.text and en.ULTIMATE_CHOSEN.format(board=5) not in back.text
     assert_every_query_answered(telegram)
+
+
+async def test_a_double_tap_on_a_small_board_draws_it_once_and_it_can_be_chosen_again(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's double tap on a small board's button: both taps drew it, the second
+    # refused as "not modified" (issue 51, item 8). A tap acts once on the drawing it was
+    # made on; the same button on a later drawing works again.
+    await send(telegram, ALICE, "/start ultimate easy")
+    board = telegram.last_bot_message(ALICE["id"])
+    five = next(d for row in telegram.keyboard(board) for label, d in row if label == NUMBERS[4])
+    queries = [telegram.tap(ALICE, board, five or "") for _ in range(2)]
+    answers = [(await telegram.answer_to(query)).get("text") for query in queries]
+    await settle(telegram)
+    assert sorted(answer or "" for answer in answers) == ["", en.POPUP_TAPPED_ALREADY]
+    assert en.ULTIMATE_CHOSEN.format(board=5) in current(telegram, board).text
+    assert not_modified(telegram) == []
+    await press(telegram, ALICE, current(telegram, board), en.BUTTON_BOARDS)
+    assert en.ULTIMATE_CHOOSE in current(telegram, board).text
+    assert not (await tap_data(telegram, ALICE, current(telegram, board), five or "")).get("text")
+    assert en.ULTIMATE_CHOSEN.format(board=5) in current(telegram, board).text
 
 
 async def test_an_ultimate_game_on_one_phone_by_typed_moves(
