@@ -107,6 +107,7 @@ REFUSALS = {
     "not_invited": "POPUP_NOT_INVITED",
     "own_game": "POPUP_OWN_GAME",
     "joined_already": "POPUP_JOINED_ALREADY",
+    "asked_already": "POPUP_RESIGN_CONFIRM",
 }
 
 
