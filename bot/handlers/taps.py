@@ -171,8 +171,8 @@ async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: Ta
 
 def _message_key(query: CallbackQuery, *, drawing: bool = False) -> str | None:
     """The message a button was tapped on: `chat:message`, or an inline message's id. With
-    `drawing`, the drawing of it that was tapped (`@` when it was last edited: a double tap's
-    two updates carry the same), None when that is not known (an inline message)."""
+    `drawing`, the drawing of it that was tapped by whom (`@` when it was last edited: a double
+    tap's two updates carry the same), None when that is not known (an inline message)."""
     message = query.message
     if message is None:
         return None if drawing else f"inline:{query.inline_message_id}"
@@ -180,7 +180,10 @@ def _message_key(query: CallbackQuery, *, drawing: bool = False) -> str | None:
     if not drawing:
         return key
     edited = message.edit_date if isinstance(message, Message) else None
-    return f"{key}@{int(edited.timestamp()) if edited is not None else 0}"
+    # And whose tap: a board's buttons are anybody's to tap, and a tap refused (not a player)
+    # must not keep the player's own from acting.
+    when = int(edited.timestamp()) if edited is not None else 0
+    return f"{key}@{when}:{query.from_user.id}"
 
 
 def _in_place(query: CallbackQuery, context: BotContext, kind: Button, tap: Any) -> bool:

@@ -317,7 +317,10 @@ TABLE = Table(
     button(RESIGN, ResignTap, BOARD, game_id=GAME, ply=ID),
     button(RESIGN_YES, ResignAnswer, BOARD, confirmed=True, game_id=GAME, ply=ID, user_id=ID),
     button(RESIGN_NO, ResignAnswer, BOARD, confirmed=False, game_id=GAME, ply=ID, user_id=ID),
-    *(button(a, AssistTap, BOARD, action=a, game_id=GAME, ply=ID) for a in (HINT, UNDO)),
+    *(
+        button(a, AssistTap, BOARD, once_a_drawing=True, action=a, game_id=GAME, ply=ID)
+        for a in (HINT, UNDO)
+    ),
     button(BLOCK, BlockTap, BOARD, once_a_drawing=True, game_id=GAME, ply=ID, block=BLOCK_NUMBER),
     *(
         button(action, GameTap, BOARD, once=action in GAME_MAKERS, action=action, game_id=GAME)

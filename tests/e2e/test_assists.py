@@ -125,15 +125,15 @@ async def test_refused_and_repeated_assist_taps_change_nothing(
     assert forged["text"] == en.POPUP_UNKNOWN_BUTTON
     assert state(current(telegram, board)) == before
 
-    # Undo tapped twice: the second tap finds the board it drew gone (or, if both read it
-    # before either wrote, loses the version race): one undo, one refusal.
+    # Undo tapped twice: the second tap is one on the same drawing (answered, nothing done),
+    # or finds the board it drew gone (or loses the version race): one undo, one refusal.
     undo_data = next(data for text, data in telegram.keyboard(board)[3] if text == "↩️ Undo")
     first = telegram.tap(ALICE, board, undo_data or "")
     second = telegram.tap(ALICE, board, undo_data or "")
     answers = [await telegram.answer_to(first), await telegram.answer_to(second)]
     texts = sorted(a.get("text") or "" for a in answers)
     assert en.UNDONE in texts and len(set(texts)) == 2
-    assert {*texts} - {en.UNDONE} <= {en.POPUP_STALE, en.POPUP_CONFLICT}
+    assert {*texts} - {en.UNDONE} <= {en.POPUP_STALE, en.POPUP_CONFLICT, en.POPUP_TAPPED_ALREADY}
     await settle(telegram)
     assert board_cells(telegram, current(telegram, board)) == "_" * 9
 
