@@ -4,12 +4,13 @@
     GET  /app/static/<name>.<hash>.…  its CSS and JavaScript by versioned names, cached for
                                       good (bot.webapp.assets)
     GET  /app/api/games               the user's open games, and the boards a new one may have
-                                      (the start page)
+                                      (the start page); `?words=1`: the page's words too
     POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
                                       as /start starts it (an AI level, "user": two on one
                                       phone, "match": an AI match), posted in the user's
                                       private chat as well; "someone": a stranger, as /play
-    GET  /app/api/games/{game}          a game's state (bot.webapp.state)
+    GET  /app/api/games/{game}          a game's state (bot.webapp.state); `?words=1`: the
+                                        page's words too (its first call: one round trip)
     POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
                                         sides or Rematch, as the chat board's buttons (actions)
@@ -221,27 +222,37 @@ class MiniApp:
 
     async def texts(self, request: web.Request) -> web.Response:
         """The page's words: in the language the user chose in chat (/language), else their
-        Telegram app's; without initData, in the language the page asks for (`?lang=`)."""
+        Telegram app's; without initData, in the language the page asks for (`?lang=`). The
+        page asks for them so only when its first call did not bring them (`with_words`)."""
         if request.headers.get("Authorization", "").partition(" ")[2]:
             return web.json_response(page_texts(await self.language_of(self.user(request))))
         return web.json_response(page_texts(request.query.get("lang")))
+
+    async def with_words(
+        self, request: web.Request, user: WebAppUser, answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """`answer`, with the page's words (as `texts` gives them) when the request asks for
+        them (`?words=1`): the page's first call brings its words and its data at once."""
+        if request.query.get("words") == "1":
+            return {**answer, "words": page_texts(await self.language_of(user))}
+        return answer
 
     async def list_games(self, request: web.Request) -> web.Response:
         """The start page: who the user is, and their open games."""
         user = self.user(request)
         found = await open_games_of(self.running.games.store, user.id)
-        return web.json_response(
-            {
-                "me": {"name": user.name},
-                "games": [game_summary(g, user.id) for g in found],
-                "boards": NEW_GAME_BOARDS,
-            }
-        )
+        answer = {
+            "me": {"name": user.name},
+            "games": [game_summary(g, user.id) for g in found],
+            "boards": NEW_GAME_BOARDS,
+        }
+        return web.json_response(await self.with_words(request, user, answer))
 
     async def get_game(self, request: web.Request) -> web.Response:
         user = self.user(request)
         game = await self.viewable_game(request, user)
-        return web.json_response({"game": await self.state(game.id, user.id)})
+        answer = {"game": await self.state(game.id, user.id)}
+        return web.json_response(await self.with_words(request, user, answer))
 
     async def replay(self, request: web.Request) -> web.Response:
         """A finished game, move by move (bot.webapp.state.replay_frames); 409 while it runs."""

@@ -1,6 +1,6 @@
 """The page opens in few round trips (bot.webapp.assets): its modules sent as one file, each
 file named by its content, gzip-compressed and kept for good; the page itself asked for each
-time (304 while unchanged)."""
+time (304 while unchanged); its first call brings the words with the game, or the games."""
 
 from __future__ import annotations
 
@@ -10,11 +10,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.locales.texts import texts_for
 from bot.webapp.api import STATIC
 from bot.webapp.assets import accepts_gzip, bundle, read_assets
+from bot.webapp.words import page_texts
+from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.support import bot_with_mini_app, versioned_names
+from tests.webapp.support import auth, bot_with_mini_app, call, public_id_on, versioned_names
 
+ALICE = FakeTelegram.user(1001, "Alice")
+MARYAM = FakeTelegram.user(1004, "مریم", language_code="fa")
 FOREVER = "public, max-age=31536000, immutable"
 PAGE = """<!doctype html><html><head>
 <link rel="stylesheet" href="static/look.css">
@@ -181,3 +186,26 @@ async def test_the_page_and_its_files_are_compressed_and_the_files_kept_for_good
         for unknown in ("app.js", "app.css", names["app.js"].replace(".js", "0.js")):
             async with http.get(page + "static/" + unknown) as answer:
                 assert answer.status == 404, unknown
+
+
+async def test_the_pages_first_call_brings_its_words_with_the_game_or_the_games(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, MARYAM, "/start easy")
+        game = public_id_on(telegram, telegram.last_bot_message(MARYAM["id"]))
+        await send(telegram, ALICE, "/language")
+        await press(telegram, ALICE, telegram.last_bot_message(ALICE["id"]), "Deutsch")
+        async with aiohttp.ClientSession() as http:
+            maryam = auth(telegram, MARYAM)
+            _, opened = await call(http, "GET", page + f"api/games/{game}?words=1", maryam)
+            _, plain = await call(http, "GET", page + f"api/games/{game}", maryam)
+            _, home = await call(http, "GET", page + "api/games?words=1", auth(telegram, ALICE))
+            _, listed = await call(http, "GET", page + "api/games", auth(telegram, ALICE))
+            _, apart = await call(http, "GET", page + "api/texts", auth(telegram, ALICE))
+    # Her app's language; and Alice's, the one she chose in chat: as api/texts says them.
+    assert opened["words"] == page_texts("fa") and opened["words"]["rtl"] is True
+    assert opened["game"] == plain["game"] and "words" not in plain
+    assert home["words"] == apart == page_texts("de")
+    assert home["words"]["texts"]["PAGE.title"] == texts_for("de").PAGE["title"]
+    assert {**home, "words": None} == {**listed, "words": None} and "words" not in listed

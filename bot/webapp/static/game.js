@@ -426,7 +426,12 @@ async function act(action, target) {
 }
 
 export async function openGame(gameId) {
-  const { ok, status, data, offline } = await api("games/" + gameId);
+  return showGame(gameId, await api("games/" + gameId));
+}
+
+// The game as an answer to `GET games/<id>` brought it (the page's first call's, or
+// openGame's); a refusal in words. False when there is no game to show.
+export function showGame(gameId, { ok, status, data, offline }) {
   if (!ok) {
     say(offline ? t("PAGE.failed") : signInText({ status, data })
       || (status === 401 ? t("PAGE.from_telegram") : refusal(data.status)));
