@@ -23,7 +23,8 @@ in the same context (a second open):
 Then, in a game of two players on one phone (every tap one move, no AI reply in between), the
 DOM nodes a move changes once the page has settled, on 3×3, 8×8 and ultimate: every node
 added or removed (with everything inside it), and every node whose attributes or text changed,
-counted once, as a MutationObserver sees them, on the board alone and on the whole page; and
+counted once, as a MutationObserver sees them, on the board alone (with the fieldset that
+locks it, where there is one) and on the whole page; and
 beside them the board's changes (each node added or removed, and each attribute or text change,
 however often the same node changes).
 
@@ -74,13 +75,17 @@ window.startCounting = () => {
     }
   };
   for (const observer of window.observers || []) observer.disconnect();
-  const page = { nodes: new Set(), changes: 0 }, board = { nodes: new Set(), changes: 0 };
-  window.changed = { page, board };
+  const page = { nodes: new Set(), changes: 0 }, drawn = { nodes: new Set(), changes: 0 };
+  window.changed = { page, board: drawn };
   const options = { childList: true, subtree: true, attributes: true, characterData: true };
   window.observers = [
-    new MutationObserver((r) => note(page, r)), new MutationObserver((r) => note(board, r))];
+    new MutationObserver((r) => note(page, r)), new MutationObserver((r) => note(drawn, r))];
   window.observers[0].observe(document.body, options);
-  window.observers[1].observe(document.getElementById("board"), options);
+  const board = document.getElementById("board");
+  window.observers[1].observe(board, options);
+  // The fieldset that locks the board, where there is one: the board's too.
+  const lock = board.closest("fieldset");
+  if (lock) window.observers[1].observe(lock, { attributes: true });
 };
 """
 
@@ -234,7 +239,7 @@ async def changes_per_move(
         ply = int(await page.get_attribute("#board", "data-ply") or 0)
         await page.wait_for_timeout(400)  # settled: the last mark's animation over
         await page.evaluate("window.startCounting()")
-        cells = page.locator("#board .cell:not([disabled])")
+        cells = page.locator("#board .cell:enabled")
         count = await cells.count()
         await cells.nth(count // 2).click()
         await page.wait_for_selector(f"#board[data-ply='{ply + 1}']")

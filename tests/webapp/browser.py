@@ -175,7 +175,7 @@ async def wait_ply(page: Any, ply: int) -> None:
     await page.wait_for_selector(f"#board[data-ply='{ply}']")
 
 
-async def play_on(page: Any, pick: str = "#board .cell:not([disabled])") -> None:
+async def play_on(page: Any, pick: str = "#board .cell:enabled") -> None:
     """The player moves on the page (the first cell `pick` finds) until the game is over."""
     while await page.get_attribute("#board", "data-status") == "active":
         ply = int(await page.get_attribute("#board", "data-ply"))

@@ -33,7 +33,7 @@ async def test_the_board_is_drawn_after_three_round_trips_and_a_second_open_fetc
         )
         page, first = await recorded_page(context, page_url(board), telegram.token, ALICE)
         await wait_ply(page, 0)
-        await page.wait_for_selector("#board .cell:not([disabled])")
+        await page.wait_for_selector("#board .cell:enabled")
         assert await page.text_content("#status") == "Your turn as ❌"
         await first.wait_for(page, "/events")
         paths = first.paths(base)
