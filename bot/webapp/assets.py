@@ -15,6 +15,8 @@ Read once at start-up (`read_assets`), then answered from memory:
   `immutable`): a release's file has a name of its own, so a browser never runs an old script
   with a new page, and a second open fetches nothing but the page and the game. The page itself
   is never cached without asking (`no-cache`); its ETag answers 304 while it is unchanged.
+  Another release's name for a file (while a new release is rolled out over several
+  instances) gets this release's file, never kept (`no-store`).
 - Text is gzip-compressed here, once, and sent so to a browser that accepts gzip (every one
   Telegram opens a Mini App in does), with `Vary: Accept-Encoding` for the caches between.
 """
@@ -40,6 +42,8 @@ CONTENT_TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
 }
+#: A versioned name: `app.1a2b3c4d5e6f.js`.
+VERSIONED = re.compile(r"(?P<stem>[\w-]+)\.[0-9a-f]{12}(?P<suffix>\.\w+)")
 #: `src="static/app.js"`, `href="static/app.css"` in the page.
 REFERENCE = re.compile(r"""\b(src|href)="static/([\w.-]+)\"""")
 #: `<script type="module" src="static/app.js">`: a module the page runs, with its imports.
@@ -233,8 +237,16 @@ class AssetRoutes:
         return send(request, self.assets.page, ALWAYS_ASK)
 
     async def file(self, request: web.Request) -> web.Response:
-        """A file by its versioned name; any other name is 404."""
-        asset = self.assets.files.get(request.match_info["name"])
-        if asset is None:
+        """A file by its versioned name. Another release's name for one of the page's files
+        (instances of two releases behind one address, while a new one is rolled out: the
+        page from one, its file asked of the other) gets this release's file, kept nowhere,
+        rather than a page without its script; any other name is 404."""
+        name = request.match_info["name"]
+        asset = self.assets.files.get(name)
+        if asset is not None:
+            return send(request, asset, FOREVER)
+        release = VERSIONED.fullmatch(name)
+        ours = self.assets.names.get(release["stem"] + release["suffix"]) if release else None
+        if ours is None:
             raise web.HTTPNotFound()
-        return send(request, asset, FOREVER)
+        return send(request, self.assets.files[ours], "no-store")

@@ -176,16 +176,24 @@ async def test_the_page_and_its_files_are_compressed_and_the_files_kept_for_good
                 assert answer.headers["Vary"] == "Accept-Encoding"
                 assert answer.headers["X-Content-Type-Options"] == "nosniff"
                 packed = await answer.read()
+            if name == "app.js":
+                packed_script = packed
             # A browser that takes no gzip gets the file as it is.
             async with http.get(url, headers={"Accept-Encoding": "identity"}) as answer:
                 assert "Content-Encoding" not in answer.headers
                 assert gzip.decompress(packed) == await answer.read()
                 kind = "text/javascript" if name.endswith(".js") else "text/css"
                 assert answer.headers["Content-Type"] == kind + "; charset=utf-8"
-        # Only the versioned names: a name without its version is no file of this release.
-        for unknown in ("app.js", "app.css", names["app.js"].replace(".js", "0.js")):
+        # Only the versioned names: a name without its version is no file of any release.
+        for unknown in ("app.js", "app.css", "board.0123456789ab.js", "app.0123456789a.js"):
             async with http.get(page + "static/" + unknown) as answer:
                 assert answer.status == 404, unknown
+        # Another release's name for the page's script (a page from an instance of the next
+        # release, say): this release's script, kept nowhere.
+        other = page + "static/app.0123456789ab.js"
+        async with http.get(other, headers={"Accept-Encoding": "identity"}) as answer:
+            assert answer.status == 200 and answer.headers["Cache-Control"] == "no-store"
+            assert await answer.read() == gzip.decompress(packed_script)
 
 
 async def test_the_pages_first_call_brings_its_words_with_the_game_or_the_games(
