@@ -59,6 +59,8 @@ EXPORT = re.compile(
     r"^export\s+(?P<kind>(?:async\s+)?function\*?|class|const)\s+(?P<name>[A-Za-z_$][\w$]*)",
     re.MULTILINE,
 )
+#: `url(font.woff2)`, `@import "more.css"` in a style sheet: a file of its own (not `data:`).
+STYLE_FILE = re.compile(r"""url\(\s*["']?(?!data:)|@import\b""")
 #: What is left of `import` and `export` once the bundle has read what it reads: refused.
 UNREAD = re.compile(r"^[ \t]*(?:import|export)\b|\bimport\s*[(.]", re.MULTILINE)
 
@@ -108,19 +110,23 @@ def versioned(name: str, body: bytes) -> str:
 
 def read_assets(folder: Path) -> Assets:
     """static/ (`folder`) read and made ready to serve: see the module's docstring."""
-    sources = {path.name: path.read_text() for path in folder.iterdir() if path.is_file()}
+    sources = {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
     if PAGE not in sources:
         raise ValueError(f"no {PAGE} in {folder}")
-    page = sources[PAGE]
+    page = sources[PAGE].decode()
     named = list(dict.fromkeys(match[2] for match in REFERENCE.finditer(page)))
     missing = [name for name in named if name not in sources or name == PAGE]
     if missing:
         raise ValueError(f"{PAGE} names files static/ does not have: {missing}")
     modules = {match[1] for match in MODULE_SCRIPT.finditer(page)}
+    scripts = {name: body.decode() for name, body in sources.items() if name.endswith(".js")}
     bodies = {
-        name: (bundle(name, sources) if name in modules else sources[name]).encode()
-        for name in named
+        name: bundle(name, scripts).encode() if name in modules else sources[name] for name in named
     }
+    for name, body in bodies.items():
+        if name.endswith(".css") and STYLE_FILE.search(body.decode()):
+            # Served by its name in static/, it would be 404: only the page's names are.
+            raise ValueError(f"{name} names a file; only the page's own references are served")
     names = {name: versioned(name, body) for name, body in bodies.items()}
     page = REFERENCE.sub(lambda m: f'{m[1]}="static/{names[m[2]]}"', page)
     return Assets(

@@ -113,6 +113,27 @@ def test_a_page_naming_a_file_static_does_not_have_is_refused_at_start_up(
         read_assets(tmp_path)
 
 
+@pytest.mark.parametrize(
+    "style", ["@font-face { src: url(face.woff2); }", "a { b: url('x.png') }", '@import "x.css";']
+)
+def test_a_style_sheet_naming_a_file_is_refused_at_start_up(tmp_path: Path, style: str) -> None:
+    folder = static(tmp_path, {"app.js": "1;", "look.css": style})
+    with pytest.raises(ValueError, match=r"look\.css names a file"):
+        read_assets(folder)
+
+
+def test_files_that_are_not_text_are_sent_as_they_are(tmp_path: Path) -> None:
+    icon = bytes(range(256)) * 4  # no UTF-8, and nothing gzip would shrink much
+    folder = static(tmp_path, {"app.js": "1;", "look.css": "a { b: url(data:,x) }"})
+    (folder / "index.html").write_text(
+        PAGE.replace("</head>", '<link rel="icon" href="static/i.png"></head>')
+    )
+    (folder / "i.png").write_bytes(icon)
+    assets = read_assets(folder)
+    sent = assets.files[assets.names["i.png"]]
+    assert sent.body == icon and sent.content_type == "image/png" and sent.gzipped is None
+
+
 def test_the_pages_own_files_are_versioned_and_compressed() -> None:
     assets = read_assets(STATIC)
     page = assets.page.body.decode()
