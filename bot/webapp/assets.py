@@ -19,6 +19,7 @@ Read once at start-up (`read_assets`), then answered from memory:
   instances) gets this release's file, never kept (`no-store`).
 - Text is gzip-compressed here, once, and sent so to a browser that accepts gzip (every one
   Telegram opens a Mini App in does), with `Vary: Accept-Encoding` for the caches between.
+  (`compressed` gzips the few dynamic answers too large to send as they are, as they go.)
 """
 
 from __future__ import annotations
@@ -224,6 +225,15 @@ def send(request: web.Request, asset: Asset, cache_control: str) -> web.Response
         headers["Content-Encoding"] = "gzip"
     headers["Content-Type"] = asset.content_type
     return web.Response(body=asset.body if packed is None else packed, headers=headers)
+
+
+def compressed(request: web.Request, response: web.Response) -> web.Response:
+    """A dynamic answer (`response`, not sent yet) gzipped as it is sent, when the browser
+    takes gzip: for the few answers too large to send as they are."""
+    response.headers["Vary"] = "Accept-Encoding"
+    if accepts_gzip(request.headers.get("Accept-Encoding", "")):
+        response.enable_compression(web.ContentCoding.gzip)
+    return response
 
 
 def if_none_match(header: str) -> set[str]:

@@ -5,6 +5,7 @@ time (304 while unchanged); its first call brings the words with the game, or th
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import aiohttp
@@ -232,6 +233,14 @@ async def test_the_pages_first_call_brings_its_words_with_the_game_or_the_games(
             _, home = await call(http, "GET", page + "api/games?words=1", auth(telegram, ALICE))
             _, listed = await call(http, "GET", page + "api/games", auth(telegram, ALICE))
             _, apart = await call(http, "GET", page + "api/texts", auth(telegram, ALICE))
+            # The answer with the words, 20 KB of them in Persian, is gzipped on its way.
+            url = page + f"api/games/{game}?words=1"
+            async with http.get(url, headers=maryam, auto_decompress=False) as answer:
+                assert answer.headers["Content-Encoding"] == "gzip"
+                assert answer.headers["Vary"] == "Accept-Encoding"
+                assert json.loads(gzip.decompress(await answer.read())) == opened
+            async with http.get(url, headers={**maryam, "Accept-Encoding": "gzip;q=0"}) as answer:
+                assert "Content-Encoding" not in answer.headers
     # Her app's language; and Alice's, the one she chose in chat: as api/texts says them.
     assert opened["words"] == page_texts("fa") and opened["words"]["rtl"] is True
     assert opened["game"] == plain["game"] and "words" not in plain
