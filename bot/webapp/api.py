@@ -1,14 +1,16 @@
 """The Mini App's routes on the bot's web server (bot.intake.web), under /app/:
 
-    GET  /app/                        the page (static/index.html); no data in it
-    GET  /app/static/…                its CSS and JavaScript
+    GET  /app/                        the page (static/index.html); no data in it, no-cache
+    GET  /app/static/<name>.<hash>.…  its CSS and JavaScript by versioned names, cached for
+                                      good (bot.webapp.assets)
     GET  /app/api/games               the user's open games, and the boards a new one may have
-                                      (the start page)
+                                      (the start page); `?words=1`: the page's words too
     POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
                                       as /start starts it (an AI level, "user": two on one
                                       phone, "match": an AI match), posted in the user's
                                       private chat as well; "someone": a stranger, as /play
-    GET  /app/api/games/{game}          a game's state (bot.webapp.state)
+    GET  /app/api/games/{game}          a game's state (bot.webapp.state); `?words=1`: the
+                                        page's words too (its first call: one round trip)
     POST /app/api/games/{game}/moves    {"ply", "cell"}: a move, exactly as a tap on the board
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
                                         sides or Rematch, as the chat board's buttons (actions)
@@ -74,6 +76,7 @@ from bot.webapp.actions import (
     new_game_spec,
     underway,
 )
+from bot.webapp.assets import AssetRoutes, compressed, read_assets
 from bot.webapp.headers import protect
 from bot.webapp.init_data import WebAppUser
 from bot.webapp.links import PAGE_PATH
@@ -108,8 +111,10 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.on_shutdown.append(mini_app.close)
     web_app.on_response_prepare.append(protect)
     api = PAGE_PATH + "api/games"
-    web_app.router.add_get(PAGE_PATH, page)
-    web_app.router.add_static(PAGE_PATH + "static/", STATIC)
+    # Read and compressed once, here, and answered from memory.
+    assets = AssetRoutes(read_assets(STATIC))
+    web_app.router.add_get(PAGE_PATH, assets.page)
+    web_app.router.add_get(PAGE_PATH + "static/{name}", assets.file)
     web_app.router.add_get(api, mini_app.list_games)
     web_app.router.add_post(api, mini_app.start_game)
     # Any segment: one that is no public id answers as a game that does not exist.
@@ -120,11 +125,6 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
     web_app.router.add_get(PAGE_PATH + "api/pairing", mini_app.pairing)
-
-
-async def page(_request: web.Request) -> web.FileResponse:
-    """The page: static, the same for everyone (its data comes from the API)."""
-    return web.FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
 class MiniApp:
@@ -213,7 +213,7 @@ class MiniApp:
         if game.is_active and game.is_player(game.to_move, viewer_id):
             await self.running.games.turn_starts.seen(game, datetime.now(UTC))
 
-    async def language_of(self, user: PlayerInfo) -> str | None:
+    async def language_of(self, user: PlayerInfo | WebAppUser) -> str | None:
         """The language the user chose in chat (/language), else their app's."""
         return await chosen_language(self.running.games.store, user.id) or user.language_code
 
@@ -222,30 +222,40 @@ class MiniApp:
 
     async def texts(self, request: web.Request) -> web.Response:
         """The page's words: in the language the user chose in chat (/language), else their
-        Telegram app's; without initData, in the language the page asks for (`?lang=`)."""
-        language = request.query.get("lang")
+        Telegram app's; without initData, in the language the page asks for (`?lang=`). The
+        page asks for them so only when its first call did not bring them (`with_words`)."""
         if request.headers.get("Authorization", "").partition(" ")[2]:
-            user = self.user(request)
-            store = self.running.games.store
-            language = await chosen_language(store, user.id) or user.language_code
-        return web.json_response(page_texts(language))
+            return web.json_response(page_texts(await self.language_of(self.user(request))))
+        return web.json_response(page_texts(request.query.get("lang")))
+
+    async def with_words(
+        self, request: web.Request, user: WebAppUser, answer: dict[str, Any]
+    ) -> web.Response:
+        """`answer`, and the page's words (as `texts` gives them) when the request asks for
+        them (`?words=1`): the page's first call brings its words and its data at once. That
+        answer (10 to 20 KB) is gzipped when the browser takes it: more than the first packets
+        of a new connection carry, it would take one more round trip as it is."""
+        if request.query.get("words") != "1":
+            return web.json_response(answer)
+        words = page_texts(await self.language_of(user))
+        return compressed(request, web.json_response({**answer, "words": words}))
 
     async def list_games(self, request: web.Request) -> web.Response:
         """The start page: who the user is, and their open games."""
         user = self.user(request)
         found = await open_games_of(self.running.games.store, user.id)
-        return web.json_response(
-            {
-                "me": {"name": user.name},
-                "games": [game_summary(g, user.id) for g in found],
-                "boards": NEW_GAME_BOARDS,
-            }
-        )
+        answer = {
+            "me": {"name": user.name},
+            "games": [game_summary(g, user.id) for g in found],
+            "boards": NEW_GAME_BOARDS,
+        }
+        return await self.with_words(request, user, answer)
 
     async def get_game(self, request: web.Request) -> web.Response:
         user = self.user(request)
         game = await self.viewable_game(request, user)
-        return web.json_response({"game": await self.state(game.id, user.id)})
+        answer = {"game": await self.state(game.id, user.id)}
+        return await self.with_words(request, user, answer)
 
     async def replay(self, request: web.Request) -> web.Response:
         """A finished game, move by move (bot.webapp.state.replay_frames); 409 while it runs."""

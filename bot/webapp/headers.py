@@ -1,5 +1,6 @@
 """The headers of every answer under /app/ (the page, its files, the API, errors too): the
-content policy, no guessing of content types, and the static files' caching."""
+content policy, and no guessing of content types. (The page and its files say how long they
+may be kept themselves: bot.webapp.assets.)"""
 
 from __future__ import annotations
 
@@ -22,18 +23,12 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "form-action 'none'",
     )
 )
-#: The page's files have no version in their names, so a browser asks again each time (a
-#: 304 while unchanged): a new release's page never runs with an old release's script.
-STATIC_CACHE_CONTROL = "no-cache"
 
 
 async def protect(request: web.Request, response: web.StreamResponse) -> None:
     """Every answer under /app/ (the page, its files, the API, errors too): the content
-    policy, no guessing of content types (a JSON answer is never run as a script), and the
-    static files' caching."""
+    policy, and no guessing of content types (a JSON answer is never run as a script)."""
     if not request.path.startswith(PAGE_PATH):
         return  # the webhook and the health check are not pages
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["X-Content-Type-Options"] = "nosniff"
-    if request.path.startswith(PAGE_PATH + "static/"):
-        response.headers["Cache-Control"] = STATIC_CACHE_CONTROL

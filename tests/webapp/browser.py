@@ -175,7 +175,7 @@ async def wait_ply(page: Any, ply: int) -> None:
     await page.wait_for_selector(f"#board[data-ply='{ply}']")
 
 
-async def play_on(page: Any, pick: str = "#board .cell:not([disabled])") -> None:
+async def play_on(page: Any, pick: str = "#board .cell:enabled") -> None:
     """The player moves on the page (the first cell `pick` finds) until the game is over."""
     while await page.get_attribute("#board", "data-status") == "active":
         ply = int(await page.get_attribute("#board", "data-ply"))
@@ -208,3 +208,100 @@ async def open_new_game(
     page, _ = await open_page(browser, page_url(board), telegram.token, user, **options)
     await wait_ply(page, 0)
     return page, board
+
+
+class Requests:
+    """The requests of a page as Chrome's DevTools protocol reports them (`recorded_page`):
+    which went to the network and which the browser's cache answered, when each started and
+    ended (the response's headers, for a stream), the response's headers, and its status as
+    the server sent it (`sent`: 304 where Chrome then reports the 200 it had)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, dict[str, Any]] = {}
+
+    def attach(self, cdp: Any) -> None:
+        def sent(event: dict[str, Any]) -> None:
+            request = {"url": event["request"]["url"], "start": event["timestamp"], "end": None}
+            self.seen[event["requestId"]] = {**request, "cached": False, "failed": False}
+
+        def update(**values: Any) -> Any:
+            def handle(event: dict[str, Any]) -> None:
+                if event["requestId"] in self.seen:
+                    found = {key: value(event) for key, value in values.items()}
+                    self.seen[event["requestId"]].update(found)
+
+            return handle
+
+        def answered(event: dict[str, Any]) -> dict[str, Any]:
+            return {k.lower(): v for k, v in event["response"]["headers"].items()}
+
+        cdp.on("Network.requestWillBeSent", sent)
+        cdp.on("Network.requestServedFromCache", update(cached=lambda _: True))
+        cdp.on(
+            "Network.responseReceived",
+            update(
+                headers=answered,
+                stream=lambda e: e["response"]["mimeType"] == "text/event-stream",
+                end=lambda e: e["timestamp"],
+                cached=lambda e: bool(e["response"].get("fromDiskCache")),
+            ),
+        )
+        cdp.on("Network.responseReceivedExtraInfo", update(sent=lambda e: e["statusCode"]))
+        cdp.on("Network.loadingFinished", update(end=lambda e: e["timestamp"]))
+        cdp.on("Network.loadingFailed", update(failed=lambda _: True))
+
+    def fetched(self) -> list[dict[str, Any]]:
+        """What went to the server: not answered by the cache, not refused, not the browser's
+        own favicon; by the time each started."""
+        return sorted(
+            (
+                r
+                for r in self.seen.values()
+                if not r["cached"] and not r["failed"] and not r["url"].endswith("/favicon.ico")
+            ),
+            key=lambda r: r["start"],
+        )
+
+    def paths(self, base: str) -> list[str]:
+        """What went to the server, as paths under `base` (the page's address)."""
+        return [r["url"].removeprefix(base.split("?")[0]) for r in self.fetched()]
+
+    async def wait_for(self, page: Any, ending: str) -> None:
+        """Until a request whose address ends with `ending` has gone out (5 s at most)."""
+        for _ in range(100):
+            if any(r["url"].endswith(ending) for r in self.seen.values()):
+                return
+            await page.wait_for_timeout(50)
+        raise AssertionError(f"no request for …{ending}")
+
+    def round_trips(self) -> int:
+        """The longest run of requests each started only once the one before it had ended:
+        round trips one after another. Live streams are left out, and requests not answered
+        yet (what the page shows now did not wait for them)."""
+        requests = [r for r in self.fetched() if not r.get("stream") and r["end"] is not None]
+        depth: list[int] = []
+        for i, request in enumerate(requests):
+            before = [
+                depth[j] for j, other in enumerate(requests[:i]) if other["end"] <= request["start"]
+            ]
+            depth.append(1 + max(before, default=0))
+        return max(depth, default=0)
+
+
+async def recorded_page(
+    context: Any, url: str, token: str, user: dict[str, Any]
+) -> tuple[Any, Requests]:
+    """The page at `url` in a new tab of `context`, as `open_page` opens it, with its requests
+    recorded. No Playwright route (a route switches the browser's cache off): Telegram's script
+    is refused by Chrome itself, at once."""
+    page = await context.new_page()
+    cdp = await context.new_cdp_session(page)
+    requests = Requests()
+    requests.attach(cdp)
+    await cdp.send("Network.enable")
+    await cdp.send("Network.setBlockedURLs", {"urls": ["https://telegram.org/*"]})
+    stub = telegram_stub(telegram_init_data(token, user), user, "light")
+    await page.add_init_script(stub)
+    await page.add_init_script(RECORD_POLICY_VIOLATIONS)
+    await page.goto(url)
+    return page, requests

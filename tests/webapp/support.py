@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -122,3 +123,16 @@ async def call(
     async with http.request(method, url, headers=headers, json=json_body, data=data) as answer:
         text = await answer.text()
         return answer.status, json.loads(text) if text else None
+
+
+def versioned_names(page_html: str) -> dict[str, str]:
+    """The page's files as it names them (bot.webapp.assets), by their names in static/:
+    {"app.js": "app.<hash>.js", …}."""
+    found = re.findall(r"static/([\w-]+)\.([0-9a-f]{12})(\.\w+)", page_html)
+    return {stem + suffix: f"{stem}.{digest}{suffix}" for stem, digest, suffix in found}
+
+
+async def static_url(http: aiohttp.ClientSession, page: str, name: str) -> str:
+    """The address the page (at `page`) loads static/'s `name` from, versioned."""
+    async with http.get(page) as answer:
+        return page + "static/" + versioned_names(await answer.text())[name]

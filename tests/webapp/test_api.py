@@ -23,6 +23,7 @@ from tests.webapp.support import (
     bot_with_mini_app,
     call,
     public_id_on,
+    static_url,
     telegram_init_data,
 )
 
@@ -220,9 +221,10 @@ async def test_no_token_in_the_page_or_the_answers(
         alice = auth(telegram, ALICE)
         bodies = []
         async with aiohttp.ClientSession() as http:
-            for path in ["", "static/app.js", "api/games", f"api/games/{public_id}"]:
-                async with http.get(page + path, headers=alice) as response:
-                    assert response.status == 200, path
+            script = await static_url(http, page, "app.js")
+            for url in [page, script, page + "api/games", page + f"api/games/{public_id}"]:
+                async with http.get(url, headers=alice) as response:
+                    assert response.status == 200, url
                     bodies.append(await response.text())
         for body in bodies:
             assert telegram.token not in body

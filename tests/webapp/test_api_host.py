@@ -204,25 +204,6 @@ async def test_a_game_started_on_the_page_ends_the_search_for_a_stranger(
         assert current(telegram, waiting).text == en.QUEUE_OTHER_GAME
 
 
-async def test_the_pages_files_are_revalidated_cheaply(
-    telegram: FakeTelegram, database_url: str
-) -> None:
-    async with (
-        bot_with_mini_app(telegram, database_url) as (_runner, page),
-        aiohttp.ClientSession() as http,
-    ):
-        async with http.get(page + "static/app.js") as first:
-            assert first.status == 200
-            headers = first.headers
-        # no-cache: asked again each time (a release's page never runs an old script),
-        # and answered 304 without the file while it is unchanged.
-        assert headers["Cache-Control"] == "no-cache"
-        assert headers["X-Content-Type-Options"] == "nosniff"
-        again = {"If-None-Match": headers["ETag"]}
-        async with http.get(page + "static/app.js", headers=again) as second:
-            assert second.status == 304
-
-
 async def test_an_ai_match_from_the_page_ends_with_the_chats_buttons(
     telegram: FakeTelegram, database_url: str
 ) -> None:

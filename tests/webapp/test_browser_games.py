@@ -53,7 +53,7 @@ async def test_ultimate_on_the_page_as_nine_small_boards(
         )
         legal = state["game"]["legal"]
         enabled = await page.eval_on_selector_all(
-            "#board .cell:not([disabled])", "c => c.map(e => +e.dataset.cell)"
+            "#board .cell:enabled", "c => c.map(e => +e.dataset.cell)"
         )
         assert sorted(enabled) == sorted(legal) and len(enabled) < 81 - 2
         lit = await page.eval_on_selector_all(
@@ -62,7 +62,7 @@ async def test_ultimate_on_the_page_as_nine_small_boards(
         assert all(cell // 9 in lit for cell in enabled)
         for _ in range(6):
             ply = int(await page.get_attribute("#board", "data-ply"))
-            await page.click("#board .cell:not([disabled])")
+            await page.click("#board .cell:enabled")
             await page.wait_for_selector(f"#board:not([data-ply='{ply}'])")
         await screenshot(page, "miniapp-ultimate.png")
         await play_on(page)
@@ -93,7 +93,7 @@ async def test_a_group_game_on_two_pages_and_a_spectator(
         # Carol watches: the whole game, live, nothing clickable, no buttons, said in words.
         assert await carol.text_content("#where") == "You are watching: only the players can move."
         assert await carol.locator("#actions button").count() == 0
-        assert await bob.locator("#board .cell:not([disabled])").count() == 0
+        assert await bob.locator("#board .cell:enabled").count() == 0
         # Bob's long name is shortened with an ellipsis; "(you)" stays whole.
         chip = "#players .player[data-mark='O']"
         assert await bob.text_content(chip + " .you") == "\u00a0(you)"
@@ -103,11 +103,11 @@ async def test_a_group_game_on_two_pages_and_a_spectator(
         ply = 0
         while await carol.get_attribute("#board", "data-status") == "active":
             mover = alice if ply % 2 == 0 else bob
-            await mover.click("#board .cell:not([disabled])")
+            await mover.click("#board .cell:enabled")
             ply += 1
             for page in pages.values():
                 await wait_ply(page, ply)
-            assert await carol.locator("#board .cell:not([disabled])").count() == 0
+            assert await carol.locator("#board .cell:enabled").count() == 0
         assert await page_cells(carol) == await page_cells(alice) == await page_cells(bob)
         status = await carol.text_content("#status")
         assert status in ("Alice wins! 🎉", "Nobody loses 🤝")
@@ -165,7 +165,7 @@ async def test_a_finished_game_replays_move_by_move_on_the_page(
         await wait_ply(page, 0)
         assert await page_cells(page) == "_" * 9
         assert await page.is_disabled("[data-replay='back']")
-        assert await page.locator("#board .cell:not([disabled])").count() == 0
+        assert await page.locator("#board .cell:enabled").count() == 0
         await page.click("[data-replay='next']")
         await wait_ply(page, 1)
         assert await page_cells(page) == "____X____"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -208,12 +209,15 @@ async def test_one_drawing_per_change_and_the_ai_after_a_beat(
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, _page_url):
         page, _board = await open_new_game(telegram, browser, ALICE)
-        # Each drawing of the board (its move number), and each thing the status said.
+        # Each drawing of the board (its move number, whenever the board changed), and each
+        # thing the status said.
         await page.evaluate(
-            "window.drawings = []; window.said = [];"
-            " new MutationObserver(() => window.drawings.push("
-            "document.getElementById('board').dataset.ply)).observe("
-            "document.getElementById('board'), {childList: true});"
+            "window.drawings = []; window.said = []; window.marks = 0;"
+            " new MutationObserver((records) => { window.drawings.push("
+            "document.getElementById('board').dataset.ply); for (const r of records)"
+            " window.marks += [...r.addedNodes].filter(n => n.matches('svg.mark')).length;"
+            " }).observe(document.getElementById('board'), {childList: true, subtree: true,"
+            " attributes: true});"
             " new MutationObserver(() => window.said.push("
             "[document.getElementById('board').dataset.ply,"
             " document.getElementById('status').textContent])).observe("
@@ -230,8 +234,11 @@ async def test_one_drawing_per_change_and_the_ai_after_a_beat(
         ) in ("pop", "none")
         await wait_ply(page, 2)
         drawings = await page.evaluate("window.drawings")
-        # Each state drawn once: the move's answer and the live stream do not draw it twice.
-        assert drawings == sorted(set(drawings)) and drawings[-1] == "2", drawings
+        # Never an older state after a newer one: the move's answer and the live stream
+        # bring the same states, and none is drawn back over a newer one.
+        assert drawings == sorted(drawings) and drawings[-1] == "2", drawings
+        # Each mark drawn once: Alice's, and the AI's.
+        assert await page.evaluate("window.marks") == 2
         # The AI's mark grows in too, and while the board still showed Alice's move alone
         # the page said the AI was thinking.
         assert await page.locator("#board .cell.O.new").count() == 1
@@ -265,7 +272,7 @@ async def test_words_that_belong_to_a_position_go_with_it(
         await page.click("#actions [data-action='undo']")
         await page.wait_for_selector("#notice:not([hidden])")
         await wait_ply(page, 0)
-        await page.click("#board .cell:not([disabled])")
+        await page.click("#board .cell:enabled")
         await wait_ply(page, 2)
         await page.wait_for_selector("#notice", state="hidden")
 
@@ -356,7 +363,7 @@ async def test_names_rules_and_small_cells_at_320_px(
         await page.click("#actions [data-action='resign-no']")
         # Without Telegram's close() (a test's stub has none) there is no button to the chat.
         await page.evaluate("Telegram.WebApp.close = () => { window.closedToChat = true; }")
-        await page.click("#board .cell:not([disabled])")
+        await page.click("#board .cell:enabled")
         await wait_ply(page, 2)
         await page.click("#to-chat")
         assert await page.evaluate("window.closedToChat === true")
@@ -423,9 +430,10 @@ async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
         game["to_move"] = "O"
 
         async def position(route: Any) -> None:
-            await route.fulfill(json={"game": game})
+            answer = await route.fetch()  # the words too, for the page's first call
+            await route.fulfill(response=answer, json={**await answer.json(), "game": game})
 
-        await page.route(f"**/api/games/{game_id}", position)
+        await page.route(re.compile(rf"/api/games/{game_id}(\?words=1)?$"), position)
         await page.route("**/events", lambda route: None)  # no live stream
         await page.reload()
         await wait_ply(page, 14)
@@ -438,7 +446,7 @@ async def test_ultimate_shows_drawn_small_boards_and_the_last_move_in_a_won_one(
         dot = await page.eval_on_selector(
             last,
             "c => { const s = getComputedStyle(c, '::after'); return [s.display, +s.zIndex,"
-            " +getComputedStyle(c.parentElement.querySelector('svg.big')).zIndex]; }",
+            " +getComputedStyle(c.closest('.block').querySelector('svg.big')).zIndex]; }",
         )
         assert dot[0] != "none" and dot[1] > dot[2]
         assert "❌, last move" in (await page.get_attribute(last, "aria-label") or "")

@@ -43,7 +43,7 @@ async def test_losing_the_server_mid_game_and_recovering(
         page.on("requestfailed", on_failed)
         await page.click("#board .cell[data-cell='4']")
         await page.wait_for_selector(f"#connection:has-text('{OFFLINE}')")
-        assert await page.locator("#board .cell:not([disabled])").count() == 0
+        assert await page.locator("#board .cell:enabled").count() == 0
         # Back once the page has sent the move again at least once, in vain.
         await asyncio.wait_for(sent_again.wait(), 20)
         await start_web_server(runner)
@@ -54,9 +54,9 @@ async def test_losing_the_server_mid_game_and_recovering(
 
         # Away for longer: the move is given up with a word, and the board is given back.
         await stop_web_server(runner)
-        await page.click("#board .cell:not([disabled])")
+        await page.click("#board .cell:enabled")
         await page.wait_for_selector(f"#notice:has-text('{NOT_SENT}')", timeout=20000)
-        assert await page.locator("#board .cell:not([disabled])").count() == 7
+        assert await page.locator("#board .cell:enabled").count() == 7
         await start_web_server(runner)
         # The stream comes back by itself: a tap in chat shows on the page.
         await tap_cell(telegram, ALICE, board, board_cells(telegram, board).index("_"))
@@ -95,7 +95,7 @@ async def test_a_502_on_the_stream_and_a_stale_board_are_not_silent(
         await wait_ply(page, 2)
         await tap_cell(telegram, ALICE, board, board_cells(telegram, board).index("_"))
         # Another cell than the chat's: the same one would be the same move, made already.
-        await page.click("#board .cell:not([disabled]) >> nth=-1")
+        await page.click("#board .cell:enabled >> nth=-1")
         await page.wait_for_selector(
             "#notice:has-text('This board is out of date: the game has moved on.')"
         )

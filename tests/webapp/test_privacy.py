@@ -17,7 +17,12 @@ from bot.games.public_ids import is_public_id
 from tests.support.bot_runner import settle
 from tests.support.chat import board_cells, game_id_on, press, send
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
-from tests.webapp.support import bot_with_mini_app, public_id_on, telegram_init_data
+from tests.webapp.support import (
+    bot_with_mini_app,
+    public_id_on,
+    telegram_init_data,
+    versioned_names,
+)
 
 ALICE = FakeTelegram.user(1001, "Alice")
 BOB = FakeTelegram.user(1002, "Bob")
@@ -301,11 +306,14 @@ async def test_the_mini_apps_answers_carry_its_security_headers(
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
         alice = auth(telegram, ALICE)
         async with aiohttp.ClientSession() as http:
+            async with http.get(page) as answer:
+                names = versioned_names(await answer.text())
             answers = {}
             for path, headers in [
                 ("", {}),
-                ("static/app.js", {}),
-                ("static/app.css", {}),
+                ("static/" + names["app.js"], {}),
+                ("static/" + names["app.css"], {}),
+                ("static/app.js", {}),  # 404: no file has an unversioned name
                 ("api/games", alice),
                 ("api/games", {}),  # 401
                 ("api/games/" + "A" * 16, alice),  # 404
@@ -320,8 +328,9 @@ async def test_the_mini_apps_answers_carry_its_security_headers(
         assert "default-src 'none'" in policy and "connect-src 'self'" in policy
         assert "'unsafe-eval'" not in policy and "script-src 'self' 'unsafe-inline'" not in policy
         assert headers["X-Content-Type-Options"] == "nosniff", path
-    assert [status for status, _ in answers.values()] == [200, 200, 200, 200, 401, 404]
-    for static in ("static/app.js", "static/app.css"):
-        assert answers[(static, False)][1]["Cache-Control"] == "no-cache"
+    assert [status for status, _ in answers.values()] == [200, 200, 200, 404, 200, 401, 404]
+    for name in ("app.js", "app.css"):
+        kept = answers[("static/" + names[name], False)][1]["Cache-Control"]
+        assert kept == "public, max-age=31536000, immutable"
     assert answers[("", False)][1]["Cache-Control"] == "no-cache"
     assert "Content-Security-Policy" not in health  # the health check is no page

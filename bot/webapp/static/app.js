@@ -5,7 +5,7 @@
 "use strict";
 
 import { markIcon } from "./board.js";
-import { closeGame, connection, openGame, say, setHome, showBack } from "./game.js";
+import { closeGame, connection, openGame, say, setHome, showBack, showGame } from "./game.js";
 import { api, awaitPairing, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
@@ -15,7 +15,6 @@ const $ = (id) => document.getElementById(id);
 // ultimate.
 const newGame = { level: "hard", mark: "X", size: 3, k: 3, ultimate: false };
 let boards = [];      // the sizes the server offers, each with its usual k and every k it may have
-let refusedSignIn = null; // why the server refused this page's initData (net.js: signInRefused)
 let pairing = null;        // the AbortController of a search's stream, while the page looks
 
 function applyTheme() {
@@ -31,25 +30,30 @@ function applyTheme() {
 }
 
 // The words in the user's language: the one they chose in chat, else their Telegram app's.
-async function loadWords() {
-  const user = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user) || {};
-  const path = initData ? "texts" : "texts?lang=" + encodeURIComponent(user.language_code || "");
-  let { ok, status, data } = await api(path);
-  refusedSignIn = signInRefused({ status, data });
-  if (refusedSignIn) {
-    // A sign-in the server does not take (a day old, or none valid): the words, to say so, by
-    // the app's language.
-    ({ ok, data } = await api("texts?lang=" + encodeURIComponent(user.language_code || ""), undefined, false));
+// The page's first call brings them with its answer (`?words=1`: the game, or the games), in
+// the same round trip; only when it failed are they asked for apart, to say why: by the app's
+// language when the server refused the sign-in, else as the first call would have.
+async function speak(first) {
+  if (first && first.ok && first.data.words) {
+    useWords(first.data.words);
+    return true;
   }
-  if (!ok) return false;
-  document.documentElement.lang = data.language;
-  document.documentElement.dir = data.rtl ? "rtl" : "ltr";
-  setWords(data.texts);
+  const user = (tg && tg.initDataUnsafe && tg.initDataUnsafe.user) || {};
+  const byApp = !initData || (first && signInRefused(first));
+  const path = byApp ? "texts?lang=" + encodeURIComponent(user.language_code || "") : "texts";
+  const { ok, data } = await api(path, undefined, !byApp);
+  if (ok) useWords(data);
+  return ok;
+}
+
+function useWords(words) {
+  document.documentElement.lang = words.language;
+  document.documentElement.dir = words.rtl ? "rtl" : "ltr";
+  setWords(words.texts);
   document.title = t("PAGE.title");
   for (const button of $("levels").children) {
     if (!button.dataset.text) button.textContent = levelName(button.dataset.level);
   }
-  return true;
 }
 
 // A size, and its usual k unless `k` is one it may have.
@@ -119,13 +123,14 @@ function gameLine(game) {
 }
 
 // The start page; `preset` chooses a new game's board (Another level: the game's own).
-async function openHome(preset) {
+// `answer`: the games as the page's first call brought them (else they are asked for).
+async function openHome(preset, answer) {
   stopLooking();
   closeGame();
   $("game").hidden = true;
   showBack(false);
   history.replaceState(null, "", "./");
-  const { ok, status, data, offline } = await api("games");
+  const { ok, status, data, offline } = answer || await api("games");
   if (!ok) {
     say(offline ? t("PAGE.failed") : t(refusalKey(signInRefused({ status, data })) || "PAGE.from_telegram"), offline);
     return;
@@ -202,16 +207,23 @@ async function setUp() {
     tg.BackButton.onClick(() => openHome());
     $("back").hidden = true; // Telegram's own Back button takes its place
   }
-  const spoken = await loadWords();
-  if (refusedSignIn) { say(t(refusalKey(refusedSignIn))); return; }
-  if (!initData || !spoken) { say(t("PAGE.from_telegram")); return; }
+  if (!initData) {
+    await speak(null);
+    say(t("PAGE.from_telegram"));
+    return;
+  }
   const fromUrl = new URLSearchParams(location.search).get("game");
   // A game's link names it by its public id (random, never the row id): startapp=g<id>.
   const fromStart = ((tg.initDataUnsafe && tg.initDataUnsafe.start_param) || "").match(/^g([A-Za-z0-9_-]{16})$/);
   const gameId = fromUrl || (fromStart && fromStart[1]);
-  if (!gameId || !(await openGame(gameId))) {
-    if (!gameId) openHome();
-  }
+  // One call for the words and what the page shows first (the game, or the games).
+  const first = await api((gameId ? "games/" + gameId : "games") + "?words=1");
+  const spoken = await speak(first);
+  const refused = signInRefused(first);
+  if (refused) { say(t(refusalKey(refused))); return; }
+  if (!spoken) { say(t("PAGE.from_telegram")); return; }
+  if (gameId) showGame(gameId, first);
+  else openHome(undefined, first);
 }
 
 setUp();

@@ -3,11 +3,12 @@
 // sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
-// state: the second is dropped), the new mark grows into place, and an AI's reply to the
-// player's move lands after a short beat in which the page says the AI is thinking.
+// state: the second is dropped), only what changed on it (board.js), the new mark grows into
+// place, and an AI's reply to the player's move lands after a short beat in which the page
+// says the AI is thinking.
 "use strict";
 
-import { arrowKeys, cellLabel, drawBoard, drawLines, markIcon, rove, rowCol } from "./board.js";
+import { arrowKeys, drawBoard, drawLines, lockBoard, markIcon, rove, rowCol, showMark } from "./board.js";
 import { clockFor, setClock } from "./clock.js";
 import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
 import { isReplaying, leaveReplay, openReplay } from "./replay.js";
@@ -310,17 +311,15 @@ function smallCells() {
   $("to-chat").hidden = !(tg && tg.close);
 }
 
-// Busy or not, without drawing the board again: the cells and buttons only change whether
-// they can be pressed (a redraw would cut the new mark's animation short).
+// Busy or not, without drawing the board again: the board and the buttons only change
+// whether they can be pressed.
 function setBusy(value) {
   busy = value;
   if (!current) return;
   const board = $("board");
-  // Known before the cells are disabled: a disabled cell loses the focus (to the body).
+  // Known before the board is locked: a disabled cell loses the focus (to the body).
   const hadFocus = board.contains(document.activeElement);
-  for (const cell of board.querySelectorAll(".cell")) {
-    cell.disabled = busy || !current.legal.includes(Number(cell.dataset.cell));
-  }
+  lockBoard(board, busy || !current.legal.length);
   for (const element of $("actions").querySelectorAll("button")) element.disabled = busy;
   rove(board, focusCell, hadFocus);
 }
@@ -328,11 +327,7 @@ function setBusy(value) {
 // The player's mark shows on the tapped cell at once, before the server's answer.
 function showMoving(game, cell) {
   const mark = game.to_move;
-  const button = $("board").querySelector(`.cell[data-cell='${cell}']`);
-  if (!button) return;
-  button.classList.add(mark, "new");
-  button.append(markIcon(mark, true));
-  button.setAttribute("aria-label", cellLabel(game, cell, mark, null));
+  showMark($("board"), game, cell, mark);
   shown = shown.slice(0, cell) + mark + shown.slice(cell + 1);
   movedAt = performance.now();
 }
@@ -426,7 +421,12 @@ async function act(action, target) {
 }
 
 export async function openGame(gameId) {
-  const { ok, status, data, offline } = await api("games/" + gameId);
+  return showGame(gameId, await api("games/" + gameId));
+}
+
+// The game as an answer to `GET games/<id>` brought it (the page's first call's, or
+// openGame's); a refusal in words. False when there is no game to show.
+export function showGame(gameId, { ok, status, data, offline }) {
   if (!ok) {
     say(offline ? t("PAGE.failed") : signInText({ status, data })
       || (status === 401 ? t("PAGE.from_telegram") : refusal(data.status)));

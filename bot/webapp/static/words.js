@@ -1,5 +1,5 @@
-// The page's words: sent by the server in the user's language (GET api/texts), from the
-// same catalogs as the chat. t("KEY", {name: …}) fills the {placeholders}.
+// The page's words: sent by the server in the user's language (with the page's first call's
+// answer, else GET api/texts), from the same catalogs as the chat. t("KEY", {name: …}) fills the {placeholders}.
 "use strict";
 
 let words = {};
