@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -171,19 +172,25 @@ async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: Ta
 
 def _message_key(query: CallbackQuery, *, drawing: bool = False) -> str | None:
     """The message a button was tapped on: `chat:message`, or an inline message's id. With
-    `drawing`, the drawing of it that was tapped by whom (`@` when it was last edited: a double
-    tap's two updates carry the same), None when that is not known (an inline message)."""
+    `drawing`, the drawing of it that was tapped, and by whom: a double tap's two updates carry
+    the same message as it was (None when that is not known: an inline message)."""
     message = query.message
     if message is None:
         return None if drawing else f"inline:{query.inline_message_id}"
     key = f"{message.chat.id}:{message.message_id}"
     if not drawing:
         return key
-    edited = message.edit_date if isinstance(message, Message) else None
+    if not isinstance(message, Message):
+        return None
+    # Telegram's edit date counts whole seconds: with what the message says and offers, two
+    # drawings differ unless they are alike and a second apart at most (▶ ◀ in a replay).
+    edited = int(message.edit_date.timestamp()) if message.edit_date is not None else 0
+    markup = message.reply_markup
+    buttons = [b.callback_data for row in markup.inline_keyboard for b in row] if markup else []
+    drawn = hashlib.blake2b(repr((message.text, buttons)).encode(), digest_size=6).hexdigest()
     # And whose tap: a board's buttons are anybody's to tap, and a tap refused (not a player)
     # must not keep the player's own from acting.
-    when = int(edited.timestamp()) if edited is not None else 0
-    return f"{key}@{when}:{query.from_user.id}"
+    return f"{key}@{edited}.{drawn}:{query.from_user.id}"
 
 
 def _in_place(query: CallbackQuery, context: BotContext, kind: Button, tap: Any) -> bool:

@@ -40,7 +40,9 @@ inline message's keyboard, and nobody else can make up a button in someone's nam
 The buttons that make something (n, nr, help, pc, rp, gf, qp, qr, qa: a game, a message, a
 search) or end a search (qc) act once per message: a tap of one claims it, by its message and
 data, for a moment (`bot.games.db.rows.handled_updates.claim_button`), so the second tap of a
-double tap makes nothing more.
+double tap makes nothing more. The buttons that redraw their own message (ub, h, u, rs, nk,
+menu, lang, fy, fn, bky, bkn, bk, lad) act once a drawing of it, per tapper: a double tap's
+second update (the same message, edited last at the same time) draws nothing twice.
 
 A menu's buttons (n, nr, nk, menu, help, lang) end in `:o<user>`: they belong to the person who
 asked for the menu (or, under a finished game, to its player), and nobody else's tap does
@@ -309,6 +311,8 @@ NEW: dict[str, Any] = {"sized": True, "owned": True, "check": _seated, "once": T
 PLAYERS: dict[str, Any] = {"x_kind": KIND, "o_kind": KIND, "seats": Count(USER, base=2, up_to=2)}
 #: Play someone (qp, qr): a search, once per message, for a board and a clock.
 SEARCH: dict[str, Any] = {"once": True, "kind": PLAY_SOMEONE}
+#: A button that redraws the message it is on: once a drawing (a double tap draws it once).
+IN_PLACE: dict[str, Any] = {"once_a_drawing": True}
 SEARCHED: dict[str, Any] = {"board": BOARD_KEY, "clock": CLOCK_KEY}
 
 #: Every kind of button: prefix, tap, where it lives, then its values in the order written.
@@ -326,13 +330,13 @@ TABLE = Table(
         button(action, GameTap, BOARD, once=action in GAME_MAKERS, action=action, game_id=GAME)
         for action in GAME_ACTIONS
     ),
-    button(REPLAY_STEP, ReplayTap, CHAT, game_id=GAME, ply=Number(81)),  # ultimate: 81 cells
+    button(REPLAY_STEP, ReplayTap, CHAT, **IN_PLACE, game_id=GAME, ply=Number(81)),  # ultimate: 81
     button(NEW_GAME, NewGameTap, CHAT, **NEW, resign_underway=False, **PLAYERS),
     button(NEW_GAME_RESIGNING, NewGameTap, CHAT, **NEW, resign_underway=True, **PLAYERS),
-    button(KEEP_PLAYING, KeepPlayingTap, CHAT, owned=True),
-    button(MENU_DATA, MenuTap, CHAT, sized=True, owned=True),
+    button(KEEP_PLAYING, KeepPlayingTap, CHAT, owned=True, **IN_PLACE),
+    button(MENU_DATA, MenuTap, CHAT, sized=True, owned=True, **IN_PLACE),
     button(HELP_DATA, HelpTap, CHAT, owned=True, once=True),
-    button(LANGUAGE, LanguageTap, CHAT, owned=True, code=Choice(available_languages)),
+    button(LANGUAGE, LanguageTap, CHAT, owned=True, **IN_PLACE, code=Choice(available_languages)),
     button(
         INLINE_JOIN,
         InlineJoinTap,
@@ -342,8 +346,8 @@ TABLE = Table(
         creator_mark=Choice(lambda: MARKS),
     ),
     button(INLINE_AI, InlineAiTap, INLINE, sized=True, creator_id=ID, level=LEVEL, cell=ID),
-    button(FORGET_YES, ForgetTap, ANYWHERE, confirmed=True, user_id=ID),
-    button(FORGET_NO, ForgetTap, ANYWHERE, confirmed=False, user_id=ID),
+    button(FORGET_YES, ForgetTap, ANYWHERE, **IN_PLACE, confirmed=True, user_id=ID),
+    button(FORGET_NO, ForgetTap, ANYWHERE, **IN_PLACE, confirmed=False, user_id=ID),
     button(PLAY_SOMEONE, QueueTap, CHAT, **SEARCH, resign_underway=False, **SEARCHED),
     button(PLAY_SOMEONE_RESIGNING, QueueTap, CHAT, **SEARCH, resign_underway=True, **SEARCHED),
     button(STOP_LOOKING, QueueTap, CHAT, once=True, kind=STOP_LOOKING),
@@ -357,10 +361,10 @@ TABLE = Table(
         board=BOARD_KEY,
     ),
     # Yes and No first: a tap is written as the first kind whose constants it has.
-    button(BLOCK_YES, BlockPlayerTap, ANYWHERE, confirmed=True, game_id=GAME),
-    button(BLOCK_NO, BlockPlayerTap, ANYWHERE, confirmed=False, game_id=GAME),
-    button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, game_id=GAME),
-    button(LADDER, LadderTap, ANYWHERE, on=Flag()),
+    button(BLOCK_YES, BlockPlayerTap, ANYWHERE, **IN_PLACE, confirmed=True, game_id=GAME),
+    button(BLOCK_NO, BlockPlayerTap, ANYWHERE, **IN_PLACE, confirmed=False, game_id=GAME),
+    button(BLOCK_PLAYER, BlockPlayerTap, ANYWHERE, **IN_PLACE, game_id=GAME),
+    button(LADDER, LadderTap, ANYWHERE, **IN_PLACE, on=Flag()),
     *(
         button(action, TournamentTap, CHAT, action=action, tournament_id=ID)
         for action in TOURNAMENT_ACTIONS

@@ -112,3 +112,23 @@ async def test_a_double_tap_on_resign_asks_once_and_draws_the_question_once(
     asked = current(telegram, board)
     assert en.BUTTON_RESIGN_YES in str(asked.reply_markup)
     assert not_modified(telegram) == []
+
+
+@pytest.mark.parametrize("label", [en.BUTTON_FORGET_NO, en.BUTTON_FORGET_YES])
+async def test_a_double_tap_on_forgets_question_answers_it_once(
+    telegram: FakeTelegram, bot: BotRunner, label: str
+) -> None:
+    # A journey's double tap on /forget's "No": both taps edited the question to "Nothing
+    # was deleted.", the second refused as "not modified" (issue 51, item 8). A button that
+    # redraws its own message acts once a drawing of it.
+    await ended_game(telegram)
+    await send(telegram, ALICE, "/forget")
+    question = telegram.last_bot_message(ALICE["id"])
+    assert question.text == en.FORGET_ASK
+    assert await tap_twice(telegram, question, label) == ["", en.POPUP_TAPPED_ALREADY]
+    answered = current(telegram, question).text
+    if label == en.BUTTON_FORGET_NO:
+        assert answered == en.FORGET_KEPT
+    else:
+        assert answered.startswith(en.FORGET_DONE.split("{")[0])
+    assert not_modified(telegram) == []
