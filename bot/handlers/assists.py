@@ -34,7 +34,8 @@ async def hint(update: Update, context: BotContext) -> None:
 
 
 async def undo(update: Update, context: BotContext) -> None:
-    """/undo: take back the sender's last move and the AI's reply."""
+    """/undo: take back the sender's last move and the AI's reply (on one phone, the last
+    move)."""
     await _command(update, context, undo=True)
 
 
@@ -45,7 +46,7 @@ async def _command(update: Update, context: BotContext, *, undo: bool) -> None:
     tr = texts_of(user, context)
     player = player_from(user)
     assists = context.games.assists
-    game = await assists.current_game(chat.id, player)
+    game = await assists.current_game(chat.id, player, undo=undo)
     if game is None:
         await message.reply_text(tr.NO_AI_GAME)
         return

@@ -244,7 +244,9 @@ def _resign_buttons(game: GameView, tr: Texts, seat: str | None) -> list[InlineK
 
 def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:
     """Hint (on the person's turn) and undo (once they have a move to take back), in games
-    against the AI."""
+    against the AI; on one phone, undo (once a move was made)."""
+    if game.is_one_phone:
+        return [_button(tr.BUTTON_UNDO, AssistTap(UNDO, game.id, game.ply))] if game.ply else []
     if not game.is_against_ai or game.kind_to_move != USER:
         return []
     buttons = [_button(tr.BUTTON_HINT, AssistTap(HINT, game.id, game.ply))]

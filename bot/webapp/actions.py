@@ -2,7 +2,8 @@
 the use-case the chat's handler calls, and the chat's board then shows what it did.
 
     hint     Assists.hint          the best move, lit on the page and on the chat board
-    undo     Assists.undo          the user's last move and the AI's reply taken back
+    undo     Assists.undo          the user's last move and the AI's reply taken back (on one
+                                   phone, the last move)
     resign   Play.resign           the page asks "are you sure?" first, as the chat does
     again    Play.start_game       the same game afresh in its chat; `swap`: sides swapped;
                                    `watch`: an AI match's

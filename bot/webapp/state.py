@@ -11,11 +11,11 @@ the cells the player to move may mark, so the page lights exactly those (and onl
 boards in play); `lines` gives each winning line by its two ends, cells on a classic board,
 small boards on ultimate, for the page to draw a stroke through them.
 
-What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint and
-Undo against the AI, Resign for a player of a running game, Play again and Swap sides under a
-finished game against the AI (for its player), Rematch under a finished game between people
-(of three or four too: a new game its sender opens, as in chat), but none under a match game
-the match goes on after: its next game (`next`) is where the page goes.
+What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint
+and Undo against the AI, Undo on one phone, Resign for a player of a running game, Play again
+and Swap sides under a finished game against the AI (for its player), Rematch under a finished
+game between people (of three or four too: a new game its sender opens, as in chat), but none
+under a match game the match goes on after: its next game (`next`) is where the page goes.
 
 A game on the clock (strangers': bot.games.play.clock_rules) carries each side's time left as
 of the read (`clock`), whose clock runs and in how long it flags: the page counts the running
@@ -311,6 +311,8 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
         return []
     if game.is_active:
         found = []
+        if game.is_one_phone and game.ply:
+            found.append(Action.UNDO)  # the last move, as the chat board's ↩️ takes it back
         if game.is_against_ai and game.kind_to_move == USER:
             found.append(Action.HINT)
             if game.board.count(mark):

@@ -59,10 +59,29 @@ async def test_a_hint_on_a_bigger_board_comes_from_the_search_and_takes_a_win(
     assert result.status is MoveStatus.PLAYED and result.hint == 3
 
 
-async def test_hints_and_undo_are_refused_where_they_do_not_belong(games: Games) -> None:
+async def test_two_players_on_one_phone_undo_the_last_move_and_have_no_hints(
+    games: Games, engine: AsyncEngine
+) -> None:
     phone = (await games.play.start_game(CHAT, ALICE, "user", "user")).game
-    for use_case in (games.assists.hint, games.assists.undo):
-        assert (await use_case(phone.id, HERE, ALICE)).status is MoveStatus.NOT_AGAINST_AI
+    assert (await games.assists.hint(phone.id, HERE, ALICE)).status is MoveStatus.NOT_AGAINST_AI
+    nothing = await games.assists.undo(phone.id, HERE, ALICE)
+    assert nothing.status is MoveStatus.NOTHING_TO_UNDO
+    for ply, cell in enumerate((4, 0, 8)):
+        played = (await games.play.tap(phone.id, HERE, ALICE, ply, cell)).game
+    assert played is not None and played.board.cells.count("X") == 2
+    # ⭕'s move stays: only the last move (❌'s second) is taken back, and ❌ is to move.
+    undone = await games.assists.undo(phone.id, HERE, ALICE, played.ply)
+    assert undone.status is MoveStatus.PLAYED and undone.game is not None
+    assert undone.game.ply == 2 and undone.game.to_move == "X" and undone.game.last_cell == 0
+    assert await _moves(engine, phone.id) == [(1, 4, "X"), (2, 0, "O")]
+    # And again: ⭕'s move, then ❌'s.
+    again = await games.assists.undo(phone.id, HERE, ALICE)
+    assert again.game is not None and again.game.ply == 1 and again.game.to_move == "O"
+    # Nobody else takes a move back.
+    assert (await games.assists.undo(phone.id, HERE, BOB)).status is MoveStatus.NOT_A_PLAYER
+
+
+async def test_hints_and_undo_are_refused_where_they_do_not_belong(games: Games) -> None:
     game = (await games.play.start_game(CHAT, ALICE, "user", "easy")).game
     played = (await games.play.tap(game.id, HERE, ALICE, 0, 4)).game
     assert played is not None

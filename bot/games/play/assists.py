@@ -1,6 +1,7 @@
 """Help against the AI: a hint (the best move for the player to move) and an undo (the
 player's last move and the AI's reply taken back). Either marks the game assisted, so that
-it counts apart in the stats. Neither exists in games between people."""
+it counts apart in the stats. Neither exists in games between people; two players on one
+phone may undo (the last move), as the chat's board and the page offer."""
 
 from __future__ import annotations
 
@@ -28,12 +29,16 @@ class Assists:
         self._rng = rng
         self._think = think or think_in_thread
 
-    async def current_game(self, chat_id: int, user: PlayerInfo) -> GameView | None:
-        """The chat's running game of this user against the AI (for /hint and /undo)."""
+    async def current_game(
+        self, chat_id: int, user: PlayerInfo, *, undo: bool = False
+    ) -> GameView | None:
+        """The chat's running game of this user against the AI (for /hint and /undo), or for
+        an `undo` their game on one phone."""
         async with self._store.sessions() as session:
             for loaded in await reads.live_games_in_chat(session, chat_id):
                 game = loaded.view
-                if game.is_active and game.is_against_ai and game.mark_of(user.id) is not None:
+                helped = game.is_against_ai or (undo and game.is_one_phone)
+                if game.is_active and helped and game.mark_of(user.id) is not None:
                     return game
         return None
 
@@ -72,7 +77,7 @@ class Assists:
 
         async def undo(session: CoreTransaction, loaded: Loaded) -> MoveResult:
             game = loaded.view
-            refusal = _refusal(game, user, ply)
+            refusal = _refusal(game, user, ply, undo=True)
             if refusal is not None:
                 return MoveResult(refusal, game)
             history = await game_rows.played_moves(session, game.id)
@@ -86,10 +91,12 @@ class Assists:
         return await self._store.on_game(game_id, ref, undo)
 
 
-def _refusal(game: GameView, user: PlayerInfo, ply: int | None) -> MoveStatus | None:
+def _refusal(
+    game: GameView, user: PlayerInfo, ply: int | None, *, undo: bool = False
+) -> MoveStatus | None:
     if ply is not None and game.is_active and ply != game.ply:
         return MoveStatus.STALE  # a tap on a board drawn before the last move
-    return assist_rules.assist_refusal(game, user.id)
+    return assist_rules.assist_refusal(game, user.id, undo=undo)
 
 
 def _assisted(game: GameView) -> GameView:
