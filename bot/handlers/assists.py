@@ -61,9 +61,9 @@ async def _command(update: Update, context: BotContext, *, undo: bool) -> None:
 
 def _done(result: MoveResult, tr: Texts) -> str:
     """What a hint or an undo says it did."""
-    if result.hint is None:
-        return tr.UNDONE
     game: GameView = result.game  # type: ignore[assignment]
+    if result.hint is None:
+        return tr.UNDONE_LAST if game.is_one_phone else tr.UNDONE
     return tr.HINT.format(cell=cell_words(game.board, result.hint))
 
 

@@ -339,6 +339,7 @@ class _Others:
     ULTIMATE_LINE: str
     ULTIMATE_PLAY_IN: str
     UNDONE: str
+    UNDONE_LAST: str
     UNRATED_FORCED_WIN: str
     VERSUS: str
     WELCOME: str

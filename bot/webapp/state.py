@@ -172,6 +172,7 @@ def game_state(
         # them out of the game (resigned, timed out).
         "marks": list(game.marks),
         "players": {mark: player(game, mark) for mark in game.marks},
+        "one_phone": game.is_one_phone,  # both seats the user's (`you`), each its own player
         "out": list(game.out),
         "moves": [{"ply": m.ply, "cell": m.cell, "mark": m.mark} for m in moves],
         "last_cell": moves[-1].cell if moves else game.last_cell,

@@ -115,13 +115,13 @@ async def test_two_players_on_one_phone_take_back_the_last_move(
     assert "💡 Hint" not in button_texts(telegram, board)  # no help between people
     for cell in (4, 0):
         await tap_cell(telegram, ALICE, board, cell)
-    assert (await press(telegram, ALICE, board, "↩️ Undo"))["text"] == en.UNDONE
+    assert (await press(telegram, ALICE, board, "↩️ Undo"))["text"] == en.UNDONE_LAST
     # ⭕'s move is taken back, ❌'s stays: ⭕ is to move again.
     assert board_cells(telegram, current(telegram, board)) == "____X____"
     assert "⭕ to move" in current(telegram, board).text
     # /undo does the same.
     await send(telegram, ALICE, "/undo")
-    assert telegram.last_bot_message(ALICE["id"]).text == en.UNDONE
+    assert telegram.last_bot_message(ALICE["id"]).text == en.UNDONE_LAST
     assert board_cells(telegram, current(telegram, board)) == "_" * 9
     assert "↩️ Undo" not in button_texts(telegram, current(telegram, board))
     assert_every_query_answered(telegram)

@@ -92,6 +92,12 @@ function name(player) {
   return player.name || t("PAGE.nobody_yet");
 }
 
+// A seat's name: its player's, or on one phone (both seats the user's) "Player 1", "Player 2".
+function seatName(game, mark) {
+  if (game.one_phone) return t("PAGE.player", { n: game.marks.indexOf(mark) + 1 });
+  return name(game.players[mark]);
+}
+
 // A match game's score, and how the match ended, in the chat board's words.
 function matchText(game) {
   const match = game.match;
@@ -124,9 +130,11 @@ function offerText(offer) {
 function statusText(game) {
   if (game.status === "open" && game.offer) return offerText(game.offer);
   if (game.status !== "active") return result(game);
-  if (game.your_turn) return t("PAGE.your_turn", { mark: symbol(game.to_move) });
+  const mark = symbol(game.to_move);
+  if (game.one_phone) return t("NAME_TO_MOVE", { name: seatName(game, game.to_move), mark });
+  if (game.your_turn) return t("PAGE.your_turn", { mark });
   const mover = game.players[game.to_move];
-  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark: symbol(game.to_move) });
+  return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark });
 }
 
 function whereText(game) {
@@ -148,7 +156,7 @@ function playerChip(game, mark) {
   chip.dataset.mark = mark;
   const label = document.createElement("span");
   label.className = "name";
-  label.textContent = name(game.players[mark]);
+  label.textContent = seatName(game, mark);
   chip.append(markIcon(mark), label);
   if (mine) {
     // "(you)" stays whole: a long name is shortened before it, with an ellipsis.
@@ -206,11 +214,13 @@ function button(action, text, onClick) {
   return element;
 }
 
-// Buzz once when a game the page was showing ends: success for a win, error for a loss.
+// Buzz once when a game the page was showing ends: success for a win (on one phone,
+// anybody's), error for a loss.
 function buzzAtTheEnd(before, game) {
   if (!before || before.id !== game.id || before.status === "finished" || game.status !== "finished") return;
-  if (game.you.length !== 1) return;
-  if (game.result === game.you[0]) haptic("notification", "success");
+  if (game.you.length !== 1 && !game.one_phone) return;
+  const won = game.result === game.you[0] || (game.one_phone && game.marks.includes(game.result));
+  if (won) haptic("notification", "success");
   else if (game.result === "draw") haptic("notification", "warning");
   else haptic("notification", "error");
 }
@@ -412,7 +422,7 @@ async function act(action, target) {
   } else if (action === "hint") {
     notice(t("PAGE.hint_cell"));
   } else if (action === "undo") {
-    notice(t("UNDONE"));
+    notice(t(game.one_phone ? "UNDONE_LAST" : "UNDONE"));
   } else if (action === "review") {
     notice(data.review);
   } else if (action === "picture") {
