@@ -2,7 +2,7 @@
 
     GET  /app/                        the page (static/index.html); no data in it, no-cache
     GET  /app/static/<name>.<hash>.…  its CSS and JavaScript by versioned names, cached for
-                                      good (bot.webapp.assets)
+                                      good (bot.webapp.serving.assets)
     GET  /app/api/games               the user's open games, and the boards a new one may have
                                       (the start page); `?words=1`: the page's words too
     POST /app/api/games               {"level", "mark", "size", "k", "ultimate"}: a new game
@@ -76,8 +76,6 @@ from bot.webapp.actions import (
     new_game_spec,
     underway,
 )
-from bot.webapp.assets import AssetRoutes, compressed, read_assets
-from bot.webapp.headers import protect
 from bot.webapp.init_data import WebAppUser
 from bot.webapp.links import PAGE_PATH
 from bot.webapp.live import (
@@ -89,6 +87,8 @@ from bot.webapp.live import (
 )
 from bot.webapp.members import GroupMembers
 from bot.webapp.requests import body_of, error, player_of, signed_in_user
+from bot.webapp.serving.assets import AssetRoutes, compressed, read_assets
+from bot.webapp.serving.headers import protect
 from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k

@@ -126,8 +126,8 @@ async def call(
 
 
 def versioned_names(page_html: str) -> dict[str, str]:
-    """The page's files as it names them (bot.webapp.assets), by their names in static/:
-    {"app.js": "app.<hash>.js", …}."""
+    """The page's files as it names them (bot.webapp.serving.assets), by their names in
+    static/: {"app.js": "app.<hash>.js", …}."""
     found = re.findall(r"static/([\w-]+)\.([0-9a-f]{12})(\.\w+)", page_html)
     return {stem + suffix: f"{stem}.{digest}{suffix}" for stem, digest, suffix in found}
 

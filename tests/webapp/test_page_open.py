@@ -1,6 +1,6 @@
-"""The page opens in few round trips (bot.webapp.assets): its modules sent as one file, each
-file named by its content, gzip-compressed and kept for good; the page itself asked for each
-time (304 while unchanged); its first call brings the words with the game, or the games."""
+"""The page opens in few round trips (bot.webapp.serving.assets): its modules sent as one file,
+each file named by its content, gzip-compressed and kept for good; the page itself asked for
+each time (304 while unchanged); its first call brings the words with the game, or the games."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from bot.locales.texts import texts_for
 from bot.webapp.api import STATIC
-from bot.webapp.assets import accepts_gzip, bundle, read_assets
+from bot.webapp.serving.assets import accepts_gzip, bundle, read_assets
 from bot.webapp.words import page_texts
 from tests.support.chat import press, send
 from tests.support.fake_telegram import FakeTelegram

@@ -1,6 +1,6 @@
 """The headers of every answer under /app/ (the page, its files, the API, errors too): the
 content policy, and no guessing of content types. (The page and its files say how long they
-may be kept themselves: bot.webapp.assets.)"""
+may be kept themselves: bot.webapp.serving.assets.)"""
 
 from __future__ import annotations
 
