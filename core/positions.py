@@ -71,6 +71,17 @@ def cell_words(board: Board, cell: int) -> str:
     return "{} {}".format(*board.row_col(cell))
 
 
+def edge_words(board: Board) -> tuple[list[str], list[str]]:
+    """The words of `cell_words` for each row (top to bottom) and each column (left to
+    right), to write on the board's edges: `1` … `size`, on ultimate `r1` … `r9` and `c1` …
+    `c9`. A cell's words are its row's and its column's, apart by a space."""
+    if is_ultimate(board):
+        lines = range(1, ultimate.SIZE + 1)
+        return [f"r{n}" for n in lines], [f"c{n}" for n in lines]
+    lines = range(1, board.size + 1)
+    return [str(n) for n in lines], [str(n) for n in lines]
+
+
 def play(board: Board, last_cell: int | None, cell: int) -> Board:
     """The board after the player to move marks `cell`; raises core's MoveError subclasses
     (`ultimate.WrongBlockError` for a cell outside the small boards in play)."""

@@ -15,6 +15,8 @@
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
                                         sides or Rematch, as the chat board's buttons (actions)
     GET  /app/api/games/{game}/events   server-sent events: the state whenever it changes
+    GET  /app/api/games/{game}/replay   a game's state after each of its moves so far
+                                        (bot.webapp.history)
     GET  /app/api/texts                 the page's words in the user's language (words)
     GET  /app/api/pairing               server-sent events: the game a search for a stranger
                                         found, once it did (bot.webapp.live)
@@ -45,6 +47,7 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,7 @@ from bot.games.public_ids import is_public_id
 from bot.games.use_cases import Games
 from bot.locales.texts import Texts, texts_for
 from bot.resources import Resources, Running
+from bot.webapp import history
 from bot.webapp.actions import (
     REFUSED,
     SOMEONE,
@@ -89,7 +93,7 @@ from bot.webapp.members import GroupMembers
 from bot.webapp.requests import body_of, error, player_of, signed_in_user
 from bot.webapp.serving.assets import AssetRoutes, compressed, read_assets
 from bot.webapp.serving.headers import protect
-from bot.webapp.state import PageStatus, Sight, game_state, game_summary, replay_frames, sight
+from bot.webapp.state import PageStatus, Sight, game_state, game_summary, sight
 from bot.webapp.words import page_texts
 from core.board import SIZES, default_k
 
@@ -122,7 +126,7 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.router.add_post(api + "/{game}/moves", mini_app.move)
     web_app.router.add_post(api + "/{game}/actions", mini_app.act)
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
-    web_app.router.add_get(api + "/{game}/replay", mini_app.replay)
+    web_app.router.add_get(api + "/{game}/replay", partial(history.replay, mini_app))
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
     web_app.router.add_get(PAGE_PATH + "api/pairing", mini_app.pairing)
 
@@ -256,15 +260,6 @@ class MiniApp:
         game = await self.viewable_game(request, user)
         answer = {"game": await self.state(game.id, user.id)}
         return await self.with_words(request, user, answer)
-
-    async def replay(self, request: web.Request) -> web.Response:
-        """A finished game, move by move (bot.webapp.state.replay_frames); 409 while it runs."""
-        user = self.user(request)
-        game = await self.viewable_game(request, user)
-        replay = await self.running.games.replays.of_finished(game)
-        if replay is None:
-            raise error(409, "the game is not finished", "not_finished")
-        return web.json_response({"frames": replay_frames(replay, user.id)})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         """The game's state whenever it changes (bot.webapp.live), within the caps."""

@@ -32,13 +32,13 @@ from typing import Any
 
 from bot.games.model import USER, GameView
 from bot.games.play import clock_rules
-from bot.games.summaries import MoveRow, Replay
+from bot.games.summaries import MoveRow
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
 from bot.views.match_score import match_summary
 from bot.views.rating import first_name
 from core.board import EMPTY, O, X
-from core.positions import is_ultimate, ultimate_board
+from core.positions import cell_words, edge_words, is_ultimate, ultimate_board
 from core.rules import winning_lines
 from core.ultimate import rules as ultimate
 
@@ -172,10 +172,10 @@ def game_state(
         # them out of the game (resigned, timed out).
         "marks": list(game.marks),
         "players": {mark: player(game, mark) for mark in game.marks},
-        "one_phone": game.is_one_phone,  # both seats the user's (`you`), each its own player
+        # Two players on one phone: both seats are the user's (`you`), each its own player.
+        "one_phone": game.is_one_phone,
         "out": list(game.out),
-        "moves": [{"ply": m.ply, "cell": m.cell, "mark": m.mark} for m in moves],
-        "last_cell": moves[-1].cell if moves else game.last_cell,
+        **_moves(game, moves),
         "result": game.result,
         "end_reason": game.end_reason,
         # How it ended, in the chat's words (bot.views.render.ending): the key, and the side
@@ -193,17 +193,6 @@ def game_state(
         "offer": _offer(game) if game.is_open or game.is_invitation else None,
         "rematch": _rematch(offer, viewer_id) if offer is not None else None,
     }
-
-
-def replay_frames(replay: Replay, viewer_id: int) -> list[dict[str, Any]]:
-    """A finished game's replay for the page: its state after each number of moves (0: the
-    empty board), as `game_state` draws it, none of them playable."""
-    frames = []
-    for ply in range(replay.length + 1):
-        moves = [MoveRow(n + 1, cell, mark) for n, (cell, mark) in enumerate(replay.moves[:ply])]
-        state = game_state(replay.at(ply), moves, viewer_id)
-        frames.append({**state, "your_turn": False, "legal": [], "actions": []})
-    return frames
 
 
 def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
@@ -227,6 +216,19 @@ def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
         if flag_at is None
         else round(max(0.0, (flag_at - now).total_seconds()), 2),
     }
+
+
+def _moves(game: GameView, moves: Sequence[MoveRow]) -> dict[str, Any]:
+    """The moves, each one's cell `at` as the chat's typed moves name it
+    (core.positions.cell_words), and the rows' and columns' words for the board's edges."""
+    board = game.board
+    rows, columns = edge_words(board)
+    listed = [
+        {"ply": m.ply, "cell": m.cell, "mark": m.mark, "at": cell_words(board, m.cell)}
+        for m in moves
+    ]
+    last = moves[-1].cell if moves else game.last_cell
+    return {"moves": listed, "edges": {"rows": rows, "columns": columns}, "last_cell": last}
 
 
 def _offer(game: GameView) -> dict[str, Any]:

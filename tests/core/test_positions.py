@@ -20,6 +20,7 @@ from core.positions import (
     ULTIMATE,
     board_from_text,
     cell_words,
+    edge_words,
     is_ultimate,
     parse_typed,
     play,
@@ -46,6 +47,17 @@ def test_the_words_of_a_hint_type_back_to_the_same_cell(seed: int) -> None:
     classic = Board.empty(5, 4)
     for cell in classic.free_cells():
         assert parse_typed(cell_words(classic, cell), classic, None) == cell
+
+
+def test_the_edges_name_rows_and_columns_as_a_cell_is_typed() -> None:
+    for board in (Board.empty(3), Board.empty(8, 5), ULTIMATE.empty_board()):
+        rows, columns = edge_words(board)
+        n = len(rows)
+        assert len(columns) == n == (9 if is_ultimate(board) else board.size)
+        for cell in range(len(board.cells)):
+            words = cell_words(board, cell)
+            row, column = ultimate.grid_row_col(cell) if is_ultimate(board) else board.row_col(cell)
+            assert words == f"{rows[row - 1]} {columns[column - 1]}"
 
 
 def test_ultimate_typed_moves_in_every_form_and_their_mistakes() -> None:

@@ -182,7 +182,7 @@ async def test_events_carry_a_tap_in_chat_to_the_page(
             # tells an older picture from a newer one by it, whatever the ply.
             await send(telegram, ALICE, "/undo")
             undone = await read_state(ev)
-        assert after["moves"][0] == {"ply": after["moves"][0]["ply"], "cell": 0, "mark": "X"}
+        assert after["moves"][0] == {"ply": 1, "cell": 0, "mark": "X", "at": "1 1"}
         assert undone["ply"] == 0 and first["stored"] < after["stored"] < undone["stored"]
 
 
@@ -286,7 +286,7 @@ async def test_a_new_game_from_the_page_over_one_underway_asks_first(
         )
 
 
-async def test_a_finished_game_replays_frame_by_frame_to_whom_may_see_it(
+async def test_a_game_replays_frame_by_frame_to_whom_may_see_it(
     telegram: FakeTelegram, database_url: str
 ) -> None:
     async with bot_with_mini_app(telegram, database_url) as (_runner, page):
@@ -295,14 +295,18 @@ async def test_a_finished_game_replays_frame_by_frame_to_whom_may_see_it(
         public_id = public_id_on(telegram, board)
         url = page + f"api/games/{public_id}/replay"
         async with aiohttp.ClientSession() as http:
+            # While it is played: its moves so far (none yet), the last frame the game now.
             status, answer = await call(http, "GET", url, auth(telegram, ALICE))
-            assert status == 409 and answer["status"] == "not_finished", (status, answer, url)
+            assert status == 200 and [f["ply"] for f in answer["frames"]] == [0], answer
             moves = page + f"api/games/{public_id}/moves"
             status, played = await call(
                 http, "POST", moves, auth(telegram, ALICE), {"ply": 0, "cell": 4}
             )
             assert status == 200
             reply = played["game"]["last_cell"]
+            status, answer = await call(http, "GET", url, auth(telegram, ALICE))
+            assert [f["ply"] for f in answer["frames"]] == [0, 1, 2]
+            assert answer["frames"][-1]["status"] == "active" and not answer["frames"][-1]["legal"]
             await send(telegram, ALICE, "/stop")  # resigned: finished, two moves in
             status, answer = await call(http, "GET", url, auth(telegram, ALICE))
             assert status == 200, answer
@@ -381,3 +385,24 @@ async def test_a_page_that_shows_a_stranger_his_turn_starts_his_clock(
             started = game.flag_at - timedelta(seconds=game.o_clock)
             assert moved_at <= started <= had_it
         telegram.release_held()
+
+
+async def test_the_state_names_moves_and_edges_as_the_chat_types_them(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start user user")  # one phone: Alice plays both sides
+        await send(telegram, ALICE, "2 3")  # a typed move, as the chat reads it
+        phone = public_id_on(telegram, telegram.last_bot_message(ALICE["id"]))
+        await send(telegram, BOB, "/start ultimate easy")
+        ultimate = public_id_on(telegram, telegram.last_bot_message(BOB["id"]))
+        async with aiohttp.ClientSession() as http:
+            _, answer = await call(http, "GET", page + f"api/games/{phone}", auth(telegram, ALICE))
+            game = answer["game"]
+            assert game["moves"] == [{"ply": 1, "cell": 5, "mark": "X", "at": "2 3"}]
+            assert game["edges"] == {"rows": ["1", "2", "3"], "columns": ["1", "2", "3"]}
+            assert game["one_phone"] and game["actions"] == ["undo", "resign"]
+            _, answer = await call(http, "GET", page + f"api/games/{ultimate}", auth(telegram, BOB))
+            edges = answer["game"]["edges"]
+            assert edges["rows"][4] == "r5" and edges["columns"][2] == "c3"
+            assert not answer["game"]["one_phone"]

@@ -50,7 +50,7 @@ async def test_playing_on_the_page_in_chromium(
         assert board_cells(telegram, board) == cells
         assert await page.locator("#board .cell.last").count() == 1
         moves = await page.eval_on_selector_all("#moves li", "l => l.map(e => e.textContent)")
-        assert moves[0] == "❌ 2·2" and moves[1].startswith("⭕ ")
+        assert moves[0] == "❌ 2 2" and moves[1].startswith("⭕ ")  # as typed in the chat
         assert "impact:light" in await page.evaluate("window.hapticCalls")
         # Taken cells are not clickable; the free ones are.
         assert await page.locator("#board .cell:enabled").count() == 7

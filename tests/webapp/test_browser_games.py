@@ -169,7 +169,7 @@ async def test_a_finished_game_replays_move_by_move_on_the_page(
         await page.click("[data-replay='next']")
         await wait_ply(page, 1)
         assert await page_cells(page) == "____X____"
-        assert "Move 1 of 2" in (await page.text_content("#where") or "")
+        assert (await page.text_content("#status") or "").startswith("Move 1 of 2: ❌ 2 2")
         # The arrow keys step too; End goes to the last move.
         await page.keyboard.press("End")
         await wait_ply(page, 2)

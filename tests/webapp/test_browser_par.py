@@ -1,14 +1,20 @@
 """The page on a par with lichess's board (issue 52), in Chromium at 320 and 390 px: two
-players on one phone have a name each, Undo and a buzz at the end."""
+players on one phone have a name each, Undo and a buzz at the end; a replay's status follows
+its step, in the chat's notation, with a list of moves to tap, in play too, and coordinates on
+the board's edges; ultimate points to no chat board and rings the last move in a won small
+board."""
 
 from __future__ import annotations
 
+import io
+import re
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from bot.locales import en
-from tests.support.chat import board_cells, current
+from tests.support.chat import board_cells, current, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import open_new_game, screenshot, wait_ply
 from tests.webapp.support import bot_with_mini_app
@@ -16,8 +22,48 @@ from tests.webapp.support import bot_with_mini_app
 # Every test here drives the page in Chromium.
 pytestmark = pytest.mark.browser
 
+ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 CAROL = FakeTelegram.user(1003, "Carol", language_code="en")
 WIDTHS = [320, 390]
+#: Each edge's words, and how far (px) each is from the middle of its row or column of cells,
+#: and whether it lies outside the board.
+EDGES = """(() => {
+  const board = document.getElementById('board');
+  const n = board.classList.contains('ultimate') ? 9 : Math.round(Math.sqrt(
+    board.querySelectorAll('.cell').length));
+  // The cell at (row, column), as the server numbers it (ultimate: small board by small board).
+  const index = (r, c) => n === 9 ? (Math.floor(r / 3) * 3 + Math.floor(c / 3)) * 9
+    + (r % 3) * 3 + (c % 3) : r * n + c;
+  const centre = (e) => { const b = e.getBoundingClientRect();
+    return [b.left + b.width / 2, b.top + b.height / 2]; };
+  const cell = (r, c) => centre(board.querySelector(`.cell[data-cell='${index(r, c)}']`));
+  const columns = [...document.querySelectorAll('#columns span:not(.group)')];
+  const rows = [...document.querySelectorAll('#rows span:not(.group)')];
+  const edge = board.getBoundingClientRect();
+  return {
+    columns: columns.map(e => e.textContent), rows: rows.map(e => e.textContent),
+    off: Math.max(...columns.map((e, i) => Math.abs(centre(e)[0] - cell(0, i)[0])),
+      ...rows.map((e, i) => Math.abs(centre(e)[1] - cell(i, 0)[1]))),
+    outside: columns.every(e => e.getBoundingClientRect().bottom <= edge.top)
+      && rows.every(e => e.getBoundingClientRect().right <= edge.left),
+  };
+})()"""
+
+
+async def edges(page: Any) -> tuple[list[str], list[str]]:
+    """The words on the board's edges (rows, columns), once checked to line up with the
+    cells (within 1.5 px) outside the board."""
+    found = await page.evaluate(EDGES)
+    assert found["off"] <= 1.5 and found["outside"], found
+    return found["rows"], found["columns"]
+
+
+async def moves_listed(page: Any) -> list[list[Any]]:
+    """The list of moves: each one's words and whether it is the one shown."""
+    return await page.eval_on_selector_all(
+        "#moves button",
+        "bs => bs.map(b => [b.textContent, b.getAttribute('aria-current') === 'step'])",
+    )
 
 
 # Item 8: both chips said "Carol", no Undo, no buzz at the end.
@@ -52,3 +98,131 @@ async def test_two_players_on_one_phone_have_a_name_each_undo_and_a_buzz(
         assert await page.text_content("#status") == en.RESULT_MARK_WON.format(mark="❌")
         buzzes = [c for c in await page.evaluate("window.hapticCalls") if "notification" in c]
         assert buzzes == ["notification:success"]
+
+
+# Item 9: "You won!" at move 3; "X 1 1" and "1·1"; a list neither highlighted nor tappable.
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_replay_and_the_move_list_in_play_speak_the_chats_moves(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _url):
+        page, _board = await open_new_game(telegram, browser, ALICE, "/start hard", width=width)
+        # The edges name the rows and columns as a typed move does, in line with the cells.
+        assert await edges(page) == (["1", "2", "3"], ["1", "2", "3"])
+        await page.click("#board .cell[data-cell='5']")
+        await wait_ply(page, 2)
+        listed = await moves_listed(page)
+        assert listed[0] == ["❌ 2 3", False] and listed[1][0].startswith("⭕ ")
+        assert listed[1][1]  # the position shown: the last move's
+        reply = listed[1][0].removeprefix("⭕ ")
+        assert len(reply.split()) == 2  # "row column", as typed in the chat
+        # A move tapped in play: its position, nothing to tap, until back to the game.
+        await page.click("#moves button[data-ply='1']")
+        await wait_ply(page, 1)
+        assert await page.locator("#board .cell:enabled").count() == 0
+        assert await page.text_content("#where") == "Move 1 of 2: ❌ 2 3"
+        assert await page.text_content("#status") == "Your turn as ❌"  # the game's own
+        assert [current for _, current in await moves_listed(page)] == [True, False]
+        await screenshot(page, f"par-looking-back-{width}.png")
+        await page.click("[data-replay='close']")
+        await wait_ply(page, 2)
+        assert await page.locator("#board .cell:enabled").count() == 7
+        # The last move of the list is the game as it is: tapping it goes back there too.
+        await page.click("#moves button[data-ply='1']")
+        await wait_ply(page, 1)
+        await page.click("#moves button[data-ply='2']")
+        await wait_ply(page, 2)
+        assert await page.get_attribute("#board", "data-your-turn") == "true"
+        assert await page.locator("#board .cell:enabled").count() == 7
+        await send(telegram, ALICE, "/stop")  # resigned, two moves in
+        await page.wait_for_selector("#board[data-status='finished']")
+        ended = await page.text_content("#status")
+        # The replay: the status follows the step, in the chat's words and notation.
+        await page.click("[data-action='replay']")
+        await wait_ply(page, 0)
+        assert await page.text_content("#status") == en.REPLAY_START.format(total=2)
+        await page.click("[data-replay='next']")
+        await wait_ply(page, 1)
+        assert await page.text_content("#status") == "Move 1 of 2: ❌ 2 3"
+        assert [current for _, current in await moves_listed(page)] == [True, False]
+        await page.click("#moves button[data-ply='2']")
+        await wait_ply(page, 2)
+        assert await page.text_content("#status") == ended
+        assert await page.text_content("#where") == f"Move 2 of 2: ⭕ {reply}"
+        assert [current for _, current in await moves_listed(page)] == [False, True]
+        await page.click("#moves button[data-ply='1']")
+        await wait_ply(page, 1)
+        assert await page.text_content("#status") == "Move 1 of 2: ❌ 2 3"
+        await screenshot(page, f"par-replay-{width}.png")
+
+
+async def ring_shown(page: Any, cell: str) -> float:
+    """How much of the last move's ring around `cell` shows, as drawn on the screen: the
+    share of the points just inside its edge (its corners' curve left out) in the ring's
+    colour."""
+    box = await page.locator(cell).bounding_box()
+    ink = await page.eval_on_selector(
+        cell,
+        """c => { const canvas = document.createElement('canvas'); canvas.width = 1;
+          canvas.height = 1; const ctx = canvas.getContext('2d');
+          ctx.fillStyle = getComputedStyle(c, '::after').backgroundColor;
+          ctx.fillRect(0, 0, 1, 1); return [...ctx.getImageData(0, 0, 1, 1).data].slice(0, 3); }""",
+    )
+    # A little more than the cell, on whole pixels: the points below land where they are.
+    clip = {"x": int(box["x"]) - 2, "y": int(box["y"]) - 2}
+    clip["width"] = int(box["x"] + box["width"]) + 3 - clip["x"]
+    clip["height"] = int(box["y"] + box["height"]) + 3 - clip["y"]
+    shot = Image.open(io.BytesIO(await page.screenshot(clip=clip))).convert("RGB")
+    scale = shot.width / clip["width"]
+    left, top = box["x"], box["y"]
+    right, bottom = left + box["width"], top + box["height"]
+    inset, corner = 2.0, 5.0  # the ring's middle; the corners' curve left out
+    across = [left + corner + i * 0.5 for i in range(int((box["width"] - 2 * corner) * 2))]
+    down = [top + corner + i * 0.5 for i in range(int((box["height"] - 2 * corner) * 2))]
+    points = [(x, top + inset) for x in across] + [(x, bottom - inset) for x in across]
+    points += [(left + inset, y) for y in down] + [(right - inset, y) for y in down]
+    near = 0
+    for x, y in points:
+        pixel = shot.getpixel((int((x - clip["x"]) * scale), int((y - clip["y"]) * scale)))
+        assert isinstance(pixel, tuple)
+        near += sum(abs(a - b) for a, b in zip(pixel, ink, strict=False)) <= 60
+    return near / len(points)
+
+
+# Item 10: a note pointing to the chat's board, smaller still; the ring under the big mark.
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_ultimate_points_to_no_chat_board_and_rings_the_last_move(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _url):
+        page, _board = await open_new_game(
+            telegram, browser, ALICE, "/start ultimate easy", width=width
+        )
+        nine = [f"{n}" for n in range(1, 10)]
+        assert await edges(page) == (["r" + n for n in nine], ["c" + n for n in nine])
+        # Nothing points to the chat's board (3×3 buttons under a text of the 9×9).
+        assert await page.get_by_text("the chat's board").count() == 0
+        assert await page.locator("#small-note, #to-chat").count() == 0
+        state = await page.evaluate(
+            "fetch('api/games/' + new URLSearchParams(location.search).get('game'),"
+            " {headers: {Authorization: 'tma ' + Telegram.WebApp.initData}}).then(r => r.json())"
+        )
+        game = state["game"]
+        # Small board 1 won by ❌ on its top row, its last cell (2) the last move; ⭕ to move.
+        game["cells"] = "XXXOO____" + "_" * 72
+        game["ply"], game["last_cell"], game["stored"] = 5, 2, game["stored"] + 1
+        game["blocks"] = {"results": ["X"] + [None] * 8, "playable": list(range(1, 9))}
+        game["your_turn"], game["legal"], game["to_move"] = False, [], "O"
+
+        async def position(route: Any) -> None:
+            answer = await route.fetch()  # the words too, for the page's first call
+            await route.fulfill(response=answer, json={**await answer.json(), "game": game})
+
+        await page.route(re.compile(rf"/api/games/{game['id']}(\?words=1)?$"), position)
+        await page.route("**/events", lambda route: None)  # no live stream
+        await page.reload()
+        await wait_ply(page, 5)
+        # Above the big ❌ and its halo, the ring shows whole.
+        shown = await ring_shown(page, "#board .block[data-block='0'] .cell.last")
+        assert shown >= 0.9, shown
+        await screenshot(page, f"par-ultimate-ring-{width}.png")

@@ -1,7 +1,8 @@
 """A move changes only what it changed on the board (board.js): the cells are made once, and
 a MutationObserver counts what each move then changes (bench/page_open.py prints the same
 figures): every node added or removed, with what is in it, and every change of an attribute
-or a text, on the board and the fieldset that locks it."""
+or a text, on the board and the fieldset that locks it, and on the board's edges (its rows'
+and columns' words, drawn once for the board's shape)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from tests.webapp.support import auth, bot_with_mini_app, call
 pytestmark = pytest.mark.browser
 
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
-# From the page's settling on: each change on the board and its lock, in window.changes.
+# From the page's settling on: each change on the board, its lock and its edges, in
+# window.changes.
 COUNT_CHANGES = """() => {
   if (window.counting) window.counting.disconnect();
   window.changes = 0;
@@ -34,6 +36,10 @@ COUNT_CHANGES = """() => {
   const everything = { childList: true, subtree: true, attributes: true, characterData: true };
   window.counting.observe(board, everything);
   window.counting.observe(board.closest("fieldset"), { attributes: true });
+  window.counting.observe(document.getElementById("board-frame"), { attributes: true });
+  for (const id of ["columns", "rows"]) {
+    window.counting.observe(document.getElementById(id), everything);
+  }
   window.firstCell = board.querySelector(".cell");
 }"""
 

@@ -1,6 +1,7 @@
 // A game's page: the players (and their clocks, on a game on the clock), whose turn or the
 // result, the board, the buttons the chat board has (Hint, Undo, Resign; Play again, Swap
 // sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one.
+// A move of the list shows the position after it (replay.js), during the game too.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
 // state: the second is dropped), only what changed on it (board.js), the new mark grows into
@@ -8,10 +9,12 @@
 // says the AI is thinking.
 "use strict";
 
-import { arrowKeys, drawBoard, drawLines, lockBoard, markIcon, rove, rowCol, showMark } from "./board.js";
+import { arrowKeys, drawBoard, drawLines, lockBoard, markIcon, rove, showMark } from "./board.js";
 import { clockFor, setClock } from "./clock.js";
+import { drawEdges } from "./edges.js";
+import { drawMoves, onMovePicked } from "./moves.js";
 import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
-import { isReplaying, leaveReplay, openReplay } from "./replay.js";
+import { closeReplay, isLookingBack, isReplaying, leaveReplay, openReplay, replayStep } from "./replay.js";
 import { levelName, refusal, symbol, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -20,8 +23,6 @@ const MOVE_RETRIES = 4;
 // How long an AI's reply waits after the player's own move shows (ms): long enough to see
 // one's own mark land and the AI "think", short enough not to slow the game.
 const THINKING_MS = 450;
-// A tap target smaller than this (CSS px) is hard to hit: the page then points to the chat.
-const SMALLEST_TAP = 40;
 // How long a match's game that just ended stays on the page before its next game opens
 // (ms): long enough to read how it ended; "Next game" goes at once.
 const NEXT_GAME_MS = 3000;
@@ -137,6 +138,7 @@ function statusText(game) {
   return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark });
 }
 
+
 function whereText(game) {
   // A game of three or four: who is out of it (resigned, timed out), as the chat says.
   if (game.out.length && game.status === "active") {
@@ -200,7 +202,7 @@ function actionButtons(game) {
   if (game.next) buttons.unshift(button("next", t(BUTTONS.next), () => openGame(game.next)));
   // A finished game steps through its moves on this board, as the chat's 🎬 Replay does.
   if (game.status === "finished" && game.ply > 0) {
-    buttons.push(button("replay", t("BUTTON_REPLAY"), () => openReplay(game, draw, notice)));
+    buttons.push(button("replay", t("BUTTON_REPLAY"), () => lookAt(null)));
   }
   return buttons;
 }
@@ -279,9 +281,11 @@ function beatFor(before, game) {
   return true;
 }
 
-// Draws the game shown (`current`) as it is now.
+// Draws the game shown (`current`) as it is now. While the player looks back at an earlier
+// position of a game being played, the board and the buttons under it stay the replay's.
 function draw() {
-  if (isReplaying()) return; // drawn when the replay closes
+  const looking = isReplaying();
+  if (looking && !isLookingBack()) return; // a finished game's replay: drawn when it closes
   const game = current;
   const rules = game.variant === "ultimate" ? t("ULTIMATE_LINE") : t("BOARD_SIZE", { size: game.size, k: game.k });
   $("rules").textContent = rules;
@@ -290,42 +294,37 @@ function draw() {
   $("match").textContent = matchText(game);
   $("match").hidden = !game.match;
   $("status").textContent = statusText(game);
+  drawEdges(game);
+  drawMoves($("moves"), game.moves, looking ? replayStep() : game.ply);
+  if (looking) return;
   $("where").textContent = whereText(game);
+  $("board").classList.remove("past");
   drawBoard($("board"), game, { before: shown, hint, busy, onCell: play, focus: focusCell, label: rules });
   shown = game.cells;
   drawActions();
-  $("moves").replaceChildren(...game.moves.map((move) => {
-    const li = document.createElement("li");
-    li.className = move.mark;
-    // The mark as the board draws it (a phone may lack emoji), said as the chat names it.
-    const mark = document.createElement("span");
-    mark.className = "unseen";
-    mark.textContent = symbol(move.mark);
-    li.append(markIcon(move.mark), mark, " " + rowCol(game, move.cell).join("·"));
-    return li;
-  }));
-  smallCells();
 }
 
 function drawActions() {
-  if (current) $("actions").replaceChildren(...actionButtons(current));
+  if (current && !isReplaying()) $("actions").replaceChildren(...actionButtons(current));
 }
 
-// Where the board cannot give each cell a fingertip's room (8×8 on a narrow phone,
-// ultimate), the page says so and points to the chat's board.
-function smallCells() {
-  const cell = $("board").querySelector(".cell");
-  const width = cell ? cell.getBoundingClientRect().width : SMALLEST_TAP;
-  const player = current && current.status === "active" && current.you.length > 0;
-  $("small-note").hidden = !(player && width < SMALLEST_TAP);
-  $("to-chat").hidden = !(tg && tg.close);
+// The position after `ply` moves (null: a finished game's replay from its start), on the
+// board, read-only; the live position again at the game's last move.
+async function lookAt(ply) {
+  const game = current;
+  if (!game || busy || !["active", "finished"].includes(game.status)) return;
+  if (game.status === "active" && ply === game.ply) {
+    if (isReplaying()) closeReplay();
+    return;
+  }
+  await openReplay(game, ply, { onClose: draw, say: notice, ending: (frame) => result(frame) });
 }
 
 // Busy or not, without drawing the board again: the board and the buttons only change
 // whether they can be pressed.
 function setBusy(value) {
   busy = value;
-  if (!current) return;
+  if (!current || isReplaying()) return;
   const board = $("board");
   // Known before the board is locked: a disabled cell loses the focus (to the body).
   const hadFocus = board.contains(document.activeElement);
@@ -473,13 +472,11 @@ export function closeGame() {
 }
 
 window.addEventListener("resize", () => {
-  if (!current) return;
-  drawLines($("board"), current);
-  smallCells();
+  if (current && !isReplaying()) drawLines($("board"), current);
 });
 arrowKeys($("board"));
 $("board").addEventListener("focusin", (event) => {
   const cell = event.target.closest(".cell");
   if (cell) focusCell = Number(cell.dataset.cell);
 });
-$("to-chat").addEventListener("click", () => { if (tg && tg.close) tg.close(); });
+onMovePicked($("moves"), lookAt);
