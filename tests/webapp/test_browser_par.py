@@ -1,8 +1,9 @@
-"""The page on a par with lichess's board (issue 52), in Chromium at 320 and 390 px: two
-players on one phone have a name each, Undo and a buzz at the end; a replay's status follows
-its step, in the chat's notation, with a list of moves to tap, in play too, and coordinates on
-the board's edges; ultimate points to no chat board and rings the last move in a won small
-board."""
+"""The page on a par with lichess's board (issue 52), in Chromium at 320 and 390 px: an AI's
+name keeps its level in every language; two players on one phone have a name each, Undo and a
+buzz at the end; a replay's status follows its step, in the chat's notation, with a list of
+moves to tap, in play too, and coordinates on the board's edges; ultimate points to no chat
+board and rings the last move in a won small board; the your-turn frame keeps clear of the
+screen's edges; axe-core finds nothing on any game page."""
 
 from __future__ import annotations
 
@@ -14,10 +15,19 @@ import pytest
 from PIL import Image
 
 from bot.locales import en
+from bot.locales.texts import LANGUAGE_NAMES, texts_for
 from tests.support.chat import board_cells, current, send
 from tests.support.fake_telegram import FakeTelegram
-from tests.webapp.browser import open_new_game, screenshot, wait_ply
+from tests.webapp.browser import (
+    PHONE,
+    open_new_game,
+    open_page,
+    press_back,
+    screenshot,
+    wait_ply,
+)
 from tests.webapp.support import bot_with_mini_app
+from tests.webapp.test_browser_look import AXE
 
 # Every test here drives the page in Chromium.
 pytestmark = pytest.mark.browser
@@ -25,6 +35,35 @@ pytestmark = pytest.mark.browser
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 CAROL = FakeTelegram.user(1003, "Carol", language_code="en")
 WIDTHS = [320, 390]
+#: Whether the page is wider than the screen (it would scroll sideways).
+SIDEWAYS = "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+#: Every violation axe-core finds, whatever its impact.
+RUN_AXE = """axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+  .map(v => v.id + " (" + v.impact + "): " + v.nodes.map(n => n.target.join(" ")).join(", ")))"""
+#: What a cut text looks like: wider or taller than its box.
+CUT = "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1"
+
+
+async def narrow(page: Any, width: int) -> None:
+    await page.set_viewport_size({"width": width, "height": PHONE["height"]})
+
+
+async def violations(page: Any) -> list[str]:
+    """Whatever axe-core finds on the page as it is now, of any impact."""
+    if not await page.evaluate("typeof axe !== 'undefined'"):
+        await page.evaluate(AXE)  # evaluated: the page's content policy refuses a <script>
+    found: list[str] = await page.evaluate(RUN_AXE)
+    return found
+
+
+def ai_name(code: str) -> tuple[str, str]:
+    """The level whose AI name is longest in a language, and that name."""
+    tr = texts_for(code)
+    names = {level: tr.AI_NAME.format(level=tr.LEVEL_NAMES[level]) for level in tr.LEVEL_NAMES}
+    level = max(names, key=lambda level: len(names[level]))
+    return level, names[level]
+
+
 #: Each edge's words, and how far (px) each is from the middle of its row or column of cells,
 #: and whether it lies outside the board.
 EDGES = """(() => {
@@ -64,6 +103,34 @@ async def moves_listed(page: Any) -> list[list[Any]]:
         "#moves button",
         "bs => bs.map(b => [b.textContent, b.getAttribute('aria-current') === 'step'])",
     )
+
+
+# Item 6: the AI's name cut to "هوش مصنوعی متو…" in Persian at 320 px.
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_an_ai_name_keeps_its_level_in_every_language(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _url):
+        for n, code in enumerate(LANGUAGE_NAMES):
+            user = FakeTelegram.user(3000 + n, "Мария-Хосефина", language_code=code)
+            level, name = ai_name(code)
+            page, _ = await open_new_game(telegram, browser, user, f"/start {level}", width=width)
+            chip = "#players .player.ai .name"
+            assert await page.text_content(chip) == name, code
+            assert not await page.eval_on_selector(chip, CUT), (code, name)
+            right = await page.eval_on_selector(chip, "e => e.getBoundingClientRect().right")
+            assert right <= width, code
+            assert not await page.evaluate(SIDEWAYS), code
+            if code == "fa":
+                await screenshot(page, f"par-ai-name-fa-{width}.png")
+            # The start page's line of the game names the AI whole too.
+            await press_back(page)
+            line = "#open-games .name"
+            await page.wait_for_selector(line)
+            assert name in (await page.text_content(line) or ""), code
+            assert not await page.eval_on_selector(line, CUT), (code, name)
+            assert not await page.evaluate(SIDEWAYS), code
+            await page.context.close()
 
 
 # Item 8: both chips said "Carol", no Undo, no buzz at the end.
@@ -226,3 +293,65 @@ async def test_ultimate_points_to_no_chat_board_and_rings_the_last_move(
         shown = await ring_shown(page, "#board .block[data-block='0'] .cell.last")
         assert shown >= 0.9, shown
         await screenshot(page, f"par-ultimate-ring-{width}.png")
+
+
+# Item 11: at 320 px the your-turn frame touched both edges of the screen.
+@pytest.mark.parametrize("width", WIDTHS)
+async def test_the_your_turn_frame_keeps_clear_of_the_screens_edges(
+    telegram: FakeTelegram, database_url: str, browser: Any, width: int
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, _url):
+        for command in ("/start hard", "/start hard 8", "/start ultimate easy"):
+            page, _ = await open_new_game(telegram, browser, ALICE, command, width=width)
+            frame = await page.eval_on_selector(
+                "#board.yours",
+                """b => { const s = getComputedStyle(b), r = b.getBoundingClientRect();
+                  const out = parseFloat(s.outlineWidth) + parseFloat(s.outlineOffset);
+                  const rows = document.getElementById('rows');
+                  const words = rows ? rows.getBoundingClientRect().right : 0;
+                  return [r.left - out, r.right + out, words]; }""",
+            )
+            left, right, labels = frame
+            assert left >= 4 and right <= width - 4, (command, frame)
+            assert labels <= left, (command, frame)  # the rows' words stay clear of it too
+            if command == "/start hard 8":
+                assert await edges(page) == ([str(n) for n in range(1, 9)],) * 2
+            if command == "/start hard":
+                await screenshot(page, f"par-frame-{width}.png")
+            await page.context.close()
+
+
+# Item 13: every game page lacked an <h1>.
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_axe_finds_nothing_on_any_page(
+    telegram: FakeTelegram, database_url: str, browser: Any, scheme: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, url):
+        telegram.add_chat(FakeTelegram.private_chat(ALICE))
+        pages = []
+        home, _ = await open_page(browser, url, telegram.token, ALICE, scheme)
+        await home.wait_for_selector("#home:not([hidden])")
+        pages.append(("start", home))
+        # Each game a player's own: a new one would replace the last (which asks first).
+        commands = ("/start hard", "/start hard 8", "/start ultimate easy", "/start hard")
+        players = [FakeTelegram.user(1200 + n, f"P{n}") for n in range(len(commands))]
+        for player, command in zip(players, commands, strict=True):
+            page, _ = await open_new_game(telegram, browser, player, command, scheme=scheme)
+            await page.click("#board .cell:enabled")
+            await wait_ply(page, 2)
+            pages.append((command, page))
+        # A look back during the game, and a finished game's replay.
+        looking = pages[1][1]
+        await looking.click("#moves button[data-ply='1']")
+        await wait_ply(looking, 1)
+        page = pages.pop()[1]
+        await send(telegram, players[-1], "/stop")
+        await page.wait_for_selector("#board[data-status='finished']")
+        await page.click("[data-action='replay']")
+        await page.click("[data-replay='next']")
+        await wait_ply(page, 1)
+        pages.append(("replay", page))
+        for width in WIDTHS:
+            for what, each in pages:
+                await narrow(each, width)
+                assert await violations(each) == [], (what, width)
