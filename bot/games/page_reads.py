@@ -1,17 +1,19 @@
 """The reads the Mini App's pages need beyond the other use-cases: a game and its moves, a
-rematch offered, a match's next game, a game by its public id, a user's open games and game
-against a stranger, their chosen language. Reads only: every change goes through the
-use-cases."""
+rematch offered, a match's next game, a tournament game's tournament, a game by its public
+id, a user's open games and game against a stranger, their chosen language. Reads only:
+every change goes through the use-cases."""
 
 from __future__ import annotations
 
 from bot.games.db import reads
 from bot.games.db.rows import games as game_rows
 from bot.games.db.rows import players as player_rows
+from bot.games.db.rows import tournaments as tournament_rows
 from bot.games.db.store import Store
 from bot.games.matches import play as match_play
 from bot.games.model import GameView
 from bot.games.summaries import MoveRow
+from bot.games.tournaments.rules import TournamentView
 
 #: The start page lists at most this many games, newest first.
 OPEN_GAMES_SHOWN = 20
@@ -45,6 +47,14 @@ async def next_match_game_of(games: Store, game: GameView) -> GameView | None:
         game_id = await match_play.next_game_id(session, game)
         loaded = None if game_id is None else await reads.load(session, game_id)
     return None if loaded is None else loaded.view
+
+
+async def tournament_of(games: Store, game: GameView) -> TournamentView | None:
+    """The tournament a round's game was played for, as stored now (None: no tournament's)."""
+    if game.tournament_id is None:
+        return None
+    async with games.sessions() as session:
+        return await tournament_rows.load(session, game.tournament_id)
 
 
 async def game_by_public_id(games: Store, public_id: str) -> GameView | None:

@@ -25,16 +25,26 @@ def signed(change: int) -> str:
     return f"−{-change}" if change < 0 else f"+{change}"
 
 
-def rating_lines(game: GameView, tr: Texts, player_name: PlayerName) -> list[str]:
-    """Under a rated game: what it did to its players' ratings."""
+def rating_changes(game: GameView) -> dict[str, str]:
+    """What a rated game did to its players' ratings, each person's change signed (+12, −12)
+    by their mark; against the AI the person's alone; nothing for a game not rated."""
     if not game.is_rated:
-        return []
+        return {}
+    changes = {X: game.x_rating_change or 0, O: game.o_rating_change or 0}
     if game.is_against_ai:
         person = X if game.x_kind == USER else O
-        change = game.x_rating_change if person == X else game.o_rating_change
-        return [tr.RATING_LINE_AI.format(change=signed(change or 0))]
-    changes = [(X, game.x_rating_change or 0), (O, game.o_rating_change or 0)]
-    shown = ", ".join(f"{player_name(game, mark, tr)} {signed(c)}" for mark, c in changes)
+        return {person: signed(changes[person])}
+    return {mark: signed(change) for mark, change in changes.items()}
+
+
+def rating_lines(game: GameView, tr: Texts, player_name: PlayerName) -> list[str]:
+    """Under a rated game: what it did to its players' ratings."""
+    changes = rating_changes(game)
+    if not changes:
+        return []
+    if game.is_against_ai:
+        return [tr.RATING_LINE_AI.format(change=next(iter(changes.values())))]
+    shown = ", ".join(f"{player_name(game, mark, tr)} {c}" for mark, c in changes.items())
     return [tr.RATING_LINE.format(changes=shown)]
 
 

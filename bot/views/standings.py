@@ -41,6 +41,13 @@ def bye_lines(view: TournamentView, tr: Texts) -> list[str]:
     ]
 
 
+def round_of(view: TournamentView, game_id: int) -> int:
+    """The round a game of the tournament was paired in (the round being played, for a game
+    the pairings do not name)."""
+    pairing = next((p for p in view.pairings if p.game_id == game_id), None)
+    return pairing.round if pairing is not None else view.round
+
+
 def place_text(first: int, last: int) -> str:
     """3, or 2–3 for a place shared."""
     return str(first) if first == last else f"{first}–{last}"

@@ -15,8 +15,8 @@
     POST /app/api/games/{game}/actions  {"action", "ply"}: Hint, Undo, Resign, Play again, Swap
                                         sides or Rematch, as the chat board's buttons (actions)
     GET  /app/api/games/{game}/events   server-sent events: the state whenever it changes
-    GET  /app/api/games/{game}/replay   a game's state after each of its moves so far
-                                        (bot.webapp.history)
+    GET  /app/api/games/{game}/replay   a game's state after each of its moves so far, and
+    GET  /app/api/games/{game}/standings  a tournament game's standings (bot.webapp.history)
     GET  /app/api/texts                 the page's words in the user's language (words)
     GET  /app/api/pairing               server-sent events: the game a search for a stranger
                                         found, once it did (bot.webapp.live)
@@ -65,8 +65,10 @@ from bot.games.page_reads import (
     open_games_of,
     rematch_offer_of,
     stranger_game_of,
+    tournament_of,
 )
 from bot.games.public_ids import is_public_id
+from bot.games.summaries import MoveRow
 from bot.games.use_cases import Games
 from bot.locales.texts import Texts, texts_for
 from bot.resources import Resources, Running
@@ -127,8 +129,27 @@ def add_routes(web_app: web.Application, application: BotApplication) -> None:
     web_app.router.add_post(api + "/{game}/actions", mini_app.act)
     web_app.router.add_get(api + "/{game}/events", mini_app.events)
     web_app.router.add_get(api + "/{game}/replay", partial(history.replay, mini_app))
+    web_app.router.add_get(api + "/{game}/standings", partial(history.standings, mini_app))
     web_app.router.add_get(PAGE_PATH + "api/texts", mini_app.texts)
     web_app.router.add_get(PAGE_PATH + "api/pairing", mini_app.pairing)
+
+
+async def page_state(
+    games: Games, game: GameView, moves: list[MoveRow], viewer_id: int
+) -> dict[str, Any]:
+    """The page's view of `game` as read now (bot.webapp.state.game_state), with what it
+    counts for beside it: the rematch offered under it, the game its match went on to, its
+    tournament."""
+    store = games.store
+    return game_state(
+        game,
+        moves,
+        viewer_id,
+        await rematch_offer_of(store, game),
+        next_game=await next_match_game_of(store, game),
+        now=datetime.now(UTC),
+        tournament=await tournament_of(store, game),
+    )
 
 
 class MiniApp:
@@ -200,16 +221,10 @@ class MiniApp:
 
     async def viewed(self, game_id: int, viewer_id: int) -> tuple[GameView, dict[str, Any]] | None:
         """The game as read, and the page's view of it (`state`)."""
-        store = self.running.games.store
-        game, moves = await game_and_moves(store, game_id)
+        game, moves = await game_and_moves(self.running.games.store, game_id)
         if game is None or not await self.may_see(game, viewer_id):
             return None
-        offer, following = (
-            await rematch_offer_of(store, game),
-            await next_match_game_of(store, game),
-        )
-        now = datetime.now(UTC)
-        return game, game_state(game, moves, viewer_id, offer, next_game=following, now=now)
+        return game, await page_state(self.running.games, game, moves, viewer_id)
 
     async def page_has(self, game: GameView, viewer_id: int) -> None:
         """The page of `viewer_id` has the game as read: if it shows them their turn, their

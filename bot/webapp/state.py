@@ -33,10 +33,12 @@ from typing import Any
 from bot.games.model import USER, GameView
 from bot.games.play import clock_rules
 from bot.games.summaries import MoveRow
+from bot.games.tournaments.rules import TournamentView
 from bot.views.endings import ending, invitation, opener, seats_left
 from bot.views.keyboards import reviewable
 from bot.views.match_score import match_summary
-from bot.views.rating import first_name
+from bot.views.rating import first_name, rating_changes
+from bot.views.standings import round_of
 from core.board import EMPTY, O, X
 from core.positions import cell_words, edge_words, is_ultimate, ultimate_board
 from core.rules import winning_lines
@@ -141,10 +143,12 @@ def game_state(
     *,
     next_game: GameView | None = None,
     now: datetime | None = None,
+    tournament: TournamentView | None = None,
 ) -> dict[str, Any]:
     """The page's view of a game for the user `viewer_id`, a player or a spectator; `offer`:
     the rematch offered under a finished game, if any; `next_game`: the game its match went
-    on to; `now`: when it was read, for the clocks (None: a replay's frame, no clocks)."""
+    on to; `now`: when it was read, for the clocks (None: a replay's frame, no clocks);
+    `tournament`: the tournament a round's game belongs to."""
     board = game.board
     sides = [mark for mark in game.marks if game.is_player(mark, viewer_id)]
     to_move = game.to_move if game.is_active else None
@@ -181,10 +185,7 @@ def game_state(
         # How it ended, in the chat's words (bot.views.render.ending): the key, and the side
         # whose name or mark fills it; said to the user if they play one side.
         "ending": _ending(game, sides),
-        # A match game: its score, in the chat board's terms (bot.views.match_score).
-        "match": None if (summary := match_summary(game)) is None else asdict(summary),
-        # The match's next game, once this one ended and the match went on: the page follows.
-        "next": next_game.public_id if next_game is not None else None,
+        **_counts_for(game, next_game, tournament),
         "clock": None if now is None else _clock(game, now),
         "assisted": game.assisted,
         **_lines(game),
@@ -229,6 +230,25 @@ def _moves(game: GameView, moves: Sequence[MoveRow]) -> dict[str, Any]:
     ]
     last = moves[-1].cell if moves else game.last_cell
     return {"moves": listed, "edges": {"rows": rows, "columns": columns}, "last_cell": last}
+
+
+def _counts_for(
+    game: GameView, next_game: GameView | None, tournament: TournamentView | None
+) -> dict[str, Any]:
+    """What the game counts for: a match game's score in the chat board's terms
+    (bot.views.match_score), and the game the match went on to once this one ended (the page
+    follows); a tournament game's round, of how many (its standings: GET …/standings); a
+    rated game's rating changes, as the chat board signs them under it (bot.views.rating)."""
+    summary = match_summary(game)
+    rounds = None
+    if tournament is not None and tournament.id == game.tournament_id:
+        rounds = {"round": round_of(tournament, game.id), "rounds": tournament.rounds}
+    return {
+        "match": None if summary is None else asdict(summary),
+        "next": next_game.public_id if next_game is not None else None,
+        "tournament": rounds,
+        "rating": rating_changes(game) or None,
+    }
 
 
 def _offer(game: GameView) -> dict[str, Any]:

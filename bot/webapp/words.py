@@ -87,6 +87,8 @@ SHARED = (
     "POPUP_NO_REVIEW",
     "CHALLENGE_DECLINED",
     "CHALLENGE_CANCELLED",
+    "RATING_LINE",
+    "RATING_LINE_AI",
 )
 
 #: A refusal's status (bot.games.model.MoveStatus) → the pop-up the chat shows for it.

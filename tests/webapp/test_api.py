@@ -402,7 +402,30 @@ async def test_the_state_names_moves_and_edges_as_the_chat_types_them(
             assert game["moves"] == [{"ply": 1, "cell": 5, "mark": "X", "at": "2 3"}]
             assert game["edges"] == {"rows": ["1", "2", "3"], "columns": ["1", "2", "3"]}
             assert game["one_phone"] and game["actions"] == ["undo", "resign"]
+            assert game["tournament"] is None and game["rating"] is None
+            # Not a tournament's game: no standings.
+            url = page + f"api/games/{phone}/standings"
+            status, refused = await call(http, "GET", url, auth(telegram, ALICE))
+            assert status == 404 and refused["status"] == "no_game"
             _, answer = await call(http, "GET", page + f"api/games/{ultimate}", auth(telegram, BOB))
             edges = answer["game"]["edges"]
             assert edges["rows"][4] == "r5" and edges["columns"][2] == "c3"
             assert not answer["game"]["one_phone"]
+
+
+async def test_a_rated_games_end_carries_the_rating_change(
+    telegram: FakeTelegram, database_url: str
+) -> None:
+    async with bot_with_mini_app(telegram, database_url) as (_runner, page):
+        await send(telegram, ALICE, "/start hard")
+        board = telegram.last_bot_message(ALICE["id"])
+        await tap_cell(telegram, ALICE, board, 4)
+        await send(telegram, ALICE, "/stop")  # resigned: a rated loss against the AI
+        public_id = public_id_on(telegram, board)
+        async with aiohttp.ClientSession() as http:
+            url = page + f"api/games/{public_id}"
+            _, answer = await call(http, "GET", url, auth(telegram, ALICE))
+        rating = answer["game"]["rating"]
+        # The player's change alone, signed as the chat board writes it under the game.
+        assert list(rating) == ["X"] and rating["X"].startswith("−")
+        assert f"Rating against the AI: {rating['X']}" in current(telegram, board).text

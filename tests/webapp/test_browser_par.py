@@ -3,7 +3,8 @@ name keeps its level in every language; two players on one phone have a name eac
 buzz at the end; a replay's status follows its step, in the chat's notation, with a list of
 moves to tap, in play too, and coordinates on the board's edges; ultimate points to no chat
 board and rings the last move in a won small board; the your-turn frame keeps clear of the
-screen's edges; axe-core finds nothing on any game page."""
+screen's edges; axe-core finds nothing on any game page; a tournament's game says its round
+and shows its standings; and a rated game's end its rating change."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from PIL import Image
 
 from bot.locales import en
 from bot.locales.texts import LANGUAGE_NAMES, texts_for
-from tests.support.chat import board_cells, current, send
+from tests.e2e.test_tournaments import GROUP, PEOPLE, new_boards
+from tests.support.chat import board_cells, current, press, send
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import (
     PHONE,
@@ -26,7 +28,7 @@ from tests.webapp.browser import (
     screenshot,
     wait_ply,
 )
-from tests.webapp.support import bot_with_mini_app
+from tests.webapp.support import bot_with_mini_app, public_id_on
 from tests.webapp.test_browser_look import AXE
 
 # Every test here drives the page in Chromium.
@@ -204,6 +206,9 @@ async def test_the_replay_and_the_move_list_in_play_speak_the_chats_moves(
         await send(telegram, ALICE, "/stop")  # resigned, two moves in
         await page.wait_for_selector("#board[data-status='finished']")
         ended = await page.text_content("#status")
+        # A rated game's end says what it did to the rating, as the chat board does.
+        rating = await page.text_content("#rating")
+        assert rating is not None and rating.startswith("Rating against the AI: −")
         # The replay: the status follows the step, in the chat's words and notation.
         await page.click("[data-action='replay']")
         await wait_ply(page, 0)
@@ -212,9 +217,11 @@ async def test_the_replay_and_the_move_list_in_play_speak_the_chats_moves(
         await wait_ply(page, 1)
         assert await page.text_content("#status") == "Move 1 of 2: ❌ 2 3"
         assert [current for _, current in await moves_listed(page)] == [True, False]
+        assert await page.is_hidden("#rating")  # the end's, said at the last step
         await page.click("#moves button[data-ply='2']")
         await wait_ply(page, 2)
         assert await page.text_content("#status") == ended
+        assert await page.text_content("#rating") == rating
         assert await page.text_content("#where") == f"Move 2 of 2: ⭕ {reply}"
         assert [current for _, current in await moves_listed(page)] == [False, True]
         await page.click("#moves button[data-ply='1']")
@@ -355,3 +362,37 @@ async def test_axe_finds_nothing_on_any_page(
             for what, each in pages:
                 await narrow(each, width)
                 assert await violations(each) == [], (what, width)
+
+
+# What to build: a tournament's game shows the round and a link to the standings.
+async def test_a_tournament_game_says_its_round_and_shows_the_standings(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    ann, ben, cat = PEOPLE[:3]
+    async with bot_with_mini_app(telegram, database_url) as (_runner, url):
+        telegram.add_chat(GROUP)
+        await send(telegram, ann, "/tournament", chat=GROUP)
+        message = telegram.last_bot_message(GROUP["id"])
+        for person in (ben, cat):
+            await press(telegram, person, message, en.TOURNAMENT_JOIN)
+        await press(telegram, ann, message, en.TOURNAMENT_START)
+        await telegram.wait_until(
+            lambda: len(new_boards(telegram, set())) == 1, timeout=15, what="round 1's board"
+        )
+        board = new_boards(telegram, set())[0]
+        game = f"{url}?game={public_id_on(telegram, board)}"
+        mover = next(p for p in (ann, ben, cat) if p["first_name"] in board.text.split("\n")[0])
+        for width in WIDTHS:
+            page, _ = await open_page(browser, game, telegram.token, mover, width=width)
+            await wait_ply(page, 0)
+            assert await page.text_content("#round") == "🏆 Tournament · round 1 of 3"
+            await page.click("#standings-link")
+            await page.wait_for_selector("#standings:not([hidden])")
+            text = await page.text_content("#standings") or ""
+            assert text == current(telegram, message).text
+            assert await page.get_attribute("#standings-link", "aria-expanded") == "true"
+            assert not await page.evaluate(SIDEWAYS)
+            await screenshot(page, f"par-tournament-{width}.png")
+            await page.click("#standings-link")
+            assert await page.is_hidden("#standings")
+            await page.context.close()

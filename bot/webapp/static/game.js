@@ -1,6 +1,7 @@
 // A game's page: the players (and their clocks, on a game on the clock), whose turn or the
 // result, the board, the buttons the chat board has (Hint, Undo, Resign; Play again, Swap
-// sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one.
+// sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one,
+// a tournament's says its round and shows the standings, a rated one's end its rating change.
 // A move of the list shows the position after it (replay.js), during the game too.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
@@ -138,6 +139,20 @@ function statusText(game) {
   return t(mover.ai ? "AI_THINKING" : "NAME_TO_MOVE", { name: name(mover), mark });
 }
 
+// A tournament's game: its round (the standings on demand, `toggleStandings`).
+function tournamentText(game) {
+  return game.tournament ? t("PAGE.tournament", game.tournament) : "";
+}
+
+// A rated game's end: what it did to the ratings, as the chat board says under it (against
+// the AI the player's own change alone).
+function ratingText(game) {
+  if (!game.rating || game.status !== "finished") return "";
+  const changes = Object.entries(game.rating);
+  const ai = game.marks.some((mark) => game.players[mark].ai);
+  if (ai && changes.length === 1) return t("RATING_LINE_AI", { change: changes[0][1] });
+  return t("RATING_LINE", { changes: changes.map(([mark, change]) => name(game.players[mark]) + " " + change).join(", ") });
+}
 
 function whereText(game) {
   // A game of three or four: who is out of it (resigned, timed out), as the chat says.
@@ -293,7 +308,12 @@ function draw() {
   $("players").replaceChildren(...game.marks.map((mark) => playerChip(game, mark)));
   $("match").textContent = matchText(game);
   $("match").hidden = !game.match;
+  $("round").textContent = tournamentText(game);
+  $("tournament").hidden = !game.tournament;
+  if (!game.tournament) closeStandings();
   $("status").textContent = statusText(game);
+  $("rating").textContent = ratingText(game);
+  $("rating").hidden = !$("rating").textContent;
   drawEdges(game);
   drawMoves($("moves"), game.moves, looking ? replayStep() : game.ply);
   if (looking) return;
@@ -318,6 +338,23 @@ async function lookAt(ply) {
     return;
   }
   await openReplay(game, ply, { onClose: draw, say: notice, ending: (frame) => result(frame) });
+}
+
+// The standings of a tournament's game, shown or hidden (fetched afresh each time shown).
+async function toggleStandings() {
+  const link = $("standings-link");
+  if (link.getAttribute("aria-expanded") === "true") { closeStandings(); return; }
+  const game = current;
+  const { ok, data } = await api("games/" + game.id + "/standings");
+  if (!ok || !current || current.id !== game.id) return;
+  $("standings").textContent = data.text;
+  $("standings").hidden = false;
+  link.setAttribute("aria-expanded", "true");
+}
+
+function closeStandings() {
+  $("standings").hidden = true;
+  $("standings-link").setAttribute("aria-expanded", "false");
 }
 
 // Busy or not, without drawing the board again: the board and the buttons only change
@@ -451,6 +488,7 @@ export function showGame(gameId, { ok, status, data, offline }) {
   asking = false;
   shown = "";
   focusCell = null;
+  closeStandings();
   if (held) { clearTimeout(held.timer); held = null; }
   stopFollowing();
   leaveReplay();
@@ -480,3 +518,4 @@ $("board").addEventListener("focusin", (event) => {
   if (cell) focusCell = Number(cell.dataset.cell);
 });
 onMovePicked($("moves"), lookAt);
+$("standings-link").addEventListener("click", toggleStandings);

@@ -119,6 +119,8 @@ function show() {
     $("where").textContent = "";
   }
   markShown($("moves"), replay.at);
+  // A rating's change belongs to the game's end: said at the last step only.
+  if (!replay.live) $("rating").hidden = replay.at !== total || !$("rating").textContent;
   const controls = [
     ["first", "BUTTON_REPLAY_FIRST", 0],
     ["back", "BUTTON_REPLAY_BACK", replay.at - 1],
