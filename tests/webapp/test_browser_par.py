@@ -4,7 +4,8 @@ buzz at the end; a replay's status follows its step, in the chat's notation, wit
 moves to tap, in play too, and coordinates on the board's edges; ultimate points to no chat
 board and rings the last move in a won small board; the your-turn frame keeps clear of the
 screen's edges; axe-core finds nothing on any game page; a tournament's game says its round
-and shows its standings; and a rated game's end its rating change."""
+and shows its standings; a rated game's end its rating change; and sounds (a move, low time)
+with a switch that turns them off and stays off."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ from PIL import Image
 
 from bot.locales import en
 from bot.locales.texts import LANGUAGE_NAMES, texts_for
+from tests.e2e.test_matchmaking import pair
 from tests.e2e.test_tournaments import GROUP, PEOPLE, new_boards
-from tests.support.chat import board_cells, current, press, send
+from tests.support.chat import board_cells, current, press, send, tap_cell
 from tests.support.fake_telegram import FakeTelegram
 from tests.webapp.browser import (
     PHONE,
     open_new_game,
     open_page,
+    page_url,
     press_back,
     screenshot,
     wait_ply,
@@ -36,6 +39,7 @@ pytestmark = pytest.mark.browser
 
 ALICE = FakeTelegram.user(1001, "Alice", language_code="en")
 CAROL = FakeTelegram.user(1003, "Carol", language_code="en")
+DAN = FakeTelegram.user(1004, "Dan", language_code="en")
 WIDTHS = [320, 390]
 #: Whether the page is wider than the screen (it would scroll sideways).
 SIDEWAYS = "document.documentElement.scrollWidth > document.documentElement.clientWidth"
@@ -396,3 +400,63 @@ async def test_a_tournament_game_says_its_round_and_shows_the_standings(
             await page.click("#standings-link")
             assert await page.is_hidden("#standings")
             await page.context.close()
+
+
+#: Instead of the speakers: each note the page plays, as its frequency, in window.notes.
+RECORD_NOTES = """
+window.notes = [];
+window.AudioContext = class {
+  constructor() { this.state = "running"; this.currentTime = 0; this.destination = {}; }
+  resume() { return Promise.resolve(); }
+  createGain() {
+    const param = { setValueAtTime() {}, linearRampToValueAtTime() {} };
+    return { gain: param, connect: (next) => next };
+  }
+  createOscillator() {
+    const oscillator = { frequency: { value: 0 }, connect: (next) => next, stop() {},
+      start() { window.notes.push(oscillator.frequency.value); } };
+    return oscillator;
+  }
+};
+"""
+
+
+# What to build: a low-time warning with a sound and a buzz, and sounds the player can mute.
+async def test_low_time_beeps_and_buzzes_and_the_switch_keeps_it_quiet(
+    telegram: FakeTelegram, database_url: str, browser: Any
+) -> None:
+    settings = {"stranger_clock_seconds": 14.0, "stranger_clock_delay_seconds": 0.0}
+    async with bot_with_mini_app(telegram, database_url, **settings) as (_runner, _url):
+        for user in (DAN, ALICE):
+            telegram.add_chat(FakeTelegram.private_chat(user))
+        x_board, o_board = await pair(telegram, DAN, ALICE)
+        page, _ = await open_page(browser, page_url(o_board), telegram.token, ALICE, width=320)
+        await page.add_init_script(RECORD_NOTES)
+        await page.reload()
+        await wait_ply(page, 0)
+        await page.click("#status")  # a tap: the browser lets the page sound from now on
+        assert await page.get_attribute("#sound", "aria-pressed") == "true"
+        assert await page.get_attribute("#sound", "aria-label") == "Sound"
+        await tap_cell(telegram, DAN, x_board, 4)
+        await wait_ply(page, 1)
+        await page.wait_for_function("window.notes.includes(660)")  # Dan's move
+        # Alice's clock runs under 10 s: three high beeps and a warning buzz, once.
+        await page.wait_for_selector("#players .clock.low[data-mark='O']", timeout=8000)
+        await page.wait_for_function("window.notes.filter(n => n === 880).length === 3")
+        assert (await page.evaluate("window.hapticCalls")).count("notification:warning") == 1
+        await screenshot(page, "par-low-time-320.png")
+        # Off: no sound from now on, and off it stays on this phone.
+        await page.click("#sound")
+        assert await page.get_attribute("#sound", "aria-pressed") == "false"
+        await page.reload()
+        await wait_ply(page, 1)
+        assert await page.get_attribute("#sound", "aria-pressed") == "false"
+        await page.click("#status")
+        await page.click("#board .cell[data-cell='0']")
+        await wait_ply(page, 2)
+        await tap_cell(telegram, DAN, x_board, 8)
+        await wait_ply(page, 3)
+        await page.wait_for_selector("#players .clock.low[data-mark='O']", timeout=8000)
+        await page.wait_for_timeout(300)
+        assert await page.evaluate("window.notes") == []
+        assert "notification:warning" not in await page.evaluate("window.hapticCalls")

@@ -7,6 +7,7 @@
 import { markIcon } from "./board.js";
 import { closeGame, connection, openGame, say, setHome, showBack, showGame } from "./game.js";
 import { api, awaitPairing, haptic, initData, signInRefused, startAskingFirst, tg } from "./net.js";
+import { setUpSound } from "./sound.js";
 import { levelName, refusal, setWords, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -209,6 +210,7 @@ async function setUp() {
   }
   if (!initData) {
     await speak(null);
+    setUpSound($("sound"));
     say(t("PAGE.from_telegram"));
     return;
   }
@@ -219,6 +221,7 @@ async function setUp() {
   // One call for the words and what the page shows first (the game, or the games).
   const first = await api((gameId ? "games/" + gameId : "games") + "?words=1");
   const spoken = await speak(first);
+  setUpSound($("sound"));
   const refused = signInRefused(first);
   if (refused) { say(t(refusalKey(refused))); return; }
   if (!spoken) { say(t("PAGE.from_telegram")); return; }

@@ -3,6 +3,7 @@
 // sides, Rematch), the moves, kept live; a match's game that ends leads on to the next one,
 // a tournament's says its round and shows the standings, a rated one's end its rating change.
 // A move of the list shows the position after it (replay.js), during the game too.
+// Moves, the end and low time sound (sound.js) unless the player turned sounds off.
 // Every refusal is said in words; a move the server did not get is sent again. The board
 // is drawn once per change of the game (the move's answer and the live stream bring the same
 // state: the second is dropped), only what changed on it (board.js), the new mark grows into
@@ -16,6 +17,7 @@ import { drawEdges } from "./edges.js";
 import { drawMoves, onMovePicked } from "./moves.js";
 import { api, backoff, follow, haptic, initData, signInRefused, sleep, startAskingFirst, tg } from "./net.js";
 import { closeReplay, isLookingBack, isReplaying, leaveReplay, openReplay, replayStep } from "./replay.js";
+import { sound } from "./sound.js";
 import { levelName, refusal, symbol, t } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
@@ -43,6 +45,7 @@ let focusCell = null; // the cell that last had the focus, so a redraw keeps it 
 let movedAt = 0;      // when the player's last move showed on the board (performance.now())
 let held = null;      // an AI's reply held back for the thinking beat, and its timer
 let onward = null;    // the timer that opens a match's next game
+let heard = 0;        // the last move that made a sound (its number)
 
 // The server no longer takes this page's sign-in: a day old (opening the page again from
 // the chat gives it a fresh one), or no valid Telegram sign-in at all. In words, or null.
@@ -231,10 +234,11 @@ function button(action, text, onClick) {
   return element;
 }
 
-// Buzz once when a game the page was showing ends: success for a win (on one phone,
-// anybody's), error for a loss.
+// Buzz and sound once when a game the page was showing ends: success for a win (on one
+// phone, anybody's), error for a loss.
 function buzzAtTheEnd(before, game) {
   if (!before || before.id !== game.id || before.status === "finished" || game.status !== "finished") return;
+  sound("end");
   if (game.you.length !== 1 && !game.one_phone) return;
   const won = game.result === game.you[0] || (game.one_phone && game.marks.includes(game.result));
   if (won) haptic("notification", "success");
@@ -263,6 +267,9 @@ export function renderGame(game, force) {
   }
   current = game;
   buzzAtTheEnd(before, game);
+  // A move the player has not heard yet (not their own, which sounded as they tapped).
+  if (before && game.ply > heard && game.status === "active") sound("move");
+  heard = game.ply;
   draw();
   followMatch(before, game);
 }
@@ -376,6 +383,8 @@ function showMoving(game, cell) {
   showMark($("board"), game, cell, mark);
   shown = shown.slice(0, cell) + mark + shown.slice(cell + 1);
   movedAt = performance.now();
+  sound("move");
+  heard = game.ply + 1;
 }
 
 // A move the server got although its answer was lost: the retry finds the board moved on.
@@ -488,6 +497,7 @@ export function showGame(gameId, { ok, status, data, offline }) {
   asking = false;
   shown = "";
   focusCell = null;
+  heard = data.game.ply;
   closeStandings();
   if (held) { clearTimeout(held.timer); held = null; }
   stopFollowing();
