@@ -129,6 +129,11 @@ async def test_an_ai_name_keeps_its_level_in_every_language(
             assert not await page.evaluate(SIDEWAYS), code
             if code == "fa":
                 await screenshot(page, f"par-ai-name-fa-{width}.png")
+                # A few moves in (docs/: the page at 320 px in Persian).
+                for ply in (2, 4):
+                    await page.click("#board .cell:enabled")
+                    await wait_ply(page, ply)
+                await screenshot(page, f"miniapp-persian-{width}.png")
             # The start page's line of the game names the AI whole too.
             await press_back(page)
             line = "#open-games .name"
