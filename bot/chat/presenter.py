@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Protocol
@@ -65,6 +66,8 @@ DOUBT_SECONDS = 10.0
 #: Seconds before a board found claimed by another process is drawn again (if still behind):
 #: the holder lets go with its marks, which are written within half a second.
 CLAIMED_RETRY_SECONDS = 0.3
+#: Games whose lit hint is remembered (the oldest forgotten first).
+LIT_KEPT = 1000
 
 
 class AiPlayer(Protocol):
@@ -100,6 +103,9 @@ class Presenter:
         self._claimed_retry_seconds = claimed_retry_seconds
         #: The order of this process's drawings (`bot.chat.draw_order`).
         self.order = DrawOrder()
+        #: Games whose last drawing here lit a hint: (version, cell). A hint asked again of
+        #: the same position is on the board already ("not modified", were it drawn again).
+        self._lit: OrderedDict[int, tuple[int, int]] = OrderedDict()
 
     def is_drawing(self, game_id: int) -> bool:
         """Whether this process draws the game's boards now, or will shortly (a redraw after
@@ -140,6 +146,8 @@ class Presenter:
                     if self.order.is_older(game) or self.order.is_superseded(game):
                         return game
                     if not again and not game.is_live and self._drawn_already(game):
+                        return game
+                    if not again and hint is not None and self._lit_already(game, hint):
                         return game
                     game = await self._draw(game, pace, hint, block, post_missing, only_chat)
             finally:  # a board Telegram refused does not keep the AI from its turn
@@ -205,7 +213,20 @@ class Presenter:
         elif drawn.complete:
             self.order.settle(game.id)
             self._delivered(game)
+            self._light(game, hint)
         return game
+
+    def _lit_already(self, game: GameView, hint: int) -> bool:
+        """Whether this process's last drawing of the game, delivered, lit this very hint."""
+        return self._lit.get(game.id) == (game.version, hint) and self.order.has_delivered(game)
+
+    def _light(self, game: GameView, hint: int | None) -> None:
+        """Remember the hint the game's delivered drawing lit (or that it lit none)."""
+        self._lit.pop(game.id, None)
+        if hint is not None:
+            self._lit[game.id] = (game.version, hint)
+            while len(self._lit) > LIT_KEPT:
+                self._lit.popitem(last=False)
 
     def _drawn_already(self, game: GameView) -> bool:
         """An ending this process has drawn: delivered, or drawn and in doubt (an edit went

@@ -13,6 +13,7 @@ from tests.support.chat import (
     board_cells,
     button_texts,
     current,
+    not_modified,
     press,
     send,
     state,
@@ -165,3 +166,18 @@ async def test_refused_and_repeated_assist_taps_change_nothing(
     refused = await tap_data(telegram, ALICE, challenge, f"h:{people}:0")
     assert refused["text"] == en.POPUP_NOT_AGAINST_AI
     assert_every_query_answered(telegram)
+
+
+async def test_hint_asked_again_of_the_same_position_edits_nothing(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    # A journey's /hint after 💡 on the same position: 3×3's hint is the same every time, and
+    # the board was drawn again as it was, refused as "not modified" (issue 51, item 8).
+    await send(telegram, ALICE, "/start hard")
+    board = telegram.last_bot_message(ALICE["id"])
+    await send(telegram, ALICE, "/hint")
+    lit = current(telegram, board)
+    await send(telegram, ALICE, "/hint")
+    assert current(telegram, board).edit_count == lit.edit_count
+    assert telegram.last_bot_message(ALICE["id"]).text.startswith(en.HINT.split("{")[0])
+    assert not_modified(telegram) == []
