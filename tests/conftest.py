@@ -119,6 +119,17 @@ def _admin_url() -> URL | None:
     return make_url(admin_url) if admin_url else None
 
 
+@pytest.fixture(scope="module")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file with every migration applied, checkpointed: a database to copy (the
+    backups' tests: a backup of this kind is SQLite's alone)."""
+    path = tmp_path_factory.mktemp("migrated") / "bot.sqlite3"
+    upgrade_database(f"sqlite+aiosqlite:///{path}")
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
 @pytest.fixture(scope="session")
 def _migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One database per test process with every migration applied, for tests to copy: a

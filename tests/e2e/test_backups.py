@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from bot.games.db.backups.copies import copy_database
-from bot.games.db.migrate import upgrade_database
 from bot.locales import en
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import board_cells, button_texts, cell_data, current, words
@@ -35,20 +34,10 @@ PLAYERS = [FakeTelegram.user(880_000 + i, f"Player {i}") for i in range(8)]
 WAIT = 30.0  # a guard against a hang, not a measurement
 
 
-@pytest.fixture(scope="module")
-def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A migrated SQLite file to copy (backups of this kind are SQLite's alone)."""
-    path = tmp_path_factory.mktemp("migrated") / "bot.sqlite3"
-    upgrade_database(f"sqlite+aiosqlite:///{path}")
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return path
-
-
 @pytest.fixture
-def source(tmp_path: Path, migrated: Path) -> Path:
+def source(tmp_path: Path, migrated_sqlite: Path) -> Path:
     path = tmp_path / "bot.sqlite3"
-    shutil.copyfile(migrated, path)
+    shutil.copyfile(migrated_sqlite, path)
     return path
 
 

@@ -20,24 +20,14 @@ from sqlalchemy.engine import make_url
 from bot.games.db.backups import commands, postgres
 from bot.games.db.backups.copies import BackupProblem, check_database, copy_database
 from bot.games.db.backups.restores import in_use, restore_database
-from bot.games.db.migrate import head_revision, known_revisions, upgrade_database
-
-
-@pytest.fixture(scope="module")
-def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite file with every migration applied (these tests are SQLite's alone)."""
-    path = tmp_path_factory.mktemp("migrated") / "bot.sqlite3"
-    upgrade_database(f"sqlite+aiosqlite:///{path}")
-    with contextlib.closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return path
+from bot.games.db.migrate import head_revision, known_revisions
 
 
 @pytest.fixture
-def database(tmp_path: Path, migrated: Path) -> Path:
+def database(tmp_path: Path, migrated_sqlite: Path) -> Path:
     """The bot's database, in WAL mode as the bot keeps it, with a player in it."""
     path = tmp_path / "bot.sqlite3"
-    shutil.copyfile(migrated, path)
+    shutil.copyfile(migrated_sqlite, path)
     with contextlib.closing(sqlite3.connect(path)) as db:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("INSERT INTO players (id, name, created_at, updated_at) VALUES (7, 'Ann', 0, 0)")
