@@ -30,6 +30,8 @@ from bot.views.render import render_bad_parameters, render_move_error
 from bot.wire.callback_data import (
     GAME_ACTIONS,
     HELP_DATA,
+    UNDO,
+    AssistTap,
     CellTap,
     ForgetTap,
     GameTap,
@@ -419,6 +421,12 @@ class Scene:
         chat_id = {"private": ALICE["id"], "group": GROUP["id"], "menu": GROUP["id"]}.get(where)
         if isinstance(tap, NewGameTap):
             return chat_id == ALICE["id"]
+        if isinstance(tap, AssistTap) and tap.action == UNDO:
+            # On one phone, Undo takes back the last move of either side (issue 52).
+            game = self.games.get(tap.game_id)
+            if game is None or game.chat_id != chat_id or game.players != frozenset({uid}):
+                return False
+            return tap.ply == game.ply > 0
         if isinstance(tap, CellTap | ResignTap):
             game = self.games.get(tap.game_id)
             if game is None or game.chat_id != chat_id or uid not in game.players:
