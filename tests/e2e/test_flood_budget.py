@@ -67,7 +67,7 @@ async def instances(
     a, b = pair
     try:
         await asyncio.gather(a.start(), b.start())
-        await asyncio.gather(a.wait_listening(WAIT), b.wait_listening(WAIT))
+        await asyncio.gather(a.wait_listening(), b.wait_listening())
         yield a, b
     finally:
         codes = []

@@ -101,7 +101,7 @@ async def instances(
     )
     try:
         await asyncio.gather(*(instance.start() for instance in pair))
-        await asyncio.gather(*(instance.wait_listening(WAIT) for instance in pair))
+        await asyncio.gather(*(instance.wait_listening() for instance in pair))
         yield pair
     finally:
         codes = []

@@ -113,7 +113,7 @@ async def short_wait_instances(
         instance.env["QUEUE_WAIT_SECONDS"] = "3"
     try:
         await asyncio.gather(*(instance.start() for instance in pair))
-        await asyncio.gather(*(instance.wait_listening(WAIT) for instance in pair))
+        await asyncio.gather(*(instance.wait_listening() for instance in pair))
         yield pair
     finally:
         for instance in pair:

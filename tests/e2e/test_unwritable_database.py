@@ -179,7 +179,7 @@ async def test_with_its_file_deleted_a_webhook_tap_is_a_5xx_and_told_it_was_not_
     bot = WebhookBot(fake, tmp_path, database_url, SECRET)
     try:
         await bot.start()
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         board = await webhook_board(fake, bot)
 
         for path in files_of(database_url):
@@ -210,7 +210,7 @@ async def test_a_read_only_database_is_503_saves_no_tap_and_kills_nothing(
     bot = WebhookBot(fake, tmp_path, database_url, SECRET)
     try:
         await bot.start()
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         board = await webhook_board(fake, bot)
         await writes_settled(database_url)
 
@@ -258,7 +258,7 @@ async def test_a_bus_error_after_all_is_said_before_the_process_ends(
     bot = WebhookBot(fake, tmp_path, database_url, SECRET)
     try:
         await bot.start()
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         board = await webhook_board(fake, bot)
         os.truncate(files_of(database_url)[2], 0)
         fake.tap(ALICE, board, cell_data(fake, current(fake, board), 0))

@@ -113,7 +113,7 @@ async def webhook_bot(
     bot = WebhookBot(telegram, tmp_path, database_url, SECRET, log_level="DEBUG")
     await bot.start()
     try:
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         yield bot
     finally:
         await bot.stop(timeout=WAIT, exited_ok=True)
@@ -189,7 +189,7 @@ async def test_shutdown_is_clean_and_no_secret_is_logged(
     bot = WebhookBot(telegram, tmp_path, database_url, SECRET, log_level="DEBUG")
     await bot.start()
     try:
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         mark = telegram.mark()
         assert await post_update(bot.url, update_with_text(telegram, ALICE, "/help"), SECRET) == 200
         await telegram.wait_for("sendMessage", WAIT, since=mark)

@@ -36,7 +36,7 @@ async def webhook_bot(
     bot.env["BOARD_CATCH_UP_SECONDS"] = "0.2"
     bot.env["AI_PAUSE_SECONDS"] = "0.01"
     await bot.start()
-    await bot.wait_listening(WAIT)
+    await bot.wait_listening()
     return bot
 
 

@@ -255,7 +255,7 @@ class WebhookBot(BotProcess):
     def health_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/healthz"
 
-    async def wait_listening(self, timeout: float = WAIT) -> None:  # noqa: ASYNC109
+    async def wait_listening(self, timeout: float = START_WAIT) -> None:  # noqa: ASYNC109
         """Until /healthz answers 200: the server listens, the webhook is registered and the
         bot handles updates. Fails fast if the bot exits."""
         assert self.proc is not None

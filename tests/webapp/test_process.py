@@ -101,7 +101,7 @@ async def test_webhook_mode_serves_the_mini_app_on_the_webhook_port(
     bot.env["WEBAPP_URL"] = base
     await bot.start()
     try:
-        await bot.wait_listening(WAIT)
+        await bot.wait_listening()
         await check_mini_app(base, telegram.token)
     finally:
         code = await bot.stop(timeout=WAIT, exited_ok=True)
