@@ -2,7 +2,7 @@
 question is: between strangers on each one's board, in a group on the shared board. Accepted,
 the game ends drawn by agreement (rated as a draw); declined, or a move made, the offer goes.
 Only a player offers, only the opponent answers; a double tap offers once; the AI is offered
-nothing."""
+nothing; a match's game drawn so counts half, and the match goes on."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.models import Game
 from bot.locales import en
+from tests.e2e import test_matches as matches
 from tests.e2e.test_groups import ALICE, BOB, CAROL, GROUP, RESIGN, game_between, say
 from tests.e2e.test_matchmaking import pair
 from tests.support.bot_runner import BotRunner
@@ -125,3 +126,19 @@ async def test_the_ai_is_offered_no_draw(telegram: FakeTelegram, bot: BotRunner)
     assert not (await tap_cell(telegram, ALICE, board, 4)).get("text")
     assert OFFER not in button_texts(telegram, board)
     assert RESIGN in button_texts(telegram, board)
+
+
+async def test_a_match_game_drawn_by_agreement_counts_half_and_the_match_goes_on(
+    telegram: FakeTelegram, bot: BotRunner
+) -> None:
+    first = await matches.start_match(telegram)
+    assert not (await tap_cell(telegram, matches.ALICE, first, 4)).get("text")
+    await press(telegram, matches.BOB, first, OFFER)
+    assert not (await press(telegram, matches.ALICE, first, ACCEPT)).get("text")
+    await matches.match_games(bot).idle()
+    first = current(telegram, first)
+    assert en.RESULT_DRAW_AGREED in first.text
+    assert matches.score_line(3, "Alice", "½", "½", "Bob", 1) in first.text
+    second = matches.boards(telegram)[-1]
+    assert second.key != first.key
+    assert matches.score_line(3, "Alice", "½", "½", "Bob", 2) in second.text
