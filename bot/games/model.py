@@ -96,6 +96,7 @@ class EndReason(StrEnum):
     DECLINED = "declined"
     EXPIRED = "expired"  # lapsed: a challenge nobody joined in time
     ABORTED = "aborted"  # ❌ made no first move in time: unrated (in a tournament, a forfeit)
+    AGREED = "agreed"  # drawn: a draw offered and accepted (`draw_rules`)
 
 
 #: Endings where one player gave the game up (the others win): worded as a resignation.
@@ -204,6 +205,9 @@ class GameView:
     #: Resign's question, whose and asked at which move (`resign_rules.resign_question`).
     resign_asked_by: int | None = None
     resign_asked_ply: int | None = None
+    #: A draw's open offer, whose and made at which move (`draw_rules.draw_offer`).
+    draw_offered_by: int | None = None
+    draw_offer_ply: int | None = None
 
     @cached_property
     def ply(self) -> int:
@@ -282,12 +286,8 @@ class GameView:
 
     @property
     def is_one_phone(self) -> bool:
-        return (
-            self.x_kind == USER
-            and self.o_kind == USER
-            and self.x_player_id is not None
-            and self.x_player_id == self.o_player_id
-        )
+        people = self.x_kind == USER and self.o_kind == USER
+        return people and self.x_player_id is not None and self.x_player_id == self.o_player_id
 
     @property
     def is_between_people(self) -> bool:
@@ -340,7 +340,7 @@ class MoveStatus(StrEnum):
     JOINED_ALREADY = "joined_already"  # a seat taken in a game of more, still waiting
     NOT_AGAINST_AI = "not_against_ai"  # hint and undo: for games against the AI only
     NOTHING_TO_UNDO = "nothing_to_undo"
-    ASKED_ALREADY = "asked_already"  # Resign tapped again while its question is open
+    ASKED_ALREADY = "asked_already"  # Resign (a draw offer) tapped again while it is open
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,15 @@ from telegram.ext import ApplicationHandlerStop
 from bot.context import BotContext
 from bot.games.model import Claim, UpdateClaim
 from bot.telegram.update_lanes import update_recovered
-from bot.wire.callback_data import CELL, RESIGN_YES
+from bot.wire.callback_data import CELL, DRAW_YES, RESIGN_YES
 
 log = logging.getLogger(__name__)
 
 
 #: Callback data of the taps whose use-case claims the update in its own transaction: a move,
-#: and the "Yes, resign" that ends a game (Resign's first tap only asks, and is claimed here).
-CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN_YES}:")
+#: and the "Yes, resign" and "Accept draw" that end a game (Resign's first tap only asks, 🤝
+#: only offers, and are claimed here).
+CLAIMED_BY_USE_CASE = (f"{CELL}:", f"{RESIGN_YES}:", f"{DRAW_YES}:")
 #: Likewise a `/start` that names a game (`menu.start`): the new game's statement claims it.
 START_COMMAND = re.compile(r"/start(@\w+)?\s+\S")
 

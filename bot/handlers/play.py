@@ -1,4 +1,4 @@
-"""Playing a game: taps on cells, Resign, typed moves (`2 3` or `6`) and /stop."""
+"""Playing a game: taps on cells, Resign, a draw's offer, typed moves (`2 3` or `6`), /stop."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from telegram import CallbackQuery, Update
 
 from bot.context import BotContext
 from bot.games.model import GameStatus, GameView, MoveStatus
+from bot.games.play import draw_rules
 from bot.games.strangers.matchmaking import LeftQueue
 from bot.handlers.common import (
     answer,
@@ -17,8 +18,15 @@ from bot.handlers.common import (
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.strangers.searching import stop_searching
 from bot.handlers.taps import Tapped
-from bot.views.render import render_move_error
-from bot.wire.callback_data import BlockTap, CellTap, ResignAnswer, ResignTap
+from bot.views.render import player_name, render_move_error
+from bot.wire.callback_data import (
+    BlockTap,
+    CellTap,
+    DrawAnswer,
+    DrawTap,
+    ResignAnswer,
+    ResignTap,
+)
 from core.board import NotNumbersError
 
 
@@ -76,6 +84,49 @@ def asker_chat(game: GameView, query: CallbackQuery) -> int | None:
     does not show it, so its drawing would change nothing there (None: one board for all)."""
     message = query.message
     return message.chat.id if game.is_between_strangers and message is not None else None
+
+
+async def tap_draw(tapped: Tapped[DrawTap], context: BotContext) -> None:
+    """🤝 Offer a draw: for a player of a game between two people, the offer is stored on the
+    game, and the opponent's board shows Accept / Decline in its place
+    (`draw_rules.draw_offer`), however often it is drawn again, until they answer or a move
+    is made. A second 🤝 while it is open draws nothing."""
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
+    user, tr = player_from(query.from_user), texts_of(query.from_user, context)
+    result = await context.games.resigning.offer_draw(tap.game_id, ref, user, tap.ply)
+    game = result.game
+    if result.status is MoveStatus.ASKED_ALREADY:
+        await answer(query, tr.POPUP_DRAW_OPEN)
+        return
+    asked = None if game is None else draw_rules.draw_offered_to(game)
+    mark = None if game is None or asked is None else game.mark_of(asked)
+    if not result.played or game is None or mark is None:
+        await answer(query, popup(tr, result.status, game))
+        return
+    await answer(query, tr.POPUP_DRAW_OFFERED.format(name=player_name(game, mark, tr)))
+    await context.presenter.show(game)
+
+
+async def tap_draw_answer(tapped: Tapped[DrawAnswer], context: BotContext) -> None:
+    """Accept (the game ends drawn by agreement) or Decline (the offer goes) a draw offered;
+    only the player it is offered to may answer."""
+    query, tap, ref = tapped.query, tapped.tap, tapped.ref
+    user, tr = player_from(query.from_user), texts_of(query.from_user, context)
+    if tap.user_id != user.id:
+        if await claim_now(context):
+            await answer(query, tr.POPUP_NOT_YOURS)
+        return
+    draws = context.games.resigning
+    if tap.accepted:
+        # The update is claimed in the ending's own transaction, as a move's is.
+        result = await draws.answer_draw(tap.game_id, ref, user, True, context.deferred_claim)
+        if await claimed_by(context, result.claim):
+            await answer_and_show(query, context, result)
+        return
+    result = await draws.answer_draw(tap.game_id, ref, user, False)
+    await answer(query, tr.POPUP_DRAW_DECLINED if result.played else popup(tr, result.status))
+    if result.played and result.game is not None:
+        await context.presenter.show(result.game)
 
 
 async def tap_block(tapped: Tapped[BlockTap], context: BotContext) -> None:

@@ -61,6 +61,9 @@ class _Buttons:
     BUTTON_CANCEL: str
     BUTTON_CHALLENGE_FRIEND: str
     BUTTON_DECLINE: str
+    BUTTON_DRAW_ACCEPT: str
+    BUTTON_DRAW_DECLINE: str
+    BUTTON_DRAW_OFFER: str
     BUTTON_FORGET_NO: str
     BUTTON_FORGET_YES: str
     BUTTON_HINT: str
@@ -113,6 +116,9 @@ class _Popups:
     POPUP_BLOCK_CONFIRM: str
     POPUP_BUSY: str
     POPUP_CONFLICT: str
+    POPUP_DRAW_DECLINED: str
+    POPUP_DRAW_OFFERED: str
+    POPUP_DRAW_OPEN: str
     POPUP_ERROR: str
     POPUP_GAME_BUSY: str
     POPUP_GAME_OVER: str
@@ -184,6 +190,7 @@ class _Others:
     CLOCK_LINE: str
     CONFLICT: str
     DESCRIPTION: str
+    DRAW_OFFER_LINE: str
     ERROR_CELL_OUT_OF_RANGE: str
     ERROR_NOT_NUMBERS: str
     ERROR_OCCUPIED: str
@@ -279,6 +286,7 @@ class _Others:
     REPLAY_TITLE: str
     RESULT_AI_WON: str
     RESULT_DRAW: str
+    RESULT_DRAW_AGREED: str
     RESULT_MARK_RESIGNED: str
     RESULT_MARK_WON: str
     RESULT_NAME_LEFT: str

@@ -28,7 +28,8 @@ def ending(game: GameView, you: str | None = None) -> Ending:
     if unplayed is not None:
         return unplayed
     if game.result == Result.DRAW:
-        return Ending("RESULT_DRAW")
+        agreed = game.end_reason == EndReason.AGREED  # a draw offered and accepted
+        return Ending("RESULT_DRAW_AGREED" if agreed else "RESULT_DRAW")
     winner = game.result or X
     won_on_board = game.end_reason not in (*FORFEITS, EndReason.TIMEOUT)
     if game.is_many:

@@ -9,12 +9,12 @@ from functools import partial
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, SwitchInlineQueryChosenChat
 
 from bot.games.model import USER, GameStatus, GameView, PlayerKind
-from bot.games.play import resign_rules
+from bot.games.play import draw_rules, resign_rules
 from bot.games.play.clock_rules import Clock, control_of
 from bot.games.summaries import Replay
 from bot.locales.texts import LANGUAGE_NAMES, Texts, available_languages
 from bot.views import ultimate as ultimate_view
-from bot.views.questions import block_button, resign_answers
+from bot.views.questions import block_button, draw_answers, resign_answers
 from bot.wire.callback_data import (
     ANIMATION,
     CANCEL,
@@ -28,6 +28,7 @@ from bot.wire.callback_data import (
     UNDO,
     AssistTap,
     CellTap,
+    DrawTap,
     ForgetTap,
     GameTap,
     HelpTap,
@@ -226,7 +227,9 @@ def board_keyboard(
         data = partial(_cell_data, game.id, game.ply)
         rows = _cell_rows(tr, game.board, data, hint, game.last_cell)
     if game.is_active and not game.is_ai_match:
-        rows.append([*_assist_buttons(game, tr), *_resign_buttons(game, tr, seat)])
+        offer, answers = _draw_buttons(game, tr, seat)
+        rows.append([*_assist_buttons(game, tr), *_resign_buttons(game, tr, seat), *offer])
+        rows.extend([answers] if answers else [])
     elif game.is_finished:
         rows.extend(_after_game_rows(game, tr))
     # No buttons is no keyboard: Telegram refuses an empty one, and an edit without one
@@ -240,6 +243,21 @@ def _resign_buttons(game: GameView, tr: Texts, seat: str | None) -> list[InlineK
     if asked is not None and (seat is None or game.mark_of(asked) == seat):
         return resign_answers(game.id, game.ply, asked, tr)
     return [_button(tr.BUTTON_RESIGN, ResignTap(game.id, game.ply))]
+
+
+def _draw_buttons(
+    game: GameView, tr: Texts, seat: str | None
+) -> tuple[list[InlineKeyboardButton], list[InlineKeyboardButton]]:
+    """Between two people, 🤝 Offer a draw beside Resign; while a draw is offered, Accept /
+    Decline in a row of their own, on the board the opponent sees (a group's, or their own),
+    for the opponent alone to tap. The offerer's own board keeps 🤝 (a tap says it waits)."""
+    if not draw_rules.may_offer_draw(game):
+        return [], []
+    offer = [_button(tr.BUTTON_DRAW_OFFER, DrawTap(game.id, game.ply))]
+    asked = draw_rules.draw_offered_to(game)
+    if asked is None or seat not in (None, game.mark_of(asked)):
+        return offer, []
+    return [], draw_answers(game.id, game.ply, asked, tr)
 
 
 def _assist_buttons(game: GameView, tr: Texts) -> list[InlineKeyboardButton]:

@@ -1,6 +1,7 @@
 """Buttons that ask first: 🏳 Resign and 🚫 Don't pair me become Yes / No for whoever tapped
-them. 🚫's question is swapped in on the tapped keyboard; Resign's is stored on its game, as
-a running board is drawn again by others (its clock, the catch-up) that must keep asking it.
+them; 🤝 Offer a draw asks the opponent (Accept / Decline). 🚫's question is swapped in on the
+tapped keyboard; Resign's and the draw's are stored on their game, as a running board is drawn
+again by others (its clock, the catch-up) that must keep asking them.
 
 Why buttons, not a second tap within a few seconds (as lichess confirms a resignation): the
 question lives in the callback data (whose it is, on which board), so it needs no state in
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.locales.texts import Texts
-from bot.wire.callback_data import BlockPlayerTap, ResignAnswer, pack
+from bot.wire.callback_data import BlockPlayerTap, DrawAnswer, ResignAnswer, pack
 
 
 def swapped(
@@ -42,6 +43,19 @@ def resign_answers(game_id: int, ply: int, user_id: int, tr: Texts) -> list[Inli
         ),
         InlineKeyboardButton(
             tr.BUTTON_RESIGN_NO, callback_data=pack(ResignAnswer(False, game_id, ply, user_id))
+        ),
+    ]
+
+
+def draw_answers(game_id: int, ply: int, user_id: int, tr: Texts) -> list[InlineKeyboardButton]:
+    """Accept and Decline of the draw offered to `user_id` (the offer is stored on the game:
+    `draw_rules.draw_offer`)."""
+    return [
+        InlineKeyboardButton(
+            tr.BUTTON_DRAW_ACCEPT, callback_data=pack(DrawAnswer(True, game_id, ply, user_id))
+        ),
+        InlineKeyboardButton(
+            tr.BUTTON_DRAW_DECLINE, callback_data=pack(DrawAnswer(False, game_id, ply, user_id))
         ),
     ]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from telegram import InlineKeyboardMarkup
 
 from bot.games.model import HUMAN, USER, GameStatus, GameView, Result
-from bot.games.play import clock_rules
+from bot.games.play import clock_rules, draw_rules
 from bot.games.summaries import LeaderRow, Review, ReviewStatus, Stats
 from bot.locales.texts import Texts, isolate, texts_for
 from bot.views.endings import ending, invitation, opener, seats_left
@@ -208,6 +208,10 @@ def _turn_lines(game: GameView, tr: Texts) -> list[str]:
     lines = [tr.NAME_TO_MOVE.format(name=name, mark=symbol(mark, tr))]
     if game.nudges:
         lines.append(tr.NUDGE_LINE.format(name=name))
+    offered = draw_rules.draw_offer(game)
+    offerer = None if offered is None else game.mark_of(offered)
+    if offerer is not None:
+        lines.append(tr.DRAW_OFFER_LINE.format(name=player_name(game, offerer, tr)))
     return lines + _out_lines(game, tr)
 
 
@@ -221,7 +225,7 @@ def _out_lines(game: GameView, tr: Texts) -> list[str]:
 def result_lines(game: GameView, tr: Texts) -> list[str]:
     # The Hyperskill words (`X wins`, `O wins`, `Draw`) in the board's language.
     if game.result == Result.DRAW:
-        return [tr.OUTCOME_DRAW, tr.RESULT_DRAW]
+        return [tr.OUTCOME_DRAW, ending_text(game, tr)]  # by agreement, or not
     winner = game.result or "X"
     # A private chat's board speaks to its player (against the AI); others name the players.
     private = _is_private(game) and not game.is_between_strangers

@@ -5,6 +5,8 @@ the use-case the chat's handler calls, and the chat's board then shows what it d
     undo     Assists.undo          the user's last move and the AI's reply taken back (on one
                                    phone, the last move)
     resign   Play.resign           the page asks "are you sure?" first, as the chat does
+    draw     Resigning.offer_draw  🤝 between two people; `draw_accept`, `draw_decline`:
+                                   the answers of the one it is offered to (answer_draw)
     again    Play.start_game       the same game afresh in its chat; `swap`: sides swapped;
                                    `watch`: an AI match's
     rematch  Challenges.rematch    an offer to the other player, or the acceptance of theirs
@@ -101,6 +103,12 @@ async def act(host: Host, game: GameView, user: PlayerInfo, body: dict[str, Any]
         result = await games.assists.undo(game.id, BoardRef(), user, ply)
     elif action == Action.RESIGN:
         result = await games.resigning.resign(game.id, BoardRef(), user)
+    elif action == Action.DRAW:
+        at = game.ply if ply is None else ply
+        result = await games.resigning.offer_draw(game.id, BoardRef(), user, at)
+    elif action in (Action.DRAW_ACCEPT, Action.DRAW_DECLINE):
+        accepted = action == Action.DRAW_ACCEPT
+        result = await games.resigning.answer_draw(game.id, BoardRef(), user, accepted)
     elif action == Action.REMATCH:
         result = await games.challenges.rematch(game.id, BoardRef(), user)
     elif action in (Action.JOIN, Action.ACCEPT):

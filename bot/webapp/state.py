@@ -12,10 +12,10 @@ boards in play); `lines` gives each winning line by its two ends, cells on a cla
 small boards on ultimate, for the page to draw a stroke through them.
 
 What the page offers (`actions`) follows the chat board's keyboard (bot.views.keyboards): Hint
-and Undo against the AI, Undo on one phone, Resign for a player of a running game, Play again
-and Swap sides under a finished game against the AI (for its player), Rematch under a finished
-game between people (of three or four too: a new game its sender opens, as in chat), but none
-under a match game the match goes on after: its next game (`next`) is where the page goes.
+and Undo against the AI, Undo on one phone, Resign for a player of a running game (and between
+two people 🤝, or Accept / Decline for whom a draw is offered), Play again and Swap sides under a
+finished game against the AI (for its player), Rematch under a finished game between people
+(of three or four too), none under a match game the match goes on after (its `next`).
 
 A game on the clock (strangers': bot.games.play.clock_rules) carries each side's time left as
 of the read (`clock`), whose clock runs and in how long it flags: the page counts the running
@@ -31,7 +31,7 @@ from enum import Enum, StrEnum, auto
 from typing import Any
 
 from bot.games.model import USER, GameView
-from bot.games.play import clock_rules
+from bot.games.play import clock_rules, draw_rules
 from bot.games.summaries import MoveRow
 from bot.games.tournaments.rules import TournamentView
 from bot.views.endings import ending, invitation, opener, seats_left
@@ -51,6 +51,9 @@ class Action(StrEnum):
     HINT = "hint"
     UNDO = "undo"
     RESIGN = "resign"
+    DRAW = "draw"
+    DRAW_ACCEPT = "draw_accept"
+    DRAW_DECLINE = "draw_decline"
     AGAIN = "again"
     #: An AI match's Play again.
     WATCH = "watch"
@@ -92,12 +95,13 @@ ACTIONS = frozenset(Action) - {Action.OTHER_LEVEL}
 
 
 def version(game: GameView) -> str:
-    """Changes whenever what the page shows changes: a move, a join, a player out, the
-    game's end."""
+    """Changes whenever what the page shows changes: a move, a join, a player out, a draw
+    offered or answered, the game's end."""
     # Seats taken, and in a game of more who is out and whose turn (a resignation there
-    # changes neither the moves nor the status).
+    # changes neither the moves nor the status); who offers a draw now.
     seated = "".join("1" if game.player_id_of(mark) is not None else "0" for mark in game.marks)
-    return f"{game.ply}:{game.status}:{seated}:{game.assisted}:{game.out}:{game.turn_mark}"
+    offer = draw_rules.draw_offer(game)
+    return f"{game.ply}:{game.status}:{seated}:{game.assisted}:{game.out}:{game.turn_mark}:{offer}"
 
 
 class Sight(Enum):
@@ -220,8 +224,7 @@ def _clock(game: GameView, now: datetime) -> dict[str, Any] | None:
 
 
 def _moves(game: GameView, moves: Sequence[MoveRow]) -> dict[str, Any]:
-    """The moves, each one's cell `at` as the chat's typed moves name it
-    (core.positions.cell_words), and the rows' and columns' words for the board's edges."""
+    """The moves, each one's cell `at` in the chat's typed words, and the board edges' words."""
     board = game.board
     rows, columns = edge_words(board)
     listed = [
@@ -269,12 +272,10 @@ def _offer(game: GameView) -> dict[str, Any]:
 
 
 def _rematch(offer: GameView, viewer_id: int) -> dict[str, Any]:
-    """The rematch offered under a finished game: the one it invites answers it there
-    (Accept, Decline; Join for a game of more) while it is open."""
+    """The rematch offered under a finished game, answered there by whom it invites."""
     return {
         "id": offer.public_id,
         "status": str(offer.status),
-        # What the user may do about it (Accept and Decline, or Join one of more seats).
         "actions": actions(offer, viewer_id),
         "offer": _offer(offer),
         "from_you": offer.created_by_id == viewer_id,
@@ -298,8 +299,7 @@ def legal_cells(game: GameView) -> list[int]:
 
 
 def _lines(game: GameView) -> dict[str, Any]:
-    """The winner's line(s): the cells to light (on ultimate the small boards,
-    `winning_blocks`), and `lines` as pairs of ends (cells, or small boards on ultimate)."""
+    """The winner's line(s): the cells (ultimate: small boards) to light, `lines` by their ends."""
     board = game.board
     none: dict[str, Any] = {"winning_cells": [], "lines": []}
     if game.result is None or game.result.winner is None:
@@ -314,8 +314,7 @@ def _lines(game: GameView) -> dict[str, Any]:
 
 
 def _blocks(game: GameView) -> dict[str, Any] | None:
-    """Ultimate's small boards: each one's result (None: open, X, O, "draw") and those in
-    play for the player to move."""
+    """Ultimate's small boards: each one's result (None: open, X, O, "draw"), those in play."""
     if not is_ultimate(game.board):
         return None
     position = ultimate_board(game.board, game.last_cell)
@@ -340,7 +339,11 @@ def actions(game: GameView, viewer_id: int) -> list[Action]:
             found.append(Action.HINT)
             if game.board.count(mark):
                 found.append(Action.UNDO)
-        return [*found, Action.RESIGN]
+        # Between two people 🤝, none while one's own offer waits, the answers to the other's.
+        offer = draw_rules.draw_offer(game)
+        answers = [] if offer == viewer_id else [Action.DRAW_ACCEPT, Action.DRAW_DECLINE]
+        draws = [Action.DRAW] if offer is None else answers
+        return [*found, Action.RESIGN, *(draws if draw_rules.may_offer_draw(game) else [])]
     if not game.is_finished:
         return []
     review = [Action.REVIEW] if reviewable(game) else []

@@ -6,6 +6,9 @@ trusting nothing), the 64-byte limit and each handler's `pattern` all come from 
 m:<game>:<ply>:<cell>       tap on a board cell (ply = moves played when it was drawn)
 r:<game>:<ply>              resign: asks first, the button becomes Yes / No for the tapper
 ry:<game>:<ply>:<user>      yes, <user> resigns;  rn:<game>:<ply>:<user>  no, play on
+dr:<game>:<ply>             offer a draw (games of two people): stored on the game, the
+                            opponent's board offers it to them
+dy:<game>:<ply>:<user>      <user> accepts the draw offered;  dn:<game>:<ply>:<user>  declines
 h:<game>:<ply> u:<game>:<ply>  hint, undo (games against the AI)
 ub:<game>:<ply>[:<block>]   ultimate: show small board <block> (0-8), or all of them
 j:<game> d:<game> c:<game>  join (accept), decline, cancel a challenge
@@ -55,10 +58,9 @@ is needed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
-from bot.games.model import PLAYER_KINDS, USER, PlayerKind
+from bot.games.model import PLAYER_KINDS, USER
 from bot.games.play.clock_rules import Clock, clock_key, clock_of_key
 from bot.games.strangers.pairing import ULTIMATE_KEY, board_key
 from bot.locales.texts import available_languages
@@ -75,195 +77,40 @@ from bot.wire.codec import (
     Table,
     button,
 )
-from core.ai import LEVELS, Level
-from core.board import CLASSIC, MARKS, Board, BoardSize
-
-
-@dataclass(frozen=True)
-class CellTap:
-    game_id: int
-    ply: int
-    cell: int
-
-
-@dataclass(frozen=True)
-class ResignTap:
-    game_id: int
-    ply: int
-
-
-@dataclass(frozen=True)
-class ResignAnswer:
-    """Yes (resign) or No on the question a Resign tap asked `user_id`."""
-
-    confirmed: bool
-    game_id: int
-    ply: int
-    user_id: int
-
-
-@dataclass(frozen=True)
-class AssistTap:
-    """Hint or undo, on a board drawn at move `ply`."""
-
-    action: str
-    game_id: int
-    ply: int
-
-
-@dataclass(frozen=True)
-class BlockTap:
-    """Ultimate: the small board to show (None: the choice of them), on a board drawn at
-    move `ply`."""
-
-    game_id: int
-    ply: int
-    block: int | None = None
-
-
-@dataclass(frozen=True)
-class GameTap:
-    """A button acting on one game as a whole: join, decline, cancel, rematch, review,
-    picture, replay, animation."""
-
-    action: str
-    game_id: int
-
-
-@dataclass(frozen=True)
-class ReplayTap:
-    """rs: show a finished game's replay at `ply` (0: the empty board)."""
-
-    game_id: int
-    ply: int
-
-
-@dataclass(frozen=True)
-class NewGameTap:
-    x_kind: PlayerKind
-    o_kind: PlayerKind
-    board: BoardSize = CLASSIC
-    seats: int = 2  # 3 or 4: a game of more people (all of them `user`)
-    owner: int | None = None  # whose buttons these are (None: data from before owners)
-    #: The answer to "resign your game and start a new one?": the game the tapper moved in
-    #: counts as a loss.
-    resign_underway: bool = False
-
-
-@dataclass(frozen=True)
-class KeepPlayingTap:
-    """The other answer: keep the game that is on."""
-
-    owner: int | None = None
-
-
-@dataclass(frozen=True)
-class InlineJoinTap:
-    creator_id: int
-    creator_mark: str
-    board: BoardSize = CLASSIC
-    # The signed part of the data and its signature (see `codec.is_authentic`).
-    payload: str = field(default="", compare=False, repr=False)
-    signature: str = field(default="", compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class InlineAiTap:
-    creator_id: int
-    level: Level
-    cell: int
-    board: BoardSize = CLASSIC
-    payload: str = field(default="", compare=False, repr=False)
-    signature: str = field(default="", compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class ForgetTap:
-    confirmed: bool
-    user_id: int
-
-
-@dataclass(frozen=True)
-class MenuTap:
-    board: BoardSize = CLASSIC
-    owner: int | None = None
-
-
-@dataclass(frozen=True)
-class HelpTap:
-    owner: int | None = None
-
-
-@dataclass(frozen=True)
-class LanguageTap:
-    code: str
-    owner: int | None = None
-
-
-@dataclass(frozen=True)
-class QueueTap:
-    """qp, qc, qa: `board` (a `pairing.board_key`) for qp and qa, `level` for qa, a time
-    control for qp."""
-
-    kind: str
-    board: str | None = None
-    level: Level | None = None
-    clock: str | None = None  # qp: a `clock_rules.clock_key`; None: the bot's default
-    resign_underway: bool = False  # qr: the game underway in the chat is resigned first
-
-
-@dataclass(frozen=True)
-class BlockPlayerTap:
-    """🚫 Don't pair me with them again (`confirmed` None: it asks first), or Yes / No on its
-    question."""
-
-    game_id: int
-    confirmed: bool | None = None
-
-
-@dataclass(frozen=True)
-class LadderTap:
-    on: bool
-
-
-@dataclass(frozen=True)
-class TournamentTap:
-    """Join, Leave, Start or Cancel (End) on a tournament's message."""
-
-    action: str
-    tournament_id: int
-
-
-#: The taps of a menu: each names the person whose menu it is.
-OwnedTap = NewGameTap | KeepPlayingTap | MenuTap | HelpTap | LanguageTap
-
-Tap = (
-    CellTap
-    | ResignTap
-    | ResignAnswer
-    | AssistTap
-    | BlockTap
-    | GameTap
-    | ReplayTap
-    | NewGameTap
-    | KeepPlayingTap
-    | InlineJoinTap
-    | InlineAiTap
-    | ForgetTap
-    | MenuTap
-    | HelpTap
-    | LanguageTap
-    | QueueTap
-    | BlockPlayerTap
-    | LadderTap
-    | TournamentTap
+from bot.wire.taps import (
+    AssistTap,
+    BlockPlayerTap,
+    BlockTap,
+    CellTap,
+    DrawAnswer,
+    DrawTap,
+    ForgetTap,
+    GameTap,
+    HelpTap,
+    InlineAiTap,
+    InlineJoinTap,
+    KeepPlayingTap,
+    LadderTap,
+    LanguageTap,
+    MenuTap,
+    NewGameTap,
+    OwnedTap,
+    QueueTap,
+    ReplayTap,
+    ResignAnswer,
+    ResignTap,
+    Tap,
+    TournamentTap,
 )
+from core.ai import LEVELS
+from core.board import MARKS, Board, BoardSize
 
 # The kinds of data: the prefix before the first colon.
 CELL, RESIGN, NEW_GAME = "m", "r", "n"
 # "Your game is still on": resign it and start the new one, or keep playing it.
 NEW_GAME_RESIGNING, KEEP_PLAYING = "nr", "nk"
 RESIGN_YES, RESIGN_NO = "ry", "rn"
+DRAW, DRAW_YES, DRAW_NO = "dr", "dy", "dn"
 HINT, UNDO = "h", "u"
 BLOCK = "ub"
 JOIN, DECLINE, CANCEL, REMATCH, REVIEW, PICTURE = "j", "d", "c", "rm", "rv", "pc"
@@ -280,10 +127,38 @@ LANGUAGE = "lang"
 PLAY_SOMEONE, STOP_LOOKING, PLAY_AI_INSTEAD, BLOCK_PLAYER, LADDER = "qp", "qc", "qa", "bk", "lad"
 BLOCK_YES, BLOCK_NO = "bky", "bkn"
 PLAY_SOMEONE_RESIGNING = "qr"
+QUEUE_ACTIONS = (PLAY_SOMEONE, PLAY_SOMEONE_RESIGNING, STOP_LOOKING, PLAY_AI_INSTEAD)
 TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL = "tj", "tl", "ts", "tc"
 TOURNAMENT_ACTIONS = (TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL)
 
 _BIG_BOARD_KEY = re.compile(r"([4-8])x\1k([3-8])")
+
+#: The taps (`bot.wire.taps`) are named here too, beside their table.
+__all__ = [
+    "AssistTap",
+    "BlockPlayerTap",
+    "BlockTap",
+    "CellTap",
+    "DrawAnswer",
+    "DrawTap",
+    "ForgetTap",
+    "GameTap",
+    "HelpTap",
+    "InlineAiTap",
+    "InlineJoinTap",
+    "KeepPlayingTap",
+    "LadderTap",
+    "LanguageTap",
+    "MenuTap",
+    "NewGameTap",
+    "OwnedTap",
+    "QueueTap",
+    "ReplayTap",
+    "ResignAnswer",
+    "ResignTap",
+    "Tap",
+    "TournamentTap",
+]
 
 
 def _is_board_key(key: str) -> bool:
@@ -321,6 +196,9 @@ TABLE = Table(
     button(RESIGN, ResignTap, BOARD, game_id=GAME, ply=ID),
     button(RESIGN_YES, ResignAnswer, BOARD, confirmed=True, game_id=GAME, ply=ID, user_id=ID),
     button(RESIGN_NO, ResignAnswer, BOARD, confirmed=False, game_id=GAME, ply=ID, user_id=ID),
+    button(DRAW, DrawTap, BOARD, game_id=GAME, ply=ID),
+    button(DRAW_YES, DrawAnswer, BOARD, accepted=True, game_id=GAME, ply=ID, user_id=ID),
+    button(DRAW_NO, DrawAnswer, BOARD, accepted=False, game_id=GAME, ply=ID, user_id=ID),
     *(
         button(a, AssistTap, BOARD, once_a_drawing=True, action=a, game_id=GAME, ply=ID)
         for a in (HINT, UNDO)

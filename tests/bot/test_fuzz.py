@@ -33,6 +33,8 @@ from bot.wire.callback_data import (
     UNDO,
     AssistTap,
     CellTap,
+    DrawAnswer,
+    DrawTap,
     ForgetTap,
     GameTap,
     HelpTap,
@@ -117,6 +119,8 @@ KINDS = st.sampled_from(PLAYER_KINDS)
 EVERY_TAP: st.SearchStrategy[Tap] = st.one_of(
     st.builds(CellTap, GAME_IDS, IDS, IDS),
     st.builds(ResignTap, GAME_IDS, IDS),
+    st.builds(DrawTap, GAME_IDS, IDS),
+    st.builds(DrawAnswer, st.booleans(), GAME_IDS, IDS, IDS),
     st.builds(GameTap, st.sampled_from(GAME_ACTIONS), GAME_IDS),
     st.builds(NewGameTap, KINDS, KINDS, BOARD_SIZES),
     st.builds(InlineJoinTap, IDS, st.sampled_from(MARKS), BOARD_SIZES),
@@ -427,11 +431,11 @@ class Scene:
             if game is None or game.chat_id != chat_id or game.players != frozenset({uid}):
                 return False
             return tap.ply == game.ply > 0
-        if isinstance(tap, CellTap | ResignTap):
+        if isinstance(tap, CellTap | ResignTap | DrawTap):
             game = self.games.get(tap.game_id)
             if game is None or game.chat_id != chat_id or uid not in game.players:
                 return False
-            if isinstance(tap, ResignTap):
+            if isinstance(tap, ResignTap | DrawTap):  # asks, or offers a draw (a game of two)
                 return True
             return uid == game.to_move and tap.ply == game.ply and tap.cell in game.free
         return False

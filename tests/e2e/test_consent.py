@@ -193,19 +193,25 @@ async def test_resign_asks_first_and_only_the_player_answers(
     asked = await press(telegram, BOB, board, resign)
     assert asked["text"] == en.POPUP_RESIGN_CONFIRM
     assert board.text == text  # asked on the keyboard only: nothing has happened yet
-    assert button_texts(telegram, board)[9:] == [en.BUTTON_RESIGN_YES, en.BUTTON_RESIGN_NO]
+    assert button_texts(telegram, board)[9:] == [
+        en.BUTTON_RESIGN_YES,
+        en.BUTTON_RESIGN_NO,
+        en.BUTTON_DRAW_OFFER,
+    ]
     asking = state(board)
     for user in (ALICE, CAROL):
         for label in (en.BUTTON_RESIGN_YES, en.BUTTON_RESIGN_NO):
             assert (await press(telegram, user, board, label))["text"] == en.POPUP_NOT_YOURS
     assert state(board) == asking
     assert not (await press(telegram, BOB, board, en.BUTTON_RESIGN_NO)).get("text")
-    assert button_texts(telegram, board)[9:] == [resign] and board.text == text
+    assert (
+        button_texts(telegram, board)[9:] == [resign, en.BUTTON_DRAW_OFFER] and board.text == text
+    )
 
     # Asked again, then Alice moves meanwhile: the question goes, the game goes on.
     await press(telegram, BOB, board, resign)
     await play_cells(telegram, board, ALICE, BOB, [8])
-    assert button_texts(telegram, board)[9:] == [resign]
+    assert button_texts(telegram, board)[9:] == [resign, en.BUTTON_DRAW_OFFER]
     await press(telegram, BOB, board, resign)
     assert not (await press(telegram, BOB, board, en.BUTTON_RESIGN_YES)).get("text")
     assert en.RESULT_NAME_RESIGNED.format(name="Bob") in board.text

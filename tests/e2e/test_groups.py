@@ -100,7 +100,7 @@ async def test_a_challenge_is_joined_by_a_second_person(
     assert lines[0] == "❌ Alice vs ⭕ Bob"
     assert "Alice's turn ❌" in lines
     assert board_cells(telegram, board) == "_________"
-    assert button_texts(telegram, board)[9:] == [RESIGN]
+    assert button_texts(telegram, board)[9:] == [RESIGN, en.BUTTON_DRAW_OFFER]
     # Carol is a moment too late: her Join tap is refused, the game stays Alice vs Bob.
     late = await tap_data(telegram, CAROL, board, f"j:{game_id}")
     assert late["text"] == "This is not your game."

@@ -182,7 +182,7 @@ async def test_an_inline_challenge_played_to_a_win(telegram: FakeTelegram, bot: 
     lines = message.text.splitlines()
     assert lines[0] == "❌ Alice vs ⭕ Bob" and "Alice's turn ❌" in lines
     assert board_cells(telegram, message) == "_________"
-    assert button_texts(telegram, message)[9:] == [RESIGN]
+    assert button_texts(telegram, message)[9:] == [RESIGN, en.BUTTON_DRAW_OFFER]
     assert message.edit_count == 1
 
     before = state(message)
@@ -235,7 +235,7 @@ async def test_an_inline_rematch_replaces_the_game_on_the_same_message(
     assert message.text.splitlines()[0] == "❌ Bob vs ⭕ Alice"
     assert "Bob's turn ❌" in message.text
     assert board_cells(telegram, message) == "_________"
-    assert button_texts(telegram, message)[9:] == [RESIGN]
+    assert button_texts(telegram, message)[9:] == [RESIGN, en.BUTTON_DRAW_OFFER]
     assert not telegram.calls_of("sendMessage")
 
     before = state(message)

@@ -29,15 +29,13 @@ def utcnow() -> datetime:
 
 
 def aware(moment: datetime | None) -> datetime | None:
-    """A stored time with its zone: SQLite hands back naive datetimes, and every time stored
-    here is UTC."""
+    """A stored time with its zone: SQLite hands back naive ones; every time here is UTC."""
     if moment is None or moment.tzinfo is not None:
         return moment
     return moment.replace(tzinfo=UTC)
 
 
-class Base(DeclarativeBase):
-    pass
+class Base(DeclarativeBase): ...
 
 
 class Player(Base):
@@ -162,9 +160,11 @@ class Game(Base):
     # The seats (bit i: `marks[i]`) told once that words do not reach a stranger
     # (`StrangerChats.first_chatter`, whichever instance hears them).
     room_told: Mapped[int] = mapped_column(Integer, server_default="0")
-    # Resign's open question: whose, at which move (`bot.games.play.resign_rules`).
+    # Resign's question, a draw's offer, while open: whose, at which move (`play.*_rules`).
     resign_asked_by: Mapped[int | None] = mapped_column(BigInteger)
     resign_asked_ply: Mapped[int | None] = mapped_column(Integer)
+    draw_offered_by: Mapped[int | None] = mapped_column(BigInteger)
+    draw_offer_ply: Mapped[int | None] = mapped_column(Integer)
     # When a clock was last redrawn (`TurnTimeouts.claim_clock_redraws`: once a period in all).
     clock_drawn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # The process drawing the boards now, until when (`bot.games.db.outbox`): one at a time.

@@ -87,6 +87,8 @@ VIEW_COLUMNS = (
     "match_game",
     "resign_asked_by",
     "resign_asked_ply",
+    "draw_offered_by",
+    "draw_offer_ply",
 )
 BY_ID = VIEW.where(GAMES.c.id == bindparam("game_id"))
 INSERT_GAME = GAMES.insert().returning(GAMES.c.id)

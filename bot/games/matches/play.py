@@ -32,7 +32,9 @@ from bot.games.play import lifecycle
 from bot.games.play.clock_rules import Clock, with_clock
 
 #: Endings after which the match goes on: the game was played to its end.
-PLAYED_OUT = frozenset({EndReason.LINE, EndReason.FULL, EndReason.RESIGNED, EndReason.TIMEOUT})
+PLAYED_OUT = frozenset(
+    {EndReason.LINE, EndReason.FULL, EndReason.AGREED, EndReason.RESIGNED, EndReason.TIMEOUT}
+)
 
 
 async def begin(session: CoreTransaction, best_of: int, draft: GameView) -> GameView:

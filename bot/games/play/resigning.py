@@ -1,5 +1,6 @@
-"""Resigning a game: Resign's question (asked and stored on the game, or withdrawn with No),
-and the resignation itself, which ends the game as any ending does (`store.save`)."""
+"""Ending a game by the players' word: Resign's question (asked and stored on the game, or
+withdrawn with No) and the resignation itself; a draw's offer (stored on the game, declined or
+withdrawn by a move) and its acceptance. Each ending goes as any ending does (`store.save`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from bot.games.db.live_games import Loaded
 from bot.games.db.store import Store
 from bot.games.db.writes import CoreTransaction
 from bot.games.model import BoardRef, MoveResult, MoveStatus, PlayerInfo, UpdateClaim
-from bot.games.play import lifecycle, resign_rules
+from bot.games.play import draw_rules, lifecycle, resign_rules
 
 
 class Resigning:
@@ -60,3 +61,53 @@ class Resigning:
             return MoveResult(MoveStatus.PLAYED, after)
 
         return await self._store.on_game(game_id, ref, resign, claim)
+
+    async def offer_draw(
+        self, game_id: int, ref: BoardRef, user: PlayerInfo, ply: int
+    ) -> MoveResult:
+        """🤝 on a board drawn at move `ply`: when the user plays this game against another
+        person, the offer is stored on the game (every drawing of the opponent's board offers
+        Accept / Decline, until they answer or a move is made) and PLAYED; ASKED_ALREADY when
+        it is open (a double tap, or the opponent offering back: their board offers it
+        already); else why not."""
+
+        async def offer(session: CoreTransaction, game: Loaded) -> MoveResult:
+            refusal = lifecycle.player_refusal(game.view, user.id)
+            if refusal is None and not draw_rules.may_offer_draw(game.view):
+                refusal = MoveStatus.INVALID
+            if refusal is None and ply != game.view.ply:
+                refusal = MoveStatus.STALE
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            if draw_rules.draw_offer(game.view) is not None:
+                return MoveResult(MoveStatus.ASKED_ALREADY, game.view)
+            offered = draw_rules.offered_draw(game.view, user.id)
+            return MoveResult(MoveStatus.PLAYED, await store.save(session, game, offered))
+
+        return await self._store.on_game(game_id, ref, offer)
+
+    async def answer_draw(
+        self,
+        game_id: int,
+        ref: BoardRef,
+        user: PlayerInfo,
+        accepted: bool,
+        claim: UpdateClaim | None = None,
+    ) -> MoveResult:
+        """The opponent's answer to a draw's open offer: accepted, the game ends as a draw
+        by agreement; declined, the offer goes (PLAYED either way). STALE when no offer is
+        open to them (answered, withdrawn by a move, or their own)."""
+
+        async def answer(session: CoreTransaction, game: Loaded) -> MoveResult:
+            refusal = lifecycle.player_refusal(game.view, user.id)
+            if refusal is not None:
+                return MoveResult(refusal, game.view)
+            if draw_rules.draw_offer(game.view) in (None, user.id):
+                return MoveResult(MoveStatus.STALE, game.view)
+            view = game.view
+            after = (
+                draw_rules.agreed_draw(view) if accepted else draw_rules.offered_draw(view, None)
+            )
+            return MoveResult(MoveStatus.PLAYED, await store.save(session, game, after))
+
+        return await self._store.on_game(game_id, ref, answer, claim)

@@ -50,7 +50,8 @@ async def tap_queue(tapped: Tapped[QueueTap], context: BotContext) -> None:
         )
         if left is None:  # cancelled already, paired meanwhile, or an older search's message
             await answer(query, tr.POPUP_NOT_WAITING)
-            await edit_tapped(query.edit_message_reply_markup(None))
+            if tapped_markup(query.message) is not None:  # else its buttons are gone already
+                await edit_tapped(query.edit_message_reply_markup(None))
             return
         await answer(query)
         if tap.level is None:

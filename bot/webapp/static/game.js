@@ -30,6 +30,7 @@ const THINKING_MS = 450;
 // (ms): long enough to read how it ended; "Next game" goes at once.
 const NEXT_GAME_MS = 3000;
 const BUTTONS = { hint: "BUTTON_HINT", undo: "BUTTON_UNDO", resign: "BUTTON_RESIGN",
+  draw: "BUTTON_DRAW_OFFER", draw_accept: "BUTTON_DRAW_ACCEPT", draw_decline: "BUTTON_DRAW_DECLINE",
   again: "BUTTON_PLAY_AGAIN", swap: "BUTTON_SWAP_SIDES", rematch: "BUTTON_REMATCH",
   join: "BUTTON_JOIN", accept: "BUTTON_ACCEPT", decline: "BUTTON_DECLINE", cancel: "BUTTON_CANCEL",
   review: "BUTTON_REVIEW", picture: "BUTTON_PICTURE", level: "BUTTON_OTHER_LEVEL",
