@@ -16,7 +16,8 @@ from bot.games.strangers.pairing import Waiting, board_of_key
 from bot.locales.texts import Texts, texts_for
 from bot.telegram.flood_gate import Pace, pace_args
 from bot.views.render import BoardMessage
-from bot.wire.callback_data import PLAY_AI_INSTEAD, STOP_LOOKING, QueueTap, pack
+from bot.wire.callback_data import PLAY_AI_INSTEAD, STOP_LOOKING, pack
+from bot.wire.taps import QueueTap
 from core.ai import Level
 from core.positions import is_ultimate
 

@@ -30,9 +30,9 @@ from bot.wire.callback_data import (
     TOURNAMENT_JOIN,
     TOURNAMENT_LEAVE,
     TOURNAMENT_START,
-    TournamentTap,
     pack,
 )
+from bot.wire.taps import TournamentTap
 
 log = logging.getLogger(__name__)
 

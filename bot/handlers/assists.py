@@ -9,7 +9,8 @@ from bot.games.model import BoardRef, GameView, MoveResult
 from bot.handlers.common import answer, player_from, popup, texts_of
 from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts
-from bot.wire.callback_data import HINT, AssistTap
+from bot.wire.callback_data import HINT
+from bot.wire.taps import AssistTap
 from core.positions import cell_words
 
 

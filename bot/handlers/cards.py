@@ -11,7 +11,7 @@ from bot.games.model import GameView, MoveStatus
 from bot.handlers.common import answer, popup, texts_of
 from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts
-from bot.wire.callback_data import GameTap
+from bot.wire.taps import GameTap
 
 
 async def tap_picture(tapped: Tapped[GameTap], context: BotContext) -> None:

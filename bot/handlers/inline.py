@@ -11,9 +11,9 @@ from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts, isolate
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import symbol
-from bot.wire.callback_data import InlineAiTap, InlineJoinTap
 from bot.wire.codec import inline_key
 from bot.wire.game_spec import parse_board_size
+from bot.wire.taps import InlineAiTap, InlineJoinTap
 from core.ai import LEVELS
 from core.board import CLASSIC, O, X
 

@@ -18,7 +18,7 @@ from bot.handlers.taps import Tapped
 from bot.locales.texts import texts_for
 from bot.views.keyboards import language_keyboard
 from bot.views.profile import command_menus
-from bot.wire.callback_data import LanguageTap
+from bot.wire.taps import LanguageTap
 
 
 async def language(update: Update, context: BotContext) -> None:

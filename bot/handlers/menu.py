@@ -28,7 +28,7 @@ from bot.views.render import (
     render_help,
     render_welcome,
 )
-from bot.wire.callback_data import NEW_GAME, HelpTap, KeepPlayingTap, MenuTap, NewGameTap
+from bot.wire.callback_data import NEW_GAME
 from bot.wire.game_spec import (
     MENU_DEEP_LINK,
     PLAY_DEEP_LINK,
@@ -36,6 +36,7 @@ from bot.wire.game_spec import (
     parse_start_args,
     start_problem,
 )
+from bot.wire.taps import HelpTap, KeepPlayingTap, MenuTap, NewGameTap
 
 
 async def start(update: Update, context: BotContext) -> None:

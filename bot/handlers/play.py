@@ -19,14 +19,7 @@ from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.strangers.searching import stop_searching
 from bot.handlers.taps import Tapped
 from bot.views.render import player_name, render_move_error
-from bot.wire.callback_data import (
-    BlockTap,
-    CellTap,
-    DrawAnswer,
-    DrawTap,
-    ResignAnswer,
-    ResignTap,
-)
+from bot.wire.taps import BlockTap, CellTap, DrawAnswer, DrawTap, ResignAnswer, ResignTap
 from core.board import NotNumbersError
 
 

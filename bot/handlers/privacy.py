@@ -15,7 +15,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.taps import Tapped
 from bot.views.keyboards import forget_keyboard
-from bot.wire.callback_data import ForgetTap
+from bot.wire.taps import ForgetTap
 
 
 async def forget(update: Update, context: BotContext) -> None:

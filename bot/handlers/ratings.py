@@ -11,7 +11,8 @@ from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts
 from bot.views.rating import render_ladders, render_ratings
 from bot.views.render import render_top
-from bot.wire.callback_data import LadderTap, pack
+from bot.wire.callback_data import pack
+from bot.wire.taps import LadderTap
 
 
 async def rating(update: Update, context: BotContext) -> None:

@@ -8,7 +8,7 @@ from bot.context import BotContext
 from bot.handlers.common import answer, player_from, texts_of
 from bot.handlers.taps import Tapped
 from bot.views.render import render_review, render_stats
-from bot.wire.callback_data import GameTap
+from bot.wire.taps import GameTap
 
 
 async def stats(update: Update, context: BotContext) -> None:

@@ -14,7 +14,7 @@ from bot.handlers.common import answer, edit_tapped, popup, texts_of
 from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts
 from bot.views.replay import render_replay
-from bot.wire.callback_data import GameTap, ReplayTap
+from bot.wire.taps import GameTap, ReplayTap
 
 
 async def replay_command(update: Update, context: BotContext) -> None:

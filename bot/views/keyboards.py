@@ -26,6 +26,11 @@ from bot.wire.callback_data import (
     REPLAY,
     REVIEW,
     UNDO,
+    pack,
+    play_someone,
+)
+from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
+from bot.wire.taps import (
     AssistTap,
     CellTap,
     DrawTap,
@@ -41,10 +46,7 @@ from bot.wire.callback_data import (
     ReplayTap,
     ResignTap,
     Tap,
-    pack,
-    play_someone,
 )
-from bot.wire.game_spec import AI_MATCH, MANY_BOARDS, MENU_DEEP_LINK, GameSpec
 from core.ai import LEVELS, Level
 from core.board import CLASSIC, EMPTY, SIZES, ULTIMATE, Board, BoardSize, O, X, board_size
 from core.positions import is_ultimate

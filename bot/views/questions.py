@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.locales.texts import Texts
-from bot.wire.callback_data import BlockPlayerTap, DrawAnswer, ResignAnswer, pack
+from bot.wire.callback_data import pack
+from bot.wire.taps import BlockPlayerTap, DrawAnswer, ResignAnswer
 
 
 def swapped(

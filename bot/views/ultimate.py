@@ -10,7 +10,8 @@ from telegram import InlineKeyboardButton
 
 from bot.games.model import USER, GameView
 from bot.locales.texts import Texts
-from bot.wire.callback_data import BlockTap, CellTap, pack
+from bot.wire.callback_data import pack
+from bot.wire.taps import BlockTap, CellTap
 from core.board import EMPTY, X
 from core.positions import ultimate_board
 from core.ultimate import rules as ultimate

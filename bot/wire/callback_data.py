@@ -94,7 +94,6 @@ from bot.wire.taps import (
     LanguageTap,
     MenuTap,
     NewGameTap,
-    OwnedTap,
     QueueTap,
     ReplayTap,
     ResignAnswer,
@@ -132,33 +131,6 @@ TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL = "tj", "
 TOURNAMENT_ACTIONS = (TOURNAMENT_JOIN, TOURNAMENT_LEAVE, TOURNAMENT_START, TOURNAMENT_CANCEL)
 
 _BIG_BOARD_KEY = re.compile(r"([4-8])x\1k([3-8])")
-
-#: The taps (`bot.wire.taps`) are named here too, beside their table.
-__all__ = [
-    "AssistTap",
-    "BlockPlayerTap",
-    "BlockTap",
-    "CellTap",
-    "DrawAnswer",
-    "DrawTap",
-    "ForgetTap",
-    "GameTap",
-    "HelpTap",
-    "InlineAiTap",
-    "InlineJoinTap",
-    "KeepPlayingTap",
-    "LadderTap",
-    "LanguageTap",
-    "MenuTap",
-    "NewGameTap",
-    "OwnedTap",
-    "QueueTap",
-    "ReplayTap",
-    "ResignAnswer",
-    "ResignTap",
-    "Tap",
-    "TournamentTap",
-]
 
 
 def _is_board_key(key: str) -> bool:

@@ -18,12 +18,6 @@ from bot.handlers.taps import Tapped
 from bot.wire.callback_data import (
     CLOCK_KEY,
     TABLE,
-    CellTap,
-    GameTap,
-    InlineJoinTap,
-    LadderTap,
-    NewGameTap,
-    QueueTap,
     pack,
     parse_callback_data,
     pattern,
@@ -43,6 +37,7 @@ from bot.wire.codec import (
     Optional,
     Place,
 )
+from bot.wire.taps import CellTap, GameTap, InlineJoinTap, LadderTap, NewGameTap, QueueTap
 from core.board import BoardSize
 from core.positions import ULTIMATE
 

@@ -27,10 +27,10 @@ from bot.locales import en
 from bot.locales.texts import texts_for
 from bot.views.keyboards import inline_ai_keyboard, inline_challenge_keyboard
 from bot.views.render import render_bad_parameters, render_move_error
-from bot.wire.callback_data import (
-    GAME_ACTIONS,
-    HELP_DATA,
-    UNDO,
+from bot.wire.callback_data import GAME_ACTIONS, HELP_DATA, UNDO, pack, parse_callback_data
+from bot.wire.codec import MAX_GAME_ID, MAX_ID, inline_key
+from bot.wire.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
+from bot.wire.taps import (
     AssistTap,
     CellTap,
     DrawAnswer,
@@ -44,11 +44,7 @@ from bot.wire.callback_data import (
     NewGameTap,
     ResignTap,
     Tap,
-    pack,
-    parse_callback_data,
 )
-from bot.wire.codec import MAX_GAME_ID, MAX_ID, inline_key
-from bot.wire.game_spec import GameSpec, parse_board_size, parse_start_args, start_problem
 from core.ai import LEVELS
 from core.board import (
     EMPTY,

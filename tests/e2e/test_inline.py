@@ -9,8 +9,9 @@ from typing import Any
 from sqlalchemy import text
 
 from bot.locales import en, ru
-from bot.wire.callback_data import InlineAiTap, InlineJoinTap, pack
+from bot.wire.callback_data import pack
 from bot.wire.codec import inline_key
+from bot.wire.taps import InlineAiTap, InlineJoinTap
 from core.board import Board
 from core.rules import play
 from core.solver import position_score

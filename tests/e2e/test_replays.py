@@ -13,7 +13,8 @@ from bot.locales import en
 from bot.views.card import MARK_COLOURS, SHADE, TILE, mark_point, tint
 from bot.views.card_animation import ANIMATION_SCALE
 from bot.views.game_card import card_of
-from bot.wire.callback_data import ReplayTap, pack
+from bot.wire.callback_data import pack
+from bot.wire.taps import ReplayTap
 from tests.support.bot_runner import BotRunner
 from tests.support.chat import current, game_id_on, press, send, tap_cell, tap_data
 from tests.support.fake_telegram import FakeTelegram, StoredMessage

@@ -22,7 +22,8 @@ from bot.games.model import (
 )
 from bot.games.play import lifecycle
 from bot.games.play.clock_rules import TurnEvent
-from bot.wire.callback_data import InlineAiTap, NewGameTap, pack, parse_callback_data
+from bot.wire.callback_data import pack, parse_callback_data
+from bot.wire.taps import InlineAiTap, NewGameTap
 from core.ai import Level
 from core.board import SEAT_MARKS, Board
 from core.notation import format_cells, parse_cells

@@ -15,8 +15,9 @@ from bot.handlers.common import (
 )
 from bot.handlers.taps import Tapped
 from bot.views.render import symbol
-from bot.wire.callback_data import CANCEL, DECLINE, JOIN, GameTap
+from bot.wire.callback_data import CANCEL, DECLINE, JOIN
 from bot.wire.game_spec import parse_board_size, parse_match_words
+from bot.wire.taps import GameTap
 
 
 async def challenge(update: Update, context: BotContext) -> None:

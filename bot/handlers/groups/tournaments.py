@@ -17,9 +17,9 @@ from bot.wire.callback_data import (
     TOURNAMENT_JOIN,
     TOURNAMENT_LEAVE,
     TOURNAMENT_START,
-    TournamentTap,
 )
 from bot.wire.game_spec import parse_tournament_args
+from bot.wire.taps import TournamentTap
 
 REFUSALS = {
     Refusal.NOT_ORGANISER: "POPUP_TOURNAMENT_NOT_ORGANISER",

@@ -26,8 +26,9 @@ from bot.handlers.taps import Tapped
 from bot.locales.texts import isolate
 from bot.views.questions import asking_to_block, block_answered
 from bot.views.rating import first_name
-from bot.wire.callback_data import STOP_LOOKING, BlockPlayerTap, QueueTap
+from bot.wire.callback_data import STOP_LOOKING
 from bot.wire.game_spec import GameSpec
+from bot.wire.taps import BlockPlayerTap, QueueTap
 
 
 async def play_command(update: Update, context: BotContext) -> None:
