@@ -211,8 +211,10 @@ def is_copy(game: GameView, tapped: Message) -> bool:
 async def settle_copy(query: CallbackQuery, game: GameView, tr: Texts) -> None:
     """A tap on a copy of a board posted again: the copy says where the game goes on, and
     offers nothing more (the tap itself acts on the game, as any tap on its chat's board)."""
-    tapped = tapped_board(query)
-    if tapped is not None and is_copy(game, tapped):
+    # Whether it is a copy first: a move's tap (nearly every tap) is on the board itself, and
+    # its keyboard need not be read.
+    message = query.message
+    if isinstance(message, Message) and is_copy(game, message) and tapped_board(query):
         with contextlib.suppress(TelegramError):
             await query.edit_message_text(tr.BOARD_POSTED_AGAIN)
 

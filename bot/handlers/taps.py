@@ -153,10 +153,16 @@ async def once_in_a_moment(tapped: Tapped[Any], context: BotContext, handler: Ta
     only if it is the first of that button on its message in the moment (its claim,
     `HandledUpdates.claim_button`, holds for every instance and across a restart). Two taps
     arriving together made two boards, and the first stayed live for good. A tap whose work
-    fails lets go of the claim, so that tapping again works."""
-    query = tapped.query
-    key = _message_key(query, drawing=tapped.kind.once_a_drawing)
-    if not (tapped.kind.once or tapped.kind.once_a_drawing) or key is None:
+    fails lets go of the claim, so that tapping again works. A button that redraws its own
+    message (`Button.once_a_drawing`) claims the drawing it was tapped on, per tapper."""
+    query, kind = tapped.query, tapped.kind
+    # A cell's tap (most taps) claims nothing: no key is made for it.
+    key = (
+        _message_key(query, drawing=kind.once_a_drawing)
+        if kind.once or kind.once_a_drawing
+        else None
+    )
+    if key is None:
         await handler(tapped, context)
         return
     claim = await context.games.updates.claim_button(key, query.data or "")
