@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from tests.webapp.support import telegram_init_data
 
@@ -50,18 +51,52 @@ def playwright_api() -> Any:
     return pytest.importorskip("playwright.async_api")
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
+@pytest_asyncio.fixture(scope="session")
+async def _shared_browser() -> AsyncIterator[Any]:
+    """One Chromium, and one Playwright driver, per test process: starting them costs about
+    1.4 s of CPU (the driver's Node.js most of it), more than most browser tests use. Every
+    test runs on the one event loop of its process (`asyncio_default_test_loop_scope` in
+    pyproject.toml), so the browser outlives a test's loop; each test has contexts of its own
+    (`browser`)."""
     if CHROMIUM is None:
         if os.environ.get("CI"):
             raise RuntimeError("CI must run the browser tests: install Debian's chromium package")
         pytest.skip("no chromium here (apt-get install chromium)")
     async with playwright_api().async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM)
+        launched = _Launched(playwright)
         try:
-            yield browser
+            yield launched
         finally:
-            await browser.close()
+            await launched.close()
+
+
+class _Launched:
+    """The process's Chromium, launched again if a test crashed or closed it."""
+
+    def __init__(self, playwright: Any) -> None:
+        self._playwright = playwright
+        self._browser: Any = None
+
+    async def get(self) -> Any:
+        if self._browser is None or not self._browser.is_connected():
+            self._browser = await self._playwright.chromium.launch(executable_path=CHROMIUM)
+        return self._browser
+
+    async def close(self) -> None:
+        if self._browser is not None and self._browser.is_connected():
+            await self._browser.close()
+
+
+@pytest.fixture
+async def browser(_shared_browser: _Launched) -> AsyncIterator[Any]:
+    """The process's Chromium for one test: what the test opened (contexts, pages) is closed
+    after it, so that no page of one test lives on into the next."""
+    shared = await _shared_browser.get()
+    try:
+        yield shared
+    finally:
+        for context in list(shared.contexts):
+            await context.close()
 
 
 def telegram_stub(
