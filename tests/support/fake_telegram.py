@@ -948,7 +948,8 @@ class FakeTelegram:
                 raise _bad("BOT_COMMAND_INVALID")
             if not str(command.get("description", "")).strip():
                 raise _bad("command description is empty")
-        self.commands[self._scope_key(params)] = copy.deepcopy(commands)
+        # Freshly decoded from the request, and flat: a copy of each is all it takes.
+        self.commands[self._scope_key(params)] = [dict(command) for command in commands]
         return True
 
     def _get_my_commands(self, params: JSONDict) -> list[JSONDict]:
