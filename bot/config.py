@@ -38,8 +38,7 @@ from pydantic import (
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.database_url import DatabaseUrl
-from bot.telegram.flood_gate import TELEGRAM_FLOOD_LIMITS, FloodLimits
-from bot.telegram.flood_limits import Sharing
+from bot.telegram.flood_limits import TELEGRAM_FLOOD_LIMITS, FloodLimits, Sharing
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///tictactoe.sqlite3"
 DEFAULT_WEBHOOK_LISTEN = "0.0.0.0"
