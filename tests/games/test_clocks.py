@@ -4,17 +4,21 @@ shows it (lag compensation)."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.games.db import store
+from bot.games.db.live_games import stored
 from bot.games.db.models import utcnow
 from bot.games.model import BoardRef, EndReason, GameStatus, GameView, Result
 from bot.games.play import clock_rules, lifecycle
 from bot.games.play.clock_rules import Clock, TurnEvent
 from bot.games.use_cases import Games
+from core.board import X
 from tests.games.test_lifecycle import ALICE, BOB, NOW, duel
 
 CLOCK = Clock(seconds=60.0, delay=5.0)
@@ -194,6 +198,25 @@ async def test_a_late_word_of_an_older_board_starts_no_clock(games: Games) -> No
     assert stored is not None and clock_rules.clock_waits(stored)
     # A move kept by this process is not trusted for when a clock started: read afresh.
     assert games.store.live.get(game.id) is None
+
+
+async def test_a_move_read_before_its_turns_clock_started_leaves_the_next_clock_waiting(
+    games: Games,
+) -> None:
+    # Issue 51, on PostgreSQL: ⭕ tapped the moment his board showed his turn, and the tap read
+    # the game before that answer's clock start was stored. The move wrote what it changed
+    # from what it read, which left the start behind: ❌'s turn ran on ⭕'s clock before her
+    # board showed it her turn.
+    game = await strangers(games)
+    read = await games.store.get_game(game.id)
+    assert read is not None and clock_rules.clock_waits(read)
+    assert await games.turn_starts.seen(read, utcnow())
+    turn = lifecycle.human_move(read, 4, ALICE.id, random.Random(0), utcnow())
+    async with games.store.transaction() as session:
+        await store.save(session, stored(read, read.version), turn.game, turn.moves)
+    after = await games.store.get_game(game.id)
+    assert after is not None and after.board.cells[4] == X
+    assert clock_rules.clock_waits(after)
 
 
 async def test_a_clock_nobody_heard_of_starts_after_the_grace_on_every_instance_once(

@@ -314,6 +314,11 @@ async def save(
     }
     if after.board != before.board:
         changed["board"] = format_cells(after.board)
+        if after.clock_seconds is not None:
+            # A move always writes its clock's start: the start of the turn it ends is stored
+            # with no new version (`turn_starts`), so it may have come after this game was
+            # read, and must not run on into the next player's turn.
+            changed["flag_at"] = after.flag_at
     if changed:
         session.later(
             Later(
