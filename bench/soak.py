@@ -29,7 +29,10 @@ as when Telegram retries a delivery; a delivery no instance answered 200 is sent
 sendMessage or answerCallbackQuery, answers held past the bot's 5 s read timeout (the call
 carried out), edits carried out late (after the bot gave up on them), and a chat's edits held
 back for 1-4 s. Every --kill-every seconds one instance (in turn) gets SIGKILL and is started
-again at once.
+again at once. With --db-fault-every (SQLite only), every that many seconds the database is
+away for --db-fault-seconds, in turn: its files moved aside ("file gone": renamed, then put
+back as they were) or made read-only (`chattr +i` as root, else no write permission); the bot
+must store nothing it answers as done meanwhile, and take the taps again once it is back.
 
 At the end the faults and the people stop, and the script waits for deliveries, then until no
 board is behind (at most --settle seconds), reads the database and checks:
@@ -66,7 +69,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,6 +127,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--instances", type=int, choices=(1, 2), default=2, help="webhook instances (2)")
     add("--kill-every", type=float, default=60.0, help="seconds between kill -9s (60)")
     add("--fault-every", type=float, default=2.0, help="mean seconds between faults (2)")
+    add("--db-fault-every", type=float, default=0.0, help="SQLite away this often (0: never)")
+    add("--db-fault-seconds", type=float, default=8.0, help="for this long each time (8)")
     add("--duplicates", type=float, default=0.2, help="share delivered to both (0.2)")
     add("--ai-chats", type=int, default=4, help="private chats against the AI (4)")
     add("--phones", type=int, default=2, help="two players on one phone (2)")
@@ -566,6 +571,58 @@ async def kill_in_turn(
         await slot.kill()
         counts.kills += 1
         await slot.start(counts)
+
+
+async def database_away(
+    database_url: str, args: argparse.Namespace, counts: Counts, stop: asyncio.Event
+) -> None:
+    """Every --db-fault-every seconds, the SQLite database away for --db-fault-seconds: its
+    files moved aside and put back, or made read-only, in turn."""
+    if not database_url.startswith("sqlite") or args.db_fault_every <= 0:
+        return
+    path = Path(make_url(database_url).database or "")
+    turn = 0
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), args.db_fault_every)
+            return
+        files = [f for f in (path, *(Path(f"{path}{s}") for s in ("-wal", "-shm"))) if f.exists()]
+        kind = ("file gone", "read-only")[turn % 2]
+        turn += 1
+        with away(files, kind):
+            counts.faults[f"db {kind}"] += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), args.db_fault_seconds)
+
+
+@contextlib.contextmanager
+def away(files: list[Path], kind: str) -> Iterator[None]:
+    """The database's files moved aside (`file gone`) or read-only while inside."""
+    if kind == "file gone":
+        aside = [f.with_name(f.name + ".aside") for f in files]
+        for file, moved in zip(files, aside, strict=True):
+            file.rename(moved)
+        try:
+            yield
+        finally:
+            for file, moved in zip(files, aside, strict=True):
+                moved.rename(file)
+        return
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", *map(str, files)], check=True)
+        try:
+            yield
+        finally:
+            subprocess.run(["chattr", "-i", *map(str, files)], check=True)
+        return
+    modes = {f: f.stat().st_mode for f in [*files, files[0].parent]}
+    for file in modes:
+        file.chmod(0o555 if file.is_dir() else 0o444)
+    try:
+        yield
+    finally:
+        for file, mode in modes.items():
+            file.chmod(mode)
 
 
 async def sample_load(counts: Counts, stop: asyncio.Event) -> None:
@@ -1025,6 +1082,7 @@ async def soak(args: argparse.Namespace, workdir: Path) -> None:
                 chores = [
                     asyncio.create_task(inject_faults(fake, people.chat_ids, args, counts, stop)),
                     asyncio.create_task(kill_in_turn(slots, args, counts, stop)),
+                    asyncio.create_task(database_away(database_url, args, counts, stop)),
                     asyncio.create_task(sample_load(counts, stop)),
                 ]
                 players = [asyncio.create_task(people.run(p, stop)) for p in people.people]
