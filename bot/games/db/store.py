@@ -5,8 +5,7 @@ Every write is a Core statement on a SQLAlchemy connection (`writes.CoreTransact
 `games.version` is checked by the store itself: every UPDATE (and DELETE) of a game says
 `WHERE id = ? AND version = ?`, so of two concurrent writers exactly one wins; the loser's
 statement changes no row, and the store raises SQLAlchemy's `StaleDataError` for it (the
-exception the ORM's version counter raises for the same thing), which the use-cases answer as
-"the board changed".
+exception the ORM's version counter raises for the same thing): "the board changed".
 """
 
 from __future__ import annotations
@@ -315,9 +314,8 @@ async def save(
     if after.board != before.board:
         changed["board"] = format_cells(after.board)
         if after.clock_seconds is not None:
-            # A move always writes its clock's start: the start of the turn it ends is stored
-            # with no new version (`turn_starts`), so it may have come after this game was
-            # read, and must not run on into the next player's turn.
+            # The turn's clock start is stored with no new version (`turn_starts`), maybe
+            # since this game was read: a move always writes it, lest it run on.
             changed["flag_at"] = after.flag_at
     if changed:
         session.later(
