@@ -14,8 +14,6 @@ from dataclasses import dataclass, replace
 from telegram import (
     CallbackQuery,
     Chat,
-    InlineKeyboardMarkup,
-    MaybeInaccessibleMessage,
     Message,
     Update,
     User,
@@ -26,6 +24,7 @@ from bot.context import BotContext
 from bot.games.model import BoardRef, GameView, MoveResult, MoveStatus, PlayerInfo
 from bot.handlers.delivery import claim_now
 from bot.locales.texts import Texts, texts_for
+from bot.telegram.tapped_keyboard import tapped_data
 from bot.views.render import symbol
 
 log = logging.getLogger(__name__)
@@ -88,12 +87,6 @@ def board_ref(query: CallbackQuery) -> BoardRef | None:
     if query.message is not None:
         return BoardRef(chat_id=query.message.chat.id)
     return None
-
-
-def tapped_markup(message: MaybeInaccessibleMessage | None) -> InlineKeyboardMarkup | None:
-    """The keyboard of the message a button was tapped on, as Telegram sent it: none for an
-    InaccessibleMessage (one Telegram no longer shows the bot), which carries no markup."""
-    return message.reply_markup if isinstance(message, Message) else None
 
 
 async def unknown_button(update: Update, context: BotContext) -> None:
@@ -176,11 +169,9 @@ def tapped_board(query: CallbackQuery) -> Message | None:
     which game the message shows. Data not on it (made up, by a client that sends any) may
     name any game of the chat, whose board this message is not."""
     message = query.message
-    markup = tapped_markup(message)
-    if not isinstance(message, Message) or markup is None or query.data is None:
+    if not isinstance(message, Message) or query.data is None:
         return None
-    buttons = (button.callback_data for row in markup.inline_keyboard for button in row)
-    return message if query.data in buttons else None
+    return message if query.data in tapped_data(message) else None
 
 
 async def attach_tapped(context: BotContext, game: GameView, query: CallbackQuery) -> GameView:

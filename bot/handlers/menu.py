@@ -13,13 +13,13 @@ from bot.handlers.common import (
     edit_tapped,
     is_group,
     player_from,
-    tapped_markup,
     texts_of,
 )
 from bot.handlers.delivery import claim_now, claimed_by
 from bot.handlers.strangers.searching import play, stop_searching
 from bot.handlers.taps import Tapped
 from bot.locales.texts import Texts
+from bot.telegram.tapped_keyboard import tapped_markup
 from bot.views.keyboards import help_keyboard, menu_keyboard, replace_keyboard
 from bot.views.render import (
     opponent_name,

@@ -9,11 +9,11 @@ from bot.handlers.common import (
     answer,
     edit_tapped,
     player_from,
-    tapped_markup,
     texts_of,
     unknown_button,
 )
 from bot.handlers.taps import Tapped
+from bot.telegram.tapped_keyboard import tapped_data
 from bot.views.keyboards import forget_keyboard
 from bot.wire.taps import ForgetTap
 
@@ -34,9 +34,7 @@ async def tap_forget(tapped: Tapped[ForgetTap], context: BotContext) -> None:
     if tap.user_id != query.from_user.id:
         await answer(query, tr.POPUP_NOT_YOURS)
         return
-    markup = tapped_markup(query.message)
-    buttons = markup.inline_keyboard if markup is not None else ()
-    if query.data not in {button.callback_data for row in buttons for button in row}:
+    if query.data not in tapped_data(query.message):
         # Forged: only the /forget question carries this button. Never overwrite a board.
         await unknown_button(tapped.update, context)
         return

@@ -30,6 +30,7 @@ from bot.handlers.common import (
     texts_of,
     unknown_button,
 )
+from bot.telegram.tapped_keyboard import tapped_data
 from bot.telegram.update_lanes import update_arrived
 from bot.wire.callback_data import LANGUAGE, pattern, read_callback_data
 from bot.wire.codec import Button, Place, inline_key, is_authentic
@@ -191,8 +192,7 @@ def _message_key(query: CallbackQuery, *, drawing: bool = False) -> str | None:
     # Telegram's edit date counts whole seconds: with what the message says and offers, two
     # drawings differ unless they are alike and a second apart at most (▶ ◀ in a replay).
     edited = int(message.edit_date.timestamp()) if message.edit_date is not None else 0
-    markup = message.reply_markup
-    buttons = [b.callback_data for row in markup.inline_keyboard for b in row] if markup else []
+    buttons = tapped_data(message)
     drawn = hashlib.blake2b(repr((message.text, buttons)).encode(), digest_size=6).hexdigest()
     # And whose tap: a board's buttons are anybody's to tap, and a tap refused (not a player)
     # must not keep the player's own from acting.

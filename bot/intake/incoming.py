@@ -17,6 +17,8 @@ from typing import Any
 
 from telegram import Bot, Update
 
+from bot.telegram.tapped_keyboard import defer_keyboard
+
 #: What a BIGINT column holds (PostgreSQL's bigint, SQLite's INTEGER).
 SMALLEST, LARGEST = -(2**63), 2**63 - 1
 #: The kinds of update the bot asks for (`bot.app.ALLOWED_UPDATES`), the busiest first.
@@ -82,7 +84,8 @@ def read_update(data: object, bot: Bot) -> Update:
     OutOfRange when it carries a number the database cannot hold."""
     data = check(data)
     try:
-        update = Update.de_json(data, bot)
+        # The tapped message's keyboard is read only if a handler asks (`tapped_keyboard`).
+        update = Update.de_json(defer_keyboard(data), bot)
     except (ValueError, TypeError, KeyError, AttributeError, ArithmeticError) as error:
         # A body that is no update (`"message": "x"`, a date of 10²⁰): PTB fails in these
         # ways (RecursionError is a RuntimeError, not caught here: out_of_range met it first).

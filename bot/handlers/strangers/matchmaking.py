@@ -17,13 +17,13 @@ from bot.handlers.common import (
     answer,
     edit_tapped,
     player_from,
-    tapped_markup,
     texts_of,
 )
 from bot.handlers.menu import start_game
 from bot.handlers.strangers.searching import language_of, look_for_opponent, play
 from bot.handlers.taps import Tapped
 from bot.locales.texts import isolate
+from bot.telegram.tapped_keyboard import tapped_markup
 from bot.views.questions import asking_to_block, block_answered
 from bot.views.rating import first_name
 from bot.wire.callback_data import STOP_LOOKING
