@@ -285,9 +285,10 @@ class Presenter:
         if ai and self.ai is not None:
             game = await self.ai.reply_at_once(game)
         try:
-            # In the game's drawing order: the board catch-up leaves a board alone while this
-            # process posts it, however long the chat's pace holds the posting back.
-            async with self.order.in_order(game.id):
+            # In the game's drawing order, and claimed (`posting_claimed`): no catch-up posts
+            # it again while it waits for its chat's pace, and one soon does if this dies.
+            claim = posting_claimed(self._outbox, game, self._claim_seconds)
+            async with self.order.in_order(game.id), claim:
                 message_id = await send_board(self._bot, chat_id, game, hooks=self.hooks, pace=pace)
                 if message_id is not None:
                     # None: the answer was lost; the next tap on it (or the catch-up) records it.
@@ -356,3 +357,24 @@ async def claim_kept(outbox: BoardOutbox, game_id: int, seconds: float) -> Async
         for renewal in renewals:
             renewal.cancel()
         await asyncio.gather(*renewals, return_exceptions=True)
+
+
+@contextlib.asynccontextmanager
+async def posting_claimed(
+    outbox: BoardOutbox, game: GameView, seconds: float
+) -> AsyncIterator[None]:
+    """Claim a new game's drawing while its board is posted, and keep the claim (as long as
+    the chat's pace holds the posting back): no instance's catch-up posts a board another
+    live process claimed, and a claim its holder stopped renewing (a process killed while
+    it posted) tells the catch-up that the posting died with it, so the board is posted
+    within the claim and a round, not after the grace a posting nobody claimed gets (issue
+    50: 30 s). Its mark, once delivered, lets go of it. Not for a game between strangers:
+    ⭕'s board is posted afterwards, outside the game's drawing order (`post_second`), and a
+    claim kept till then would hold up the drawing of moves heard by another instance."""
+    if game.second_chat_id is not None:
+        yield
+        return
+    with contextlib.suppress(StorageError):
+        await outbox.claim(game.id, seconds)
+    async with claim_kept(outbox, game.id, seconds):
+        yield

@@ -9,9 +9,10 @@ instance) reads the games whose board is behind and that no other live process d
 draws those that stayed behind at the same version for `grace` seconds and that the presenter
 is not drawing already: the edit a crash lost, an edit Telegram refused for a while (5xx past
 every retry), the board of a game whose posting never went out (`post_grace`: a `/start`
-waiting for a busy group's pace, or a pairing posting ⭕'s board, must not get a second one),
-or one whose posting got no answer, once its game moved on (its player would otherwise watch
-a board that never changes).
+waiting for a busy group's pace, or a pairing posting ⭕'s board, must not get a second one;
+but not once the posting's claim lapsed, `Presenter.post`: its poster died), or one whose
+posting got no answer, once its game moved on (its player would otherwise watch a board that
+never changes).
 A tap on a board that is behind redraws it too (`needs_redraw`).
 
 Drawing here is background work (`Pace.BACKGROUND`): people's boards go first.
@@ -39,9 +40,10 @@ log = logging.getLogger(__name__)
 
 #: Seconds between rounds (BOARD_CATCH_UP_SECONDS); a board is drawn once its game has been
 #: still for GRACE rounds, a board never posted for POST_GRACE rounds (its `/start` may still
-#: be waiting for a busy group's pace). Counted from the game's stored `updated_at`, so a
-#: restart waits no grace again: a board catches up within GRACE + 1 rounds of its change,
-#: and within the claim of a dead process (`outbox.CLAIM_SECONDS`) + 1 round of a restart.
+#: be waiting for a busy group's pace; GRACE rounds once its poster's claim lapsed). Counted
+#: from the game's stored `updated_at`, so a restart waits no grace again: a board catches up
+#: within GRACE + 1 rounds of its change, and within the claim of a dead process
+#: (`outbox.CLAIM_SECONDS`) + 1 round of a restart.
 EVERY_SECONDS = 2.5
 GRACE = 2.0
 POST_GRACE = 12.0
@@ -160,8 +162,10 @@ class BoardCatchUp:
             unposted = (game.message_id is None and game.inline_message_id is None) or (
                 game.second_chat_id is not None and game.second_message_id is None
             )
-            if unposted and game.shown_version == 0 and still < self._post_grace:
-                # Never shown: its posting may still be waiting for its chat's pace.
+            waiting = unposted and game.shown_version == 0 and still < self._post_grace
+            # Never shown: its posting may still be waiting for its chat's pace, unless its
+            # poster's claim lapsed (the posting died with its process).
+            if waiting and not (behind.abandoned and game.message_id is None):
                 continue
             # A posting that went out with no answer (shown once) is posted again, once the
             # game moved on: a board its player sees that never changes is worse than a second

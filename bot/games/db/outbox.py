@@ -47,7 +47,7 @@ _FREE_FOR_ME = or_(
 # Matches the partial index `ix_games_behind`, so only the boards behind are read; a board
 # another live process is drawing is its own.
 _BEHIND = (
-    select(_GAMES.c.id, _GAMES.c.version, _GAMES.c.updated_at)
+    select(_GAMES.c.id, _GAMES.c.version, _GAMES.c.updated_at, _GAMES.c.drawer)
     .where(_GAMES.c.shown_version < _GAMES.c.version, _FREE_FOR_ME)
     .order_by(_GAMES.c.id)
     .limit(bindparam("limit"))
@@ -87,10 +87,13 @@ _MARK_SHOWN = (
 @dataclass(frozen=True)
 class Behind:
     """A board behind its game: the game's version, and when it changed last (None: not
-    known, a row from before `updated_at` was kept)."""
+    known, a row from before `updated_at` was kept); `abandoned`: a claim on it lapsed (its
+    holder stopped renewing it: a process killed while it drew or posted the board), or is
+    this process's own."""
 
     version: int
     changed_at: datetime | None
+    abandoned: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,10 @@ class BoardOutbox:
         parameters = {"limit": limit, "drawer": self.drawer, "now": now or utcnow()}
         async with self._store.sessions() as session:
             rows = await session.execute(_BEHIND, parameters)
-            return {game_id: Behind(version, aware(at)) for game_id, version, at in rows}
+            return {
+                game_id: Behind(version, aware(at), abandoned=drawer is not None)
+                for game_id, version, at, drawer in rows
+            }
 
     async def game(self, game_id: int) -> GameView | None:
         """A game as stored now, to draw its board."""
