@@ -189,6 +189,34 @@ async def test_a_game_whose_board_a_crash_kept_from_posting_is_posted_after_the_
             assert len([call for call in fake.calls[mark:] if is_board_for_alice(call)]) == 1
 
 
+async def test_a_board_whose_posting_a_crash_killed_is_posted_once_its_claim_lapsed(
+    tmp_path: Path, database_url: str, engine: AsyncEngine
+) -> None:
+    # Issue 50: a board never posted waits 12 rounds (30 s on the defaults) in case another
+    # instance still holds its posting back for a busy group's pace; a posting's claim that
+    # lapsed says its poster died. Rounds of 1 s (12 s for a posting nobody claimed), a
+    # claim of 0.5 s: posted within the ordinary grace of 2 rounds and one more.
+    async with FakeTelegram() as fake:
+        env = env_for(fake, database_url, catch_up="1.0")
+        async with bot_process(tmp_path, env, name="first") as first:
+            await started(fake, first)
+            fake.hold_next("sendMessage")
+            mark = fake.mark()
+            sent = asyncio.get_running_loop().time()
+            fake.send_text(ALICE, "/start easy")
+            await fake.wait_until(lambda: fake.held == 1, WAIT)
+            await first.kill()
+            fake.release_held()
+        async with bot_process(tmp_path, env, name="second") as second:
+            await started(fake, second)
+            await fake.wait_for(is_board_for_alice, 8.0, since=mark)
+            took = asyncio.get_running_loop().time() - sent
+            await idle(fake)
+            game = await until_marked(engine, game_id_on(fake, fake.last_bot_message(ALICE["id"])))
+            assert game.message_id is not None
+            assert took < 8.0, f"posted {took:.1f} s after the /start"
+
+
 @pytest.mark.paced
 async def test_boards_catch_up_within_ten_seconds_of_a_restart_three_times_in_three(
     tmp_path: Path, database_url: str, engine: AsyncEngine

@@ -276,6 +276,11 @@ async def test_two_instances_share_the_games_without_losing_or_doubling_a_move(
         assert joined.get("text") in (en.POPUP_JOINED.format(mark="⭕"), en.POPUP_STALE), joined
         row, _ = await assert_moves_in_order(engine, group)
         assert (row.status, row.x_player_id, row.o_player_id) == ("active", CAROL["id"], BOB["id"])
+        # The challenge's posting holds its claim until its mark: the instance that did not
+        # post it draws the joined board a moment later.
+        key = group.board.key
+        await fake.wait_until(lambda: "m:" in str(fake.messages[key].reply_markup), WAIT)  # type: ignore[index]
+        await until_board_shown(fake, group, row)
 
         rng = random.Random(20_240_611)
         for round_number in range(9):
