@@ -31,8 +31,9 @@ carried out), edits carried out late (after the bot gave up on them), and a chat
 back for 1-4 s. Every --kill-every seconds one instance (in turn) gets SIGKILL and is started
 again at once. With --db-fault-every (SQLite only), every that many seconds the database is
 away for --db-fault-seconds, in turn: its files moved aside ("file gone": renamed, then put
-back as they were) or made read-only (`chattr +i` as root, else no write permission); the bot
-must store nothing it answers as done meanwhile, and take the taps again once it is back.
+back as they were) or made read-only (`chattr +i` as root, else no write permission), half a
+period after the kills when both periods are equal; the bot must store nothing it answers as
+done meanwhile, and take the taps again once it is back.
 
 At the end the faults and the people stop, and the script waits for deliveries, then until no
 board is behind (at most --settle seconds), reads the database and checks:
@@ -582,10 +583,15 @@ async def database_away(
         return
     path = Path(make_url(database_url).database or "")
     turn = 0
+    # Half a period late, so that with --kill-every equal to it the database is away between
+    # kills: an instance started while the file is gone makes a new, empty database there
+    # (as a first start does), whose games the file put back then hides.
+    wait = args.db_fault_every / 2
     while True:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), args.db_fault_every)
+            await asyncio.wait_for(stop.wait(), wait)
             return
+        wait = args.db_fault_every
         files = [f for f in (path, *(Path(f"{path}{s}") for s in ("-wal", "-shm"))) if f.exists()]
         kind = ("file gone", "read-only")[turn % 2]
         turn += 1
