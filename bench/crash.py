@@ -46,8 +46,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.chat import board_cells, cell_data, words  # noqa: E402
-from tests.support.fake_telegram import FakeTelegram, StoredMessage  # noqa: E402
+from tests.support.chat import (  # noqa: E402
+    cell_data,
+    free_cells,
+    newest_board,
+    shown_cells,
+)
+from tests.support.fake_telegram import FakeTelegram  # noqa: E402
 from tests.support.processes import BotProcess, bot_env  # noqa: E402
 
 USER_ID_BASE = 600_000_000
@@ -109,35 +114,6 @@ def env_for(fake: FakeTelegram, workdir: Path, args: argparse.Namespace) -> dict
 
 
 # --- the chats ------------------------------------------------------------------------------
-
-
-def shown_cells(fake: FakeTelegram, message: StoredMessage) -> str | None:
-    """The board a message shows, or None if it shows none."""
-    try:
-        cells = board_cells(fake, message)
-    except (KeyError, IndexError):
-        return None
-    return cells if len(cells) >= 9 else None
-
-
-def newest_board(fake: FakeTelegram, chat_id: int) -> StoredMessage | None:
-    for message in reversed(fake.bot_messages(chat_id)):
-        if shown_cells(fake, message) is not None:
-            return message
-    return None
-
-
-def free_cells(fake: FakeTelegram, message: StoredMessage) -> list[int]:
-    """The cells one may tap on a board in play (none on a finished board)."""
-    cells = shown_cells(fake, message)
-    if cells is None or words(message):
-        return []
-    free = []
-    for cell, mark in enumerate(cells):
-        with contextlib.suppress(AssertionError):
-            if mark == "_" and cell_data(fake, message, cell, prefix=""):
-                free.append(cell)
-    return free
 
 
 async def play_chat(

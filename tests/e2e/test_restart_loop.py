@@ -29,8 +29,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.games.db.models import Game
 from bot.games.model import GameStatus
-from tests.support.chat import board_cells, cell_data, words
-from tests.support.fake_telegram import FakeTelegram, StoredMessage
+from tests.support.chat import cell_data, free_cells, newest_board, shown_cells, words
+from tests.support.fake_telegram import FakeTelegram
 from tests.support.processes import BotProcess, bot_env
 
 pytestmark = [pytest.mark.process, pytest.mark.paced]
@@ -51,36 +51,6 @@ IN_FLIGHT = ("private edit", "posting", "group edit", "private edit", "posting")
 
 
 # --- what the boards show -----------------------------------------------------------------
-
-
-def shown_cells(fake: FakeTelegram, message: StoredMessage | None) -> str | None:
-    if message is None:
-        return None
-    try:
-        cells = board_cells(fake, message)
-    except (KeyError, IndexError):
-        return None
-    return cells if len(cells) == 9 else None
-
-
-def newest_board(fake: FakeTelegram, chat_id: int) -> StoredMessage | None:
-    for message in reversed(fake.bot_messages(chat_id)):
-        if shown_cells(fake, message) is not None:
-            return message
-    return None
-
-
-def free_cells(fake: FakeTelegram, message: StoredMessage) -> list[int]:
-    """The cells one may tap on a board in play (none on a finished board)."""
-    cells = shown_cells(fake, message)
-    if cells is None or words(message):
-        return []
-    free = []
-    for cell, mark in enumerate(cells):
-        with contextlib.suppress(AssertionError):
-            if mark == "_" and cell_data(fake, message, cell, prefix="m:"):
-                free.append(cell)
-    return free
 
 
 @dataclass
@@ -182,7 +152,7 @@ async def play_private(
     started_at = loop.time() if waiting else None
     while True:
         board = newest_board(fake, user["id"])
-        free = free_cells(fake, board) if board is not None else []
+        free = free_cells(fake, board, prefix="m:") if board is not None else []
         if board is not None and free:
             started_at = None
             fake.tap(user, board, cell_data(fake, board, rng.choice(free), prefix="m:"))
@@ -222,7 +192,7 @@ async def play_group(fake: FakeTelegram, rng: random.Random) -> None:
         while True:
             await asyncio.sleep(rng.uniform(2.0, 3.0))
             board = fake.messages.get(challenge.key)
-            free = free_cells(fake, board) if board is not None else []
+            free = free_cells(fake, board, prefix="m:") if board is not None else []
             cells = shown_cells(fake, board)
             if board is None or cells is None:
                 continue

@@ -6,6 +6,7 @@ has buttons (3 on the classic board)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -90,6 +91,39 @@ def words(message: StoredMessage) -> str:
     """The result line (`X wins`, `O wins`, `Draw`) or the empty string."""
     lines = message.text.splitlines()
     return next((w for w in RESULTS if w in lines), "")
+
+
+def shown_cells(tg: FakeTelegram, message: StoredMessage | None) -> str | None:
+    """The board a message shows, or None if it shows none."""
+    if message is None:
+        return None
+    try:
+        cells = board_cells(tg, message)
+    except (KeyError, IndexError):
+        return None
+    return cells if len(cells) >= 9 else None
+
+
+def newest_board(tg: FakeTelegram, chat_id: int) -> StoredMessage | None:
+    """The newest message of the bot's in the chat that shows a board."""
+    for message in reversed(tg.bot_messages(chat_id)):
+        if shown_cells(tg, message) is not None:
+            return message
+    return None
+
+
+def free_cells(tg: FakeTelegram, message: StoredMessage, prefix: str = "") -> list[int]:
+    """The cells one may tap on a board in play (none on a finished board): free, with a
+    button whose data starts with `prefix`."""
+    cells = shown_cells(tg, message)
+    if cells is None or words(message):
+        return []
+    free = []
+    for cell, mark in enumerate(cells):
+        with contextlib.suppress(AssertionError):
+            if mark == "_" and cell_data(tg, message, cell, prefix=prefix):
+                free.append(cell)
+    return free
 
 
 async def send(
