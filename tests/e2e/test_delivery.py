@@ -214,7 +214,9 @@ async def test_a_start_delivered_twice_at_once_acts_once(
     await settle(telegram)
 
     twice = (replies(telegram, mark), len(await games_in(engine, chat_id)) - len(before))
-    assert twice == once
+    # The same calls, in either order: the replaced game's board and the new one are two games'
+    # views, each in its own lane, so nothing orders one before the other.
+    assert (sorted(twice[0]), twice[1]) == (sorted(once[0]), once[1])
     skipped = [r for r in caplog.records if "delivered again" in r.getMessage()]
     assert len(skipped) == 1
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
