@@ -5,16 +5,17 @@ in its chat's lane (for an update in no chat, an inline query or a tap on an inl
 the sender's): a lane runs at most `per_lane` updates at once (a group's `per_group_lane`),
 and the rest wait in the lane's own queues, taps first (Telegram takes a tap's answer for
 15 s only; a message can wait), each queue in order of arrival. Across lanes at most
-`running` updates work at once: the shared slots, taken in order of arrival by the lanes'
-running updates only. A handler whose reply
+`running` updates work at once: the shared slots, taken by the lanes' running updates only,
+taps first (for the same reason), each kind in order of arrival. A handler whose reply
 waits for its chat's pace gives its shared slot back meanwhile
 (`bot.telegram.flood_gate.running_slot`), so a paced chat holds at most its lane's places, and
 no shared slot, while it waits.
 
 What cannot be served in time is shed, and its coroutine closed unstarted:
-* a tap that waited `tap_patience` seconds in its lane, or found `queued_taps` taps queued
-  there, is answered with a pop-up saying it did nothing and to tap again (the board stays
-  as it was), then dropped;
+* a tap that waited `tap_patience` seconds for its turn (in its lane, then for a shared
+  slot: the handler's own "busy" answer cannot come before it starts), or found
+  `queued_taps` taps queued in its lane, is answered with a pop-up saying it did nothing and
+  to tap again (the board stays as it was), then dropped;
 * a message (or any other update) that finds `queued_others` waiting is dropped.
 A lane logs one line for each burst it shed from, when it has drained. A shed update never
 ran, so it acted on nothing: every update still acts at most once.
@@ -109,25 +110,73 @@ class Stuck:
             self._flush = None
 
 
+class SharedSlots:
+    """The slots every lane's running updates share: a freed one goes to the first waiting
+    tap, else to the first waiting other update."""
+
+    def __init__(self, count: int) -> None:
+        self._free = count
+        self._taps: deque[asyncio.Future[None]] = deque()
+        self._others: deque[asyncio.Future[None]] = deque()
+
+    def locked(self) -> bool:
+        return self._free == 0
+
+    async def acquire(self, *, tap: bool, timeout: float | None = None) -> bool:  # noqa: ASYNC109
+        """Take a slot: False when none came within `timeout` seconds (None: no bound)."""
+        waiting = self._taps if tap else self._others
+        if self._free and not waiting and (tap or not self._taps):
+            self._free -= 1
+            return True
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiting.append(turn)
+        try:
+            await asyncio.wait({turn}, timeout=timeout)
+        except asyncio.CancelledError:
+            self._give_up(waiting, turn)
+            raise
+        if turn.done():
+            return True
+        self._give_up(waiting, turn)
+        return False
+
+    def _give_up(self, waiting: deque[asyncio.Future[None]], turn: asyncio.Future[None]) -> None:
+        if turn.done():
+            self.release()  # granted as it gave up: the next one's
+        else:
+            turn.cancel()
+            waiting.remove(turn)
+
+    def release(self) -> None:
+        while self._taps or self._others:
+            turn = (self._taps or self._others).popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+
 class SharedSlot:
     """One running update's shared slot; only the task handling the update steps it out."""
 
-    def __init__(self, bound: asyncio.Semaphore, stuck: Stuck) -> None:
+    def __init__(self, bound: SharedSlots, stuck: Stuck, *, tap: bool) -> None:
         self._bound = bound
         self._stuck = stuck
+        self._tap = tap
         self._task = asyncio.current_task()
         self._held = False
 
-    async def take(self) -> None:
+    async def take(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109
+        """Take a slot; False when none came within `timeout` seconds (None: no bound)."""
         timer = None
         if self._bound.locked():
             timer = self._stuck.watch(None, "for a shared slot", self._state)
         try:
-            await self._bound.acquire()
+            self._held = await self._bound.acquire(tap=self._tap, timeout=timeout)
         finally:
             if timer is not None:
                 timer.cancel()
-        self._held = True
+        return self._held
 
     def _state(self) -> str:
         return "every shared slot is running an update (none waits for its chat's pace)"
@@ -200,7 +249,7 @@ class UpdateLanes(BaseUpdateProcessor):
         self.queued_taps = queued_taps
         self.queued_others = queued_others
         self.tap_patience = tap_patience
-        self._shared = asyncio.Semaphore(running)
+        self._shared = SharedSlots(running)
         self._lanes: dict[int, Lane] = {}
         self._closed = False
         self._stuck = Stuck()
@@ -233,7 +282,7 @@ class UpdateLanes(BaseUpdateProcessor):
         update_arrived.set(asyncio.get_running_loop().time())
         key = lane_key(update)
         if key is None:
-            await self._run(coroutine)
+            await self._run(None, update, coroutine)
             return
         lane = self._lanes.get(key)
         if lane is None:
@@ -245,7 +294,7 @@ class UpdateLanes(BaseUpdateProcessor):
             self._forget_if_idle(key, lane)
             return
         try:
-            await self._run(coroutine)
+            await self._run(lane, update, coroutine)
         finally:
             self._hand_on(key, lane)
 
@@ -294,14 +343,23 @@ class UpdateLanes(BaseUpdateProcessor):
             if turn in queue:
                 queue.remove(turn)
 
-    async def _run(self, coroutine: Awaitable[Any]) -> None:
-        """Await the update's coroutine in a shared slot, which the flood gate may step out of."""
-        slot = SharedSlot(self._shared, self._stuck)
+    async def _run(self, lane: Lane | None, update: object, coroutine: Awaitable[Any]) -> None:
+        """Await the update's coroutine in a shared slot, which the flood gate may step out of;
+        a tap whose patience runs out first is shed."""
+        tap = is_tap(update)
+        slot = SharedSlot(self._shared, self._stuck, tap=tap)
+        patience = None
+        arrived = update_arrived.get()
+        if tap and arrived is not None:
+            patience = max(0.0, arrived + self.tap_patience - asyncio.get_running_loop().time())
         try:
-            await slot.take()
+            taken = await slot.take(patience)
         except BaseException:
             _close(coroutine)
             raise
+        if not taken:
+            await self._shed(lane, update, coroutine)
+            return
         token = running_slot.set(slot)
         try:
             await coroutine
@@ -336,15 +394,17 @@ class UpdateLanes(BaseUpdateProcessor):
                 lane.shed_others,
             )
 
-    async def _shed(self, lane: Lane, update: object, coroutine: Awaitable[Any]) -> None:
-        """Drop an update unstarted; a tap is answered first, with a pop-up in the tapper's
-        client's language saying it did nothing (not once shut down: the bot's connection is
-        closed by then)."""
+    async def _shed(self, lane: Lane | None, update: object, coroutine: Awaitable[Any]) -> None:
+        """Drop an update unstarted (counted in its lane, if it has one); a tap is answered
+        first, with a pop-up in the tapper's client's language saying it did nothing (not once
+        shut down: the bot's connection is closed by then)."""
         _close(coroutine)
         if not is_tap(update):
-            lane.shed_others += 1
+            if lane is not None:
+                lane.shed_others += 1
             return
-        lane.shed_taps += 1
+        if lane is not None:
+            lane.shed_taps += 1
         assert isinstance(update, Update) and update.callback_query is not None
         if self._closed:
             return

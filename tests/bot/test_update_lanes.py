@@ -197,6 +197,27 @@ async def test_a_tap_that_waited_past_its_patience_is_answered_and_never_runs() 
     assert handlers.started == [1, 3]  # Bob's tap, in its own lane, ran at once
 
 
+async def test_a_freed_shared_slot_goes_to_a_tap_before_an_earlier_message() -> None:
+    lanes, handlers = UpdateLanes(1), Handlers()
+    tasks = await feed(lanes, handlers, [message(1, ALICE), message(2, BOB), tap(3, GROUP)])
+    assert handlers.started == [1]  # both others wait for the one shared slot
+    handlers.release.set()
+    await asyncio.gather(*tasks)
+    assert handlers.started == [1, 3, 2]
+
+
+async def test_a_tap_out_of_patience_for_a_shared_slot_is_answered_and_never_runs() -> None:
+    # The lane had room, the shared slots had none: the handler, whose own "busy" answer comes
+    # only once it starts, would have started past Telegram's 15 s (a crowd on a loaded host).
+    lanes, handlers = UpdateLanes(1, tap_patience=0.01), Handlers()
+    tasks = await feed(lanes, handlers, [message(1, ALICE), tap(2, BOB), message(3, GROUP)])
+    await asyncio.wait({tasks[1]})
+    assert BOT.answered == [("q2", BUSY)] and handlers.closed_unstarted() == [2]
+    handlers.release.set()
+    await asyncio.gather(*tasks)
+    assert handlers.started == [1, 3]  # the slot went on to the message behind it
+
+
 async def test_every_update_runs_once_or_is_shed_never_both() -> None:
     lanes, handlers = UpdateLanes(4, queued_taps=3, queued_others=3), Handlers()
     updates = [(tap if i % 3 == 0 else message)(i, (ALICE, BOB, GROUP)[i % 3]) for i in range(90)]

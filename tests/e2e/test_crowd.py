@@ -62,12 +62,14 @@ async def test_a_crowd_larger_than_the_shared_slots_is_answered_and_drawn(
     assert not unanswered, f"{len(unanswered)} of {len(taps)} taps never answered"
     # Played, answered without a word; or, where the database kept a tap past
     # TAP_ANSWER_SECONDS (PostgreSQL on a loaded machine), answered "busy" while its move
-    # still went through: the boards below show every move either way.
-    said = {telegram.callback_answers[query].get("text") for query in taps}
-    assert said <= {None, en.POPUP_GAME_BUSY}, said
-    for tapper, board in zip(tappers, boards, strict=True):
-        # The board shows the move and easy's reply.
-        assert board_cells(telegram, board).count("_") == 7, tapper
+    # still went through: the board shows the move and easy's reply either way. Or, where the
+    # tap waited for a shared slot past its patience (a loaded CI host), answered that it did
+    # nothing, before Telegram's deadline: its board stays as it was.
+    for tapper, board, query in zip(tappers, boards, taps, strict=True):
+        said = telegram.callback_answers[query].get("text")
+        assert said in {None, en.POPUP_GAME_BUSY, en.POPUP_BUSY}, said
+        free = board_cells(telegram, board).count("_")
+        assert free == (9 if said == en.POPUP_BUSY else 7), tapper
     for starter in starters:
         assert board_cells(telegram, telegram.last_bot_message(starter["id"])) == "_" * 9
     assert not telegram.too_many_requests

@@ -8,14 +8,17 @@ holds reads nothing; a SQLite file deleted while a transaction runs fails its co
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, select
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
@@ -326,3 +329,51 @@ async def test_a_file_deleted_while_a_transaction_runs_fails_its_commit(
             assert await reads.live_games_in_chat(transaction, CHAT) == []  # the file in use
             for path in files:
                 path.unlink(missing_ok=True)
+
+
+@pytest.mark.skipif(
+    os.environ.get("TEST_DATABASE_URL", "").startswith("postgresql"), reason="a SQLite file's"
+)
+async def test_an_engine_disposed_of_mid_statement_leaves_no_write_lock_behind(
+    games: Games, database_url: str
+) -> None:
+    # The bot stopping while a transaction's statement runs on the writer's thread: the next
+    # process (or a restarted bot in this one) must be able to write at once, not in 30 s.
+    running = threading.Event()
+
+    def note_start(*_args: Any) -> None:
+        running.set()
+
+    async def interrupted() -> None:
+        async with games.store.transaction() as transaction:
+            games.store.claim_later(transaction, UpdateClaim(908, ALICE.id))  # the write lock
+            await transaction.execute(SLOW_COUNT)
+            await asyncio.Event().wait()
+
+    engine = games.store.sessions.kw["bind"]
+    event.listen(Engine, "before_cursor_execute", note_start)
+    try:
+        task = asyncio.create_task(interrupted())
+        await asyncio.to_thread(running.wait, 10)
+        await asyncio.sleep(0.05)  # the slow count is under way
+        await engine.dispose()
+    finally:
+        event.remove(Engine, "before_cursor_execute", note_start)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+    probe = sqlite3.connect(str(make_url(database_url).database), timeout=0)
+    try:
+        probe.execute("BEGIN IMMEDIATE")  # "database is locked" if the lock were still held
+        probe.rollback()
+    finally:
+        probe.close()
+    assert await claimed_ids(games) == []  # the interrupted claim was rolled back
+
+
+#: A statement that keeps SQLite busy for a while (a recursive count).
+SLOW_COUNT = text(
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) "
+    "SELECT count(*) FROM c"
+)

@@ -27,6 +27,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, event
@@ -39,6 +40,9 @@ from bot.games.db.sqlite_file import file_of
 from bot.telemetry.metrics import Metrics
 
 T = TypeVar("T")
+#: Seconds the engine's disposal waits for the writer's connection to close (on its thread,
+#: after a statement still running there).
+CLOSE_SECONDS = 10.0
 #: Runs a function of the transaction's (synchronous) connection where that connection lives.
 Run = Callable[[Callable[[Connection], T]], Awaitable[T]]
 
@@ -86,7 +90,8 @@ class Writes:
                     loop = asyncio.get_running_loop()
                     held = await loop.run_in_executor(self._thread, self._connect, held)
                     self._connection = held
-                transaction = CoreTransaction(self._run, held)
+                run = partial(self._run, held)
+                transaction = CoreTransaction(run, held)
                 try:
                     yield transaction
                     await transaction.flush(then=self._commit)
@@ -94,7 +99,7 @@ class Writes:
                 except BaseException:
                     # Shielded: a second cancellation must not leave the transaction open for
                     # the next one (the thread runs the rollback before anything sent after it).
-                    await asyncio.shield(self._run(_roll_back))
+                    await asyncio.shield(run(_roll_back))
                     raise
             finally:
                 if self.metrics is not None:
@@ -116,26 +121,41 @@ class Writes:
                 given_up.close()
         return self._writer.connect()
 
-    async def _run(self, work: Callable[[Connection], T]) -> T:
-        """Run `work` on the writer's thread, with its connection."""
-        connection = self._connection
-        assert connection is not None  # `transaction` connects first
+    async def _run(self, connection: Connection, work: Callable[[Connection], T]) -> T:
+        """Run `work` on the writer's thread, with its connection (the one the transaction
+        began on: disposing of the engine meanwhile closes it there, and forgets it here)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._thread, work, connection)
 
     def _dispose(self, _engine: Any) -> None:
         """The async engine is disposed of: so are the writer's connection and pool (the next
-        transaction, if any, opens a new one; the thread stays, idle, until this goes)."""
-        if self._connection is not None:
+        transaction, if any, opens a new one; the thread stays, idle, until this goes).
+
+        The connection is closed on the writer's thread, after what was queued there (a
+        cancelled transaction's rollback): closed from this thread while a statement ran, it
+        could be left open inside its transaction, holding the file's write lock."""
+        connection, self._connection = self._connection, None
+        if connection is not None and self._thread is not None:
+            closing = self._thread.submit(_close, connection)
             with contextlib.suppress(Exception):
-                self._connection.close()
-            self._connection = None
+                closing.result(timeout=CLOSE_SECONDS)
         if self._writer is not None:
             self._writer.dispose()
 
 
+def _close(connection: Connection) -> None:
+    """End the writer's connection: its transaction, if one is open, is rolled back first."""
+    try:
+        connection.rollback()
+    finally:
+        connection.close()
+
+
 def _roll_back(connection: Connection) -> None:
-    """Undo the transaction; a connection that cannot is given up (the next one is new)."""
+    """Undo the transaction; a connection that cannot is given up (the next one is new). One
+    closed already (the engine was disposed of) rolled back as it closed."""
+    if connection.closed:
+        return
     try:
         connection.rollback()
     except Exception:
