@@ -1,0 +1,105 @@
+"""The slots every chat's lane shares (`bot.telegram.update_lanes`): how many updates work at
+once across chats. A freed slot goes to the first waiting tap (Telegram takes a tap's answer
+for 15 s only), else to the first other update; a wait can be bounded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+
+class Watcher(Protocol):
+    """What notes an update waiting long for its turn (`update_lanes.Stuck`)."""
+
+    def watch(
+        self, key: int | None, where: str, state: Callable[[], str]
+    ) -> asyncio.TimerHandle: ...
+
+
+class SharedSlots:
+    """The slots every lane's running updates share: a freed one goes to the first waiting
+    tap, else to the first waiting other update."""
+
+    def __init__(self, count: int) -> None:
+        self._free = count
+        self._taps: deque[asyncio.Future[None]] = deque()
+        self._others: deque[asyncio.Future[None]] = deque()
+
+    def locked(self) -> bool:
+        return self._free == 0
+
+    async def acquire(self, *, tap: bool, timeout: float | None = None) -> bool:  # noqa: ASYNC109
+        """Take a slot: False when none came within `timeout` seconds (None: no bound)."""
+        waiting = self._taps if tap else self._others
+        if self._free and not waiting and (tap or not self._taps):
+            self._free -= 1
+            return True
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiting.append(turn)
+        try:
+            await asyncio.wait({turn}, timeout=timeout)
+        except asyncio.CancelledError:
+            self._give_up(waiting, turn)
+            raise
+        if turn.done():
+            return True
+        self._give_up(waiting, turn)
+        return False
+
+    def _give_up(self, waiting: deque[asyncio.Future[None]], turn: asyncio.Future[None]) -> None:
+        if turn.done():
+            self.release()  # granted as it gave up: the next one's
+        else:
+            turn.cancel()
+            waiting.remove(turn)
+
+    def release(self) -> None:
+        while self._taps or self._others:
+            turn = (self._taps or self._others).popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+
+class SharedSlot:
+    """One running update's shared slot; only the task handling the update steps it out."""
+
+    def __init__(self, bound: SharedSlots, stuck: Watcher, *, tap: bool) -> None:
+        self._bound = bound
+        self._stuck = stuck
+        self._tap = tap
+        self._task = asyncio.current_task()
+        self._held = False
+
+    async def take(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109
+        """Take a slot; False when none came within `timeout` seconds (None: no bound)."""
+        timer = None
+        if self._bound.locked():
+            timer = self._stuck.watch(None, "for a shared slot", self._state)
+        try:
+            self._held = await self._bound.acquire(tap=self._tap, timeout=timeout)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        return self._held
+
+    def _state(self) -> str:
+        return "every shared slot is running an update (none waits for its chat's pace)"
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._bound.release()
+
+    def step_out(self) -> bool:
+        if not self._held or asyncio.current_task() is not self._task:
+            return False  # a task the handler started (an AI match) holds no slot of its own
+        self.release()
+        return True
+
+    async def step_in(self) -> None:
+        if not self._held:
+            await self.take()
