@@ -89,6 +89,7 @@ from bot.locales import en  # noqa: E402
 from core.board import Board  # noqa: E402
 from core.notation import format_cells  # noqa: E402
 from core.rules import play  # noqa: E402
+from tests.support import unwritable  # noqa: E402
 from tests.support.chat import board_cells, cell_data, words  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram, StoredMessage  # noqa: E402
 from tests.support.processes import WebhookBot, post_update  # noqa: E402
@@ -614,21 +615,8 @@ def away(files: list[Path], kind: str) -> Iterator[None]:
             for file, moved in zip(files, aside, strict=True):
                 moved.rename(file)
         return
-    if os.geteuid() == 0:
-        subprocess.run(["chattr", "+i", *map(str, files)], check=True)
-        try:
-            yield
-        finally:
-            subprocess.run(["chattr", "-i", *map(str, files)], check=True)
-        return
-    modes = {f: f.stat().st_mode for f in [*files, files[0].parent]}
-    for file in modes:
-        file.chmod(0o555 if file.is_dir() else 0o444)
-    try:
+    with unwritable.read_only(files):
         yield
-    finally:
-        for file, mode in modes.items():
-            file.chmod(mode)
 
 
 async def sample_load(counts: Counts, stop: asyncio.Event) -> None:

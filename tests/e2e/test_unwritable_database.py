@@ -14,10 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from sqlalchemy.engine import make_url
 
 from bot.locales import ru
 from tests.e2e.test_webhook import SECRET
+from tests.support import unwritable
 from tests.support.chat import board_cells, cell_data, current
 from tests.support.fake_telegram import FakeTelegram, StoredMessage
 from tests.support.processes import (
@@ -61,31 +60,13 @@ def files_of(database_url: str) -> list[Path]:
 
 @contextlib.contextmanager
 def read_only(database_url: str) -> Iterator[None]:
-    """The database's files read-only for the bot while inside: immutable for root (chmod
-    does not bind root), else no write permission on the files and their folder."""
-    files = [path for path in files_of(database_url) if path.exists()]
-    folder = files[0].parent
-    if os.geteuid() == 0:
-        chattr = shutil.which("chattr")
-        if chattr is None:
-            pytest.skip("root, and no chattr to make the files read-only with")
-        made = subprocess.run([chattr, "+i", *map(str, files)], capture_output=True)
-        if made.returncode:
-            pytest.skip(f"this file system takes no immutable flag: {made.stderr!r}")
+    """The database's files read-only for the bot while inside (`tests.support.unwritable`)."""
+    with contextlib.ExitStack() as stack:
         try:
-            yield
-        finally:
-            subprocess.run([chattr, "-i", *map(str, files)], check=True)
-        return
-    modes = {path: path.stat().st_mode for path in [*files, folder]}
-    for path in files:
-        path.chmod(0o444)
-    folder.chmod(0o555)
-    try:
+            stack.enter_context(unwritable.read_only(files_of(database_url)))
+        except unwritable.CannotMakeReadOnly as why:
+            pytest.skip(str(why))
         yield
-    finally:
-        for path, mode in modes.items():
-            path.chmod(mode)
 
 
 def errors_in(process: BotProcess) -> list[str]:
