@@ -6,13 +6,15 @@ server, which answers 429 past Telegram's limits."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from telegram.ext import ExtBot
 
@@ -213,3 +215,51 @@ async def test_a_database_out_of_reach_leaves_the_local_gate_and_one_warning(
     warnings = [r for r in caplog.records if r.name == "bot.flood_budget"]
     assert len(warnings) == 1, warnings
     assert "does not answer" in warnings[0].getMessage()
+
+
+@pytest.mark.parametrize("cut_short_by", ["the take's timeout", "a cancellation"])
+async def test_a_take_cut_short_in_its_upsert_leaves_the_file_unlocked(
+    cut_short_by: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The take's upsert waits for the file's write lock (another writer holds it) and is cut
+    short there: by its timeout, or by a stopping bot cancelling the message's task. SQLAlchemy
+    ends that connection as broken, by closing it, while the upsert (… RETURNING), still
+    running on aiosqlite's thread, takes the lock and its first row. SQLite puts off closing a
+    connection with a statement not yet finished (its cursor lives on, in the cancellation's
+    traceback, until the garbage collector frees it, which the running bot makes rare): the
+    transaction, and the file's write lock, stayed with it, and a restarted bot's first write
+    waited 30 s for it, then failed "database is locked"."""
+    path = tmp_path / "bot.sqlite3"
+    engine = create_engine(f"sqlite+aiosqlite:///{path}")
+    async with engine.begin() as connection:
+        await connection.run_sync(FloodBucket.metadata.create_all, tables=[FloodBucket.__table__])
+    monkeypatch.setattr(flood_budget, "TAKE_TIMEOUT", 0.5 if "timeout" in cut_short_by else 60.0)
+    budget = SharedBudget(engine, TELEGRAM_FLOOD_LIMITS)
+    assert await budget.take(GROUP["id"], Pace.PERSON) is None  # the pool holds a connection
+    upserting, given_up = asyncio.Event(), asyncio.Event()
+    event.listen(engine.sync_engine, "before_cursor_execute", lambda *_: upserting.set())
+    event.listen(engine.sync_engine, "invalidate", lambda *_: given_up.set())
+    other = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer's transaction
+    collecting = gc.isenabled()
+    gc.disable()  # the garbage collector runs seldom in a running bot (`bot.app.GC_THRESHOLDS`)
+    try:
+        taking = asyncio.create_task(budget.take(GROUP["id"], Pace.PERSON))
+        await asyncio.wait_for(upserting.wait(), 10)
+        if "cancellation" in cut_short_by:
+            taking.cancel()
+        await asyncio.wait_for(given_up.wait(), 10)  # the connection is being closed
+        other.execute("ROLLBACK")  # the upsert goes on, and takes the lock
+        if "cancellation" in cut_short_by:
+            with pytest.raises(asyncio.CancelledError):
+                await taking
+        else:
+            assert await taking is None  # the message goes under the local gate alone
+        await engine.dispose()
+        # No connection of the engine's is left in a transaction: the file takes a write.
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+        if collecting:
+            gc.enable()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -37,7 +39,9 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     """An async engine; SQLite gets WAL, a busy timeout and (unless told otherwise) enforced
     foreign keys."""
     if database_url.startswith("sqlite"):
-        engine = create_async_engine(database_url, connect_args={"timeout": 30})
+        engine = create_async_engine(
+            database_url, connect_args={"timeout": 30, "factory": RollingBackConnection}
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas(enforce_foreign_keys))
         # A file deleted under the running bot is reported, never replaced by an empty one.
         watch_sqlite_file(engine)
@@ -54,6 +58,27 @@ def create_engine(database_url: str, *, enforce_foreign_keys: bool = True) -> As
     )
     replace_dead_connections(engine)
     return engine
+
+
+class RollingBackConnection(sqlite3.Connection):
+    """A SQLite connection that rolls back its transaction, if one is open, before it closes.
+
+    SQLite puts off closing a connection that still has a statement not run to its end: the
+    connection lives on, its transaction and its locks with it, until that statement is
+    finalized, that is until Python frees the cursor that holds it. SQLAlchemy closes a
+    connection so when a cancellation (a timeout, a stopping bot) cuts a statement short: it
+    ends it as broken, without a rollback, while the statement goes on on aiosqlite's thread
+    (the flood budget's upsert, its RETURNING row unread). The cursor is then held in the
+    cancellation's traceback, freed only by the garbage collector, which the running bot makes
+    rare (`bot.app.GC_THRESHOLDS`): the file's write lock stayed with it, and every writer,
+    this process's or another's, waited its busy timeout and failed "database is locked".
+    Rolled back first, the statement is aborted and the locks let go at once (the connection
+    itself goes when the cursor does)."""
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):  # closed already, or the file is gone
+            self.rollback()
+        super().close()
 
 
 def replace_dead_connections(engine: AsyncEngine) -> None:
@@ -104,7 +129,11 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
     writer = create_sync_engine(
         url.set(drivername="sqlite+pysqlite"),
         # Opened on the writer's thread, closed from the event loop's when the engine goes.
-        connect_args={"timeout": 30, "check_same_thread": False},
+        connect_args={
+            "timeout": 30,
+            "check_same_thread": False,
+            "factory": RollingBackConnection,
+        },
     )
     event.listen(writer, "connect", _sqlite_pragmas(enforce_foreign_keys=True))
     watch_writer(engine, writer)
