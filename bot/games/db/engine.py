@@ -128,7 +128,7 @@ def sqlite_writer(engine: AsyncEngine) -> Engine | None:
         return None
     writer = create_sync_engine(
         url.set(drivername="sqlite+pysqlite"),
-        # Opened on the writer's thread, closed from the event loop's when the engine goes.
+        # Opened and closed on the writer's thread (`bot.games.db.writes`).
         connect_args={
             "timeout": 30,
             "check_same_thread": False,
