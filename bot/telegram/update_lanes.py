@@ -6,7 +6,8 @@ the sender's): a lane runs at most `per_lane` updates at once (a group's `per_gr
 and the rest wait in the lane's own queues, taps first (Telegram takes a tap's answer for
 15 s only; a message can wait), each queue in order of arrival. Across lanes at most
 `running` updates work at once: the shared slots, taken by the lanes' running updates only,
-taps first (for the same reason), each kind in order of arrival. A handler whose reply
+taps first (for the same reason, though not ahead of a message that came `tap_lead` seconds
+before them), each kind in order of arrival. A handler whose reply
 waits for its chat's pace gives its shared slot back meanwhile
 (`bot.telegram.flood_gate.running_slot`), so a paced chat holds at most its lane's places, and
 no shared slot, while it waits.
@@ -42,7 +43,7 @@ from telegram.ext import BaseUpdateProcessor
 
 from bot.locales.texts import texts_for
 from bot.telegram.flood_gate import running_slot
-from bot.telegram.shared_slots import SharedSlot, SharedSlots
+from bot.telegram.shared_slots import TAP_LEAD, SharedSlot, SharedSlots
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +156,7 @@ class UpdateLanes(BaseUpdateProcessor):
         queued_taps: int = QUEUED_TAPS,
         queued_others: int = QUEUED_OTHERS,
         tap_patience: float = TAP_PATIENCE,
+        tap_lead: float = TAP_LEAD,
     ) -> None:
         super().__init__(HELD_UPDATES)
         self.running = running
@@ -163,7 +165,7 @@ class UpdateLanes(BaseUpdateProcessor):
         self.queued_taps = queued_taps
         self.queued_others = queued_others
         self.tap_patience = tap_patience
-        self._shared = SharedSlots(running)
+        self._shared = SharedSlots(running, tap_lead=tap_lead)
         self._lanes: dict[int, Lane] = {}
         self._closed = False
         self._stuck = Stuck()

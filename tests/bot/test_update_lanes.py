@@ -206,6 +206,18 @@ async def test_a_freed_shared_slot_goes_to_a_tap_before_an_earlier_message() -> 
     assert handlers.started == [1, 3, 2]
 
 
+async def test_a_tap_goes_ahead_of_a_waiting_message_only_by_its_lead() -> None:
+    # With no lead, a freed slot goes in order of arrival across kinds: the message that came
+    # first, then the tap (with the default lead of 2 s the tap goes first, as above).
+    lanes, handlers = UpdateLanes(1, tap_lead=0.0), Handlers()
+    tasks = await feed(lanes, handlers, [message(1, ALICE), message(2, BOB)])
+    await asyncio.sleep(0.01)  # the tap comes after the message, on the loop's clock
+    tasks += await feed(lanes, handlers, [tap(3, GROUP)])
+    handlers.release.set()
+    await asyncio.gather(*tasks)
+    assert handlers.started == [1, 2, 3]
+
+
 async def test_a_tap_out_of_patience_for_a_shared_slot_is_answered_and_never_runs() -> None:
     # The lane had room, the shared slots had none: the handler, whose own "busy" answer comes
     # only once it starts, would have started past Telegram's 15 s (a crowd on a loaded host).
