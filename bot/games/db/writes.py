@@ -133,22 +133,16 @@ class Writes:
 
         The connection is closed on the writer's thread, after what was queued there (a
         cancelled transaction's rollback): closed from this thread while a statement ran, it
-        could be left open inside its transaction, holding the file's write lock."""
+        could be left open inside its transaction, holding the file's write lock. (Closing
+        rolls back a transaction still open: SQLAlchemy's `Connection.close`, and under it
+        `engine.RollingBackConnection`.)"""
         connection, self._connection = self._connection, None
         if connection is not None and self._thread is not None:
-            closing = self._thread.submit(_close, connection)
+            closing = self._thread.submit(connection.close)
             with contextlib.suppress(Exception):
                 closing.result(timeout=CLOSE_SECONDS)
         if self._writer is not None:
             self._writer.dispose()
-
-
-def _close(connection: Connection) -> None:
-    """End the writer's connection: its transaction, if one is open, is rolled back first."""
-    try:
-        connection.rollback()
-    finally:
-        connection.close()
 
 
 def _roll_back(connection: Connection) -> None:
