@@ -164,19 +164,30 @@ def again_free(fake: FakeTelegram, message: StoredMessage) -> int:
     return board_cells(fake, message).index("_")
 
 
+async def killed_while_posting(
+    fake: FakeTelegram, tmp_path: Path, env: dict[str, str]
+) -> tuple[int, float]:
+    """A bot killed (-9) while Telegram holds the posting of the board of Alice's `/start
+    easy`, let through once the bot is dead: the fake's mark before the `/start`, and when
+    (the loop's clock) it was sent."""
+    async with bot_process(tmp_path, env, name="first") as first:
+        await started(fake, first)
+        fake.hold_next("sendMessage")
+        mark = fake.mark()
+        sent = asyncio.get_running_loop().time()
+        fake.send_text(ALICE, "/start easy")
+        await fake.wait_until(lambda: fake.held == 1, WAIT)
+        await first.kill()
+        fake.release_held()
+    return mark, sent
+
+
 async def test_a_game_whose_board_a_crash_kept_from_posting_is_posted_after_the_restart(
     tmp_path: Path, database_url: str, engine: AsyncEngine
 ) -> None:
     async with FakeTelegram() as fake:
         env = env_for(fake, database_url, catch_up="0.2")
-        async with bot_process(tmp_path, env, name="first") as first:
-            await started(fake, first)
-            fake.hold_next("sendMessage")
-            mark = fake.mark()
-            fake.send_text(ALICE, "/start easy")
-            await fake.wait_until(lambda: fake.held == 1, WAIT)
-            await first.kill()
-            fake.release_held()
+        mark, _ = await killed_while_posting(fake, tmp_path, env)
         assert not [call for call in fake.calls[mark:] if is_board_for_alice(call)]
         async with bot_process(tmp_path, env, name="second") as second:
             await started(fake, second)
@@ -200,15 +211,7 @@ async def test_a_board_whose_posting_a_crash_killed_is_posted_once_its_claim_lap
     # left too thin a margin there: 8.4 s, against the 12 s that tell the two apart.
     async with FakeTelegram() as fake:
         env = env_for(fake, database_url, catch_up="2.0")
-        async with bot_process(tmp_path, env, name="first") as first:
-            await started(fake, first)
-            fake.hold_next("sendMessage")
-            mark = fake.mark()
-            sent = asyncio.get_running_loop().time()
-            fake.send_text(ALICE, "/start easy")
-            await fake.wait_until(lambda: fake.held == 1, WAIT)
-            await first.kill()
-            fake.release_held()
+        mark, sent = await killed_while_posting(fake, tmp_path, env)
         async with bot_process(tmp_path, env, name="second") as second:
             await started(fake, second)
             await fake.wait_for(is_board_for_alice, 16.0, since=mark)
